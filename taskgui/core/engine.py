@@ -1,0 +1,569 @@
+"""The scheduling engine: a state machine over a time heap and a ready heap.
+
+Tasks not yet due wait in the **time heap**, keyed ``(run_at, seq)``. Each ``due(now)``
+moves everything due into the **ready heap**, keyed ``(-priority, run_at, seq)``, and
+then dispatches from it while workers are free. Two heaps, because "the highest
+priority among the due tasks runs first" must hold when a backlog builds up (busy
+workers, a laptop waking from sleep); one heap ordered by ``(run_at, priority)`` would
+run whatever became due first.
+
+A due task whose concurrency key is busy is parked in a per-key heap and comes back
+when the key frees; one whose previous run is still going (overlap ``queue``) waits for
+that run. Both heaps are indexed, so cancel, pause and priority changes are O(log n).
+
+Every task holds at most one queued run, its *slot* (see ``TaskStatus``). The engine
+never reads a clock and never touches disk: callers pass ``now`` and persist the
+events it returns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from taskgui.core.entry import TaskEntry as _Entry
+from taskgui.core.errors import InvalidStateError, InvalidTaskError, TaskNotFoundError
+from taskgui.core.events import (
+    Event,
+    OccurrencesSkipped,
+    RetryScheduled,
+    RunCancelRequested,
+    RunDispatched,
+    RunFinished,
+    SkipReason,
+    TaskAdded,
+    TaskChanged,
+    TaskExhausted,
+    TaskRemoved,
+)
+from taskgui.core.queues import DispatchQueues, TimeKey
+from taskgui.core.states import (
+    MisfirePolicy,
+    OverlapPolicy,
+    RunOutcome,
+    SlotKind,
+    TaskState,
+)
+from taskgui.core.status import RunId, RunTicket, TaskSnapshot
+from taskgui.core.task import TaskId, TaskSpec
+
+DEFAULT_RUN_ALL_LIMIT = 100
+
+
+class Engine:
+    """Decides what runs when. See the module docstring for the design."""
+
+    def __init__(
+        self, *, rng: random.Random | None = None, run_all_limit: int = DEFAULT_RUN_ALL_LIMIT
+    ) -> None:
+        if run_all_limit < 1:
+            raise ValueError("run_all_limit must be at least 1")
+        self._rng = rng or random.Random()
+        self._run_all_limit = run_all_limit
+        self._tasks: dict[TaskId, _Entry] = {}
+        self._queues = DispatchQueues()
+        self._time = self._queues.time
+        self._ready = self._queues.ready
+        self._runs: dict[RunId, RunTicket] = {}
+        self._seq = itertools.count(1)
+        self._run_ids = itertools.count(1)
+
+    # ----------------------------------------------------------------- queries
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._tasks
+
+    def snapshot(self, task_id: TaskId) -> TaskSnapshot:
+        return self._snapshot(self._entry(task_id))
+
+    def snapshots(self) -> Iterator[TaskSnapshot]:
+        return (self._snapshot(entry) for entry in self._tasks.values())
+
+    def next_deadline(self) -> datetime | None:
+        """When the earliest queued task becomes due; None when nothing is queued."""
+        if not self._time:
+            return None
+        task_id, _ = self._time.peek()
+        return self._tasks[task_id].slot_at
+
+    def has_ready(self) -> bool:
+        """True when a due task waits only for a free worker."""
+        return bool(self._ready)
+
+    @property
+    def running_runs(self) -> dict[RunId, RunTicket]:
+        return dict(self._runs)
+
+    def ready_count(self) -> int:
+        return len(self._ready)
+
+    # ---------------------------------------------------------- bulk loading
+
+    def load(self, snapshots: Iterable[TaskSnapshot], now: datetime) -> list[Event]:
+        """Replace the engine's contents with stored tasks, in O(n).
+
+        Tasks stored as running were interrupted (the app stopped or crashed while
+        they ran): each counts as a failed attempt with outcome ``interrupted`` and
+        goes to its retry policy, so a crash loses at most the runs in flight and
+        those are retried (at-least-once).
+        """
+        self._tasks.clear()
+        self._queues.clear()
+        self._runs.clear()
+        events: list[Event] = []
+        interrupted: list[_Entry] = []
+        time_items: list[tuple[TaskId, TimeKey]] = []
+        for snapshot in snapshots:
+            entry = self._entry_from_snapshot(snapshot)
+            if entry.spec.id in self._tasks:
+                raise InvalidTaskError(f"task id {entry.spec.id} appears twice")
+            self._tasks[entry.spec.id] = entry
+            if snapshot.status.state is TaskState.RUNNING:
+                interrupted.append(entry)
+            elif self._should_queue(entry):
+                assert entry.slot_at is not None
+                entry.seq = next(self._seq)
+                time_items.append((entry.spec.id, (entry.slot_at.timestamp(), entry.seq)))
+        self._time.heapify(time_items)
+        for entry in interrupted:
+            entry.attempt = max(entry.attempt, 1)
+            self._after_run(entry, RunOutcome.INTERRUPTED, now, events)
+            events.append(TaskChanged(self._snapshot(entry)))
+        return events
+
+    def _entry_from_snapshot(self, snapshot: TaskSnapshot) -> _Entry:
+        entry = _Entry(snapshot.spec)
+        status = snapshot.status
+        if status.state.is_terminal:
+            entry.terminal = status.state
+        entry.attempt = status.attempt
+        if status.next_run_at is not None and status.slot_kind is not None:
+            entry.set_slot(
+                status.slot_kind,
+                status.next_run_at,
+                scheduled=status.scheduled_at,
+                attempt=status.slot_attempt,
+            )
+        entry.deferred_at = status.deferred_at
+        entry.last_outcome = status.last_outcome
+        entry.last_run_at = status.last_run_at
+        return entry
+
+    # ------------------------------------------------------ changing the set
+
+    def add(self, spec: TaskSpec) -> list[Event]:
+        """Queue a new task for its first run time. The id must be set and unused."""
+        if spec.id <= 0:
+            raise InvalidTaskError("a task needs an id before the engine can schedule it")
+        if spec.id in self._tasks:
+            raise InvalidTaskError(f"a task with id {spec.id} already exists")
+        entry = _Entry(spec)
+        entry.set_slot(SlotKind.OCCURRENCE, spec.first_run_at)
+        self._tasks[spec.id] = entry
+        self._queue(entry)
+        return [TaskAdded(self._snapshot(entry))]
+
+    def update(self, spec: TaskSpec, now: datetime) -> list[Event]:
+        """Replace a task's definition, keeping its history and place where it can.
+
+        A new first run time or recurrence re-plans the next run (and re-arms a
+        finished one-off task); a new priority or key re-orders it in place.
+        """
+        entry = self._entry(spec.id)
+        old = entry.spec
+        reschedule = (
+            spec.first_run_at != old.first_run_at or spec.recurrence != old.recurrence
+        ) and entry.terminal is not TaskState.CANCELLED
+        self._unqueue(entry)
+        entry.spec = spec
+        if reschedule:
+            entry.terminal = None
+            entry.deferred_at = None
+            entry.catchup_next = None
+            entry.set_slot(SlotKind.OCCURRENCE, self._first_occurrence_from(spec, now))
+        self._queue(entry)
+        return [TaskChanged(self._snapshot(entry))]
+
+    @staticmethod
+    def _first_occurrence_from(spec: TaskSpec, now: datetime) -> datetime:
+        if spec.first_run_at >= now or not spec.recurrence.is_recurring:
+            return spec.first_run_at
+        next_at = spec.recurrence.catch_up(spec.first_run_at, now).next_at
+        return next_at if next_at is not None else spec.first_run_at
+
+    def remove(self, task_id: TaskId) -> list[Event]:
+        """Forget a task; any run still going is asked to stop."""
+        entry = self._entry(task_id)
+        self._unqueue(entry)
+        del self._tasks[task_id]
+        events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
+        events.append(TaskRemoved(task_id))
+        return events
+
+    def cancel(self, task_id: TaskId) -> list[Event]:
+        """Stop a task for good: unqueue it and stop any run in progress (no retry)."""
+        entry = self._entry(task_id)
+        if entry.terminal is TaskState.CANCELLED:
+            return []
+        if entry.terminal is not None:
+            raise InvalidStateError(
+                f"task {entry.spec.name!r} has already {entry.terminal.value}; nothing to cancel"
+            )
+        self._unqueue(entry)
+        entry.clear_slot()
+        entry.deferred_at = None
+        entry.terminal = TaskState.CANCELLED
+        events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
+        events.append(TaskChanged(self._snapshot(entry)))
+        return events
+
+    def pause(self, task_id: TaskId) -> list[Event]:
+        """Stop starting scheduled runs of a task; a run in progress finishes."""
+        entry = self._entry(task_id)
+        if entry.spec.paused:
+            return []
+        if entry.terminal is not None:
+            raise InvalidStateError(
+                f"task {entry.spec.name!r} has {entry.terminal.value}; there is nothing to pause"
+            )
+        self._unqueue(entry)
+        entry.spec = replace(entry.spec, paused=True)
+        return [TaskChanged(self._snapshot(entry))]
+
+    def resume(self, task_id: TaskId) -> list[Event]:
+        """Undo ``pause``. A run missed meanwhile meets the task's misfire policy."""
+        entry = self._entry(task_id)
+        if not entry.spec.paused:
+            return []
+        entry.spec = replace(entry.spec, paused=False)
+        self._queue(entry)
+        return [TaskChanged(self._snapshot(entry))]
+
+    def run_now(self, task_id: TaskId, now: datetime) -> list[Event]:
+        """Run a task at once, outside its schedule; the schedule then goes on as before.
+
+        Allowed for a paused task (it stays paused) and for a finished one-off task
+        (it runs once more). A task that is failing gets its next attempt now.
+        """
+        entry = self._entry(task_id)
+        if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
+            raise InvalidStateError(f"task {entry.spec.name!r} is already running")
+        if entry.terminal is TaskState.CANCELLED and entry.spec.recurrence.is_recurring:
+            raise InvalidStateError(
+                f"task {entry.spec.name!r} was cancelled; duplicate it to schedule it again"
+            )
+        if entry.slot_kind is SlotKind.RETRY:
+            return self._retry_now(entry, now)
+        self._unqueue(entry)
+        if entry.slot_kind is SlotKind.OCCURRENCE:
+            entry.deferred_at = entry.slot_at
+        entry.terminal = None
+        entry.set_slot(SlotKind.MANUAL, now)
+        self._queue(entry)
+        return [TaskChanged(self._snapshot(entry))]
+
+    def retry_now(self, task_id: TaskId, now: datetime) -> list[Event]:
+        """Run the next attempt of a failing task now, or start over an exhausted one."""
+        entry = self._entry(task_id)
+        if entry.slot_kind is SlotKind.RETRY:
+            return self._retry_now(entry, now)
+        failed = entry.last_outcome is not None and entry.last_outcome.is_failure
+        if entry.terminal is TaskState.EXHAUSTED or (failed and entry.terminal is None):
+            return self.run_now(task_id, now)
+        raise InvalidStateError(
+            f"task {entry.spec.name!r} has not failed; use 'run now' to run it anyway"
+        )
+
+    def _retry_now(self, entry: _Entry, now: datetime) -> list[Event]:
+        self._unqueue(entry)
+        assert entry.slot_scheduled is not None
+        entry.set_slot(
+            SlotKind.RETRY, now, scheduled=entry.slot_scheduled, attempt=entry.slot_attempt
+        )
+        self._queue(entry)
+        return [TaskChanged(self._snapshot(entry))]
+
+    def reschedule(self, task_id: TaskId, at: datetime) -> list[Event]:
+        """Move a task's next run to ``at``; a recurring schedule continues from there."""
+        entry = self._entry(task_id)
+        if entry.terminal is not None:
+            raise InvalidStateError(
+                f"task {entry.spec.name!r} has {entry.terminal.value}; edit it to schedule again"
+            )
+        if at.utcoffset() is None:
+            raise InvalidTaskError("the new run time must carry a time zone")
+        if entry.runs and not entry.spec.recurrence.is_recurring:
+            raise InvalidStateError(
+                f"task {entry.spec.name!r} is running; wait for it to finish or cancel it"
+            )
+        self._unqueue(entry)
+        entry.catchup_next = None
+        entry.set_slot(SlotKind.OCCURRENCE, at.astimezone(UTC))
+        self._queue(entry)
+        return [TaskChanged(self._snapshot(entry))]
+
+    # ------------------------------------------------------------ dispatching
+
+    def due(self, now: datetime, free_workers: int) -> list[Event]:
+        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them.
+
+        Returns ``RunDispatched`` for each run to start (in priority order) plus the
+        changes: skipped occurrences, tasks now waiting for a worker or a key.
+        """
+        events: list[Event] = []
+        now_ts = now.timestamp()
+        time_heap = self._time
+        ready = self._ready
+        tasks = self._tasks
+        arrived: list[TaskId] = []
+        while time_heap and time_heap.peek()[1][0] <= now_ts:
+            task_id, (_at_ts, seq) = time_heap.pop()
+            entry = tasks[task_id]
+            if (
+                entry.slot_kind is SlotKind.OCCURRENCE
+                and now - entry.slot_at > entry.spec.misfire_grace  # type: ignore[operator]
+                and not self._misfire(entry, now, events)
+            ):
+                continue
+            assert entry.slot_at is not None
+            key = (-entry.spec.priority, entry.slot_at.timestamp(), seq)
+            if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
+                if entry.spec.overlap is OverlapPolicy.SKIP:
+                    self._skip_for_overlap(entry, now, events)
+                else:
+                    self._queues.wait_for_previous_run(task_id, key)
+                    arrived.append(task_id)
+                continue
+            ready.push(task_id, key)
+            arrived.append(task_id)
+        while free_workers > 0 and ready:
+            task_id, key = ready.pop()
+            entry = tasks[task_id]
+            concurrency_key = entry.spec.concurrency_key
+            if concurrency_key is not None and self._queues.key_busy(concurrency_key):
+                self._queues.park_on_key(task_id, concurrency_key, key)
+                continue
+            self._dispatch(entry, now, events)
+            free_workers -= 1
+        for task_id in arrived:
+            entry = tasks[task_id]
+            if not entry.runs or self._queues.waits_for_previous_run(task_id):
+                events.append(TaskChanged(self._snapshot(entry)))
+        return events
+
+    def _dispatch(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
+        assert entry.slot_kind is not None and entry.slot_scheduled is not None
+        ticket = RunTicket(
+            run_id=next(self._run_ids),
+            task_id=entry.spec.id,
+            attempt=entry.slot_attempt,
+            kind=entry.slot_kind,
+            scheduled_at=entry.slot_scheduled,
+            dispatched_at=now,
+        )
+        entry.runs[ticket.run_id] = ticket
+        self._runs[ticket.run_id] = ticket
+        entry.attempt = ticket.attempt
+        if entry.spec.concurrency_key is not None:
+            self._queues.acquire_key(entry.spec.concurrency_key)
+        # The slot is used; the next scheduled occurrence takes its place now (not at
+        # the end of the run), so overlap policies see it come due while this runs.
+        next_at: datetime | None
+        if ticket.kind is SlotKind.OCCURRENCE:
+            next_at = entry.catchup_next or (
+                None
+                if entry.uses_fixed_delay
+                else entry.spec.recurrence.next_after(ticket.scheduled_at)
+            )
+        else:
+            next_at = entry.deferred_at
+        entry.catchup_next = None
+        entry.deferred_at = None
+        if next_at is not None:
+            entry.set_slot(SlotKind.OCCURRENCE, next_at)
+            self._queue(entry)
+        else:
+            entry.clear_slot()
+        events.append(RunDispatched(ticket))
+        events.append(TaskChanged(self._snapshot(entry)))
+
+    def started(self, run_id: RunId, now: datetime) -> list[Event]:
+        """The run's process has started (after its start was recorded)."""
+        ticket = self._runs.get(run_id)
+        if ticket is None:
+            return []
+        entry = self._tasks[ticket.task_id]
+        entry.started[run_id] = now
+        return [TaskChanged(self._snapshot(entry))]
+
+    def finished(self, run_id: RunId, outcome: RunOutcome, now: datetime) -> list[Event]:
+        """A run ended. Applies the retry policy and frees its worker and key."""
+        ticket = self._runs.pop(run_id, None)
+        if ticket is None:
+            return []
+        events: list[Event] = [RunFinished(ticket, outcome, now)]
+        entry = self._tasks.get(ticket.task_id)
+        if entry is None:  # removed while it ran
+            return events
+        del entry.runs[run_id]
+        entry.started.pop(run_id, None)
+        if entry.spec.concurrency_key is not None:
+            self._queues.release_key(entry.spec.concurrency_key)
+        self._queues.previous_run_finished(entry.spec.id)
+        self._after_run(entry, outcome, now, events)
+        events.append(TaskChanged(self._snapshot(entry)))
+        return events
+
+    # --------------------------------------------------------------- policies
+
+    def _after_run(
+        self, entry: _Entry, outcome: RunOutcome, now: datetime, events: list[Event]
+    ) -> None:
+        entry.last_outcome = outcome
+        entry.last_run_at = now
+        if entry.terminal is TaskState.CANCELLED:
+            return
+        if outcome.is_failure:
+            delay = entry.spec.retry.next_delay(entry.attempt, self._rng)
+            if delay is not None:
+                self._schedule_retry(entry, now, delay, events)
+                return
+            events.append(
+                TaskExhausted(
+                    task_id=entry.spec.id,
+                    name=entry.spec.name,
+                    attempts=entry.attempt,
+                    outcome=outcome,
+                )
+            )
+        if entry.slot_kind is None and not entry.runs:
+            if entry.uses_fixed_delay:
+                entry.set_slot(SlotKind.OCCURRENCE, now + entry.spec.recurrence.interval)  # type: ignore[union-attr]
+                self._queue(entry)
+            elif not entry.spec.recurrence.is_recurring:
+                entry.terminal = _TERMINAL_FOR[outcome]
+
+    def _schedule_retry(
+        self, entry: _Entry, now: datetime, delay: timedelta, events: list[Event]
+    ) -> None:
+        if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
+            return  # a parallel run already queued the next attempt
+        scheduled = now
+        if entry.slot_kind is SlotKind.OCCURRENCE:
+            self._unqueue(entry)
+            entry.deferred_at = entry.slot_at
+        run_at = now + delay
+        attempt = entry.attempt + 1
+        entry.set_slot(SlotKind.RETRY, run_at, scheduled=scheduled, attempt=attempt)
+        self._queue(entry)
+        events.append(
+            RetryScheduled(
+                task_id=entry.spec.id,
+                attempt=attempt,
+                max_attempts=entry.spec.max_attempts,
+                run_at=run_at,
+                delay=delay,
+            )
+        )
+
+    def _misfire(self, entry: _Entry, now: datetime, events: list[Event]) -> bool:
+        """Apply the misfire policy to a late occurrence; True when it should run now."""
+        assert entry.slot_at is not None
+        recurrence = entry.spec.recurrence
+        late_at = entry.slot_at
+        policy = entry.spec.misfire
+        catch = recurrence.catch_up(late_at, now)
+        if policy is MisfirePolicy.RUN_ONCE:
+            if catch.missed:
+                first = recurrence.advance(late_at, 1) or late_at
+                events.append(
+                    OccurrencesSkipped(
+                        entry.spec.id, catch.missed, catch.exact, first, SkipReason.MISFIRE
+                    )
+                )
+            entry.catchup_next = catch.next_at
+            return True
+        if policy is MisfirePolicy.SKIP:
+            events.append(
+                OccurrencesSkipped(
+                    entry.spec.id, catch.missed + 1, catch.exact, late_at, SkipReason.MISFIRE
+                )
+            )
+            entry.last_outcome = RunOutcome.MISSED
+            if catch.next_at is None:
+                entry.clear_slot()
+                entry.terminal = TaskState.MISSED
+            else:
+                entry.set_slot(SlotKind.OCCURRENCE, catch.next_at)
+                self._queue(entry)
+            events.append(TaskChanged(self._snapshot(entry)))
+            return False
+        total = catch.missed + 1
+        if total > self._run_all_limit:
+            dropped = total - self._run_all_limit
+            events.append(
+                OccurrencesSkipped(entry.spec.id, dropped, catch.exact, late_at, SkipReason.MISFIRE)
+            )
+            start = recurrence.advance(late_at, dropped) or late_at
+            entry.set_slot(SlotKind.OCCURRENCE, start)
+        return True
+
+    def _skip_for_overlap(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
+        assert entry.slot_at is not None
+        events.append(OccurrencesSkipped(entry.spec.id, 1, True, entry.slot_at, SkipReason.OVERLAP))
+        next_at = entry.spec.recurrence.next_after(entry.slot_at)
+        while next_at is not None and next_at <= now:
+            next_at = entry.spec.recurrence.next_after(next_at)
+        if next_at is None:
+            entry.clear_slot()
+        else:
+            entry.set_slot(SlotKind.OCCURRENCE, next_at)
+            self._queue(entry)
+        events.append(TaskChanged(self._snapshot(entry)))
+
+    # ---------------------------------------------------------------- helpers
+
+    def _entry(self, task_id: TaskId) -> _Entry:
+        try:
+            return self._tasks[task_id]
+        except KeyError:
+            raise TaskNotFoundError(task_id) from None
+
+    @staticmethod
+    def _should_queue(entry: _Entry) -> bool:
+        return (
+            entry.slot_at is not None
+            and entry.terminal is None
+            and (not entry.spec.paused or entry.slot_kind is SlotKind.MANUAL)
+        )
+
+    def _queue(self, entry: _Entry) -> None:
+        """Put the task's slot in the time heap, if it has one and may run."""
+        if self._should_queue(entry):
+            assert entry.slot_at is not None
+            entry.seq = next(self._seq)
+            self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
+
+    def _unqueue(self, entry: _Entry) -> None:
+        """Take the task out of whichever queue holds it. O(log n)."""
+        self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
+
+    def _snapshot(self, entry: _Entry) -> TaskSnapshot:
+        waiting = self._queues.waiting_reason(entry.spec.id, entry.spec.concurrency_key)
+        return entry.snapshot(waiting)
+
+
+_TERMINAL_FOR = {
+    RunOutcome.SUCCEEDED: TaskState.SUCCEEDED,
+    RunOutcome.FAILED: TaskState.EXHAUSTED,
+    RunOutcome.TIMED_OUT: TaskState.EXHAUSTED,
+    RunOutcome.INTERRUPTED: TaskState.EXHAUSTED,
+    RunOutcome.CANCELLED: TaskState.CANCELLED,
+    RunOutcome.MISSED: TaskState.MISSED,
+}

@@ -1,0 +1,104 @@
+"""The engine's private bookkeeping for one task.
+
+Mutable on purpose: the engine updates a task on every dispatch and finish, and
+allocating a new frozen object each time would cost more than the heap work. It never
+leaves the engine; everything outside sees frozen ``TaskSnapshot`` values.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from taskgui.core.recurrence import EveryMode
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
+from taskgui.core.status import RunId, RunTicket, TaskSnapshot, TaskStatus
+from taskgui.core.task import TaskSpec
+
+
+class TaskEntry:
+    """The engine's mutable bookkeeping for one task (never leaves the engine)."""
+
+    __slots__ = (
+        "attempt",
+        "catchup_next",
+        "deferred_at",
+        "last_outcome",
+        "last_run_at",
+        "runs",
+        "seq",
+        "slot_at",
+        "slot_attempt",
+        "slot_kind",
+        "slot_scheduled",
+        "spec",
+        "started",
+        "terminal",
+    )
+
+    def __init__(self, spec: TaskSpec) -> None:
+        self.spec = spec
+        self.terminal: TaskState | None = None
+        self.attempt = 0
+        self.slot_kind: SlotKind | None = None
+        self.slot_at: datetime | None = None
+        self.slot_scheduled: datetime | None = None
+        self.slot_attempt = 1
+        self.seq = 0
+        self.deferred_at: datetime | None = None
+        self.catchup_next: datetime | None = None
+        self.last_outcome: RunOutcome | None = None
+        self.last_run_at: datetime | None = None
+        self.runs: dict[RunId, RunTicket] = {}
+        self.started: dict[RunId, datetime] = {}
+
+    @property
+    def uses_fixed_delay(self) -> bool:
+        return getattr(self.spec.recurrence, "mode", None) is EveryMode.FIXED_DELAY
+
+    def set_slot(
+        self, kind: SlotKind, at: datetime, *, scheduled: datetime | None = None, attempt: int = 1
+    ) -> None:
+        self.slot_kind = kind
+        self.slot_at = at
+        self.slot_scheduled = scheduled if scheduled is not None else at
+        self.slot_attempt = attempt
+
+    def clear_slot(self) -> None:
+        self.slot_kind = None
+        self.slot_at = None
+        self.slot_scheduled = None
+        self.slot_attempt = 1
+
+    @property
+    def state(self) -> TaskState:
+        """Derived, never stored: a cancelled task stays cancelled even while its
+        process is being stopped, and a paused task still shows a run it was asked for."""
+        if self.terminal is not None:
+            return self.terminal
+        if self.runs:
+            return TaskState.RUNNING
+        if self.spec.paused and self.slot_kind is not SlotKind.MANUAL:
+            return TaskState.PAUSED
+        if self.slot_kind is SlotKind.RETRY:
+            return TaskState.RETRYING
+        return TaskState.PENDING
+
+    def snapshot(self, waiting: WaitReason | None) -> TaskSnapshot:
+        started = self.started
+        return TaskSnapshot(
+            self.spec,
+            TaskStatus(
+                state=self.state,
+                attempt=self.attempt,
+                next_run_at=self.slot_at,
+                slot_kind=self.slot_kind,
+                scheduled_at=self.slot_scheduled,
+                slot_attempt=self.slot_attempt,
+                deferred_at=self.deferred_at,
+                last_outcome=self.last_outcome,
+                last_run_at=self.last_run_at,
+                running=len(self.runs),
+                running_since=min(started.values()) if started else None,
+                waiting=waiting,
+            ),
+        )

@@ -1,0 +1,104 @@
+"""What the engine reports back: frozen, past-tense facts (and one request).
+
+Every engine call returns a list of these. The store persists them, the runtime acts
+on them, the views redraw from them; the engine itself never touches disk or Qt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import TypeAlias
+
+from taskgui.core.states import RunOutcome
+from taskgui.core.status import RunTicket, TaskSnapshot
+from taskgui.core.task import TaskId
+
+
+@dataclass(frozen=True, slots=True)
+class TaskAdded:
+    task: TaskSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class TaskChanged:
+    """Anything about the task changed; ``task`` is its new snapshot."""
+
+    task: TaskSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRemoved:
+    task_id: TaskId
+
+
+@dataclass(frozen=True, slots=True)
+class RunDispatched:
+    """The engine chose this run; the runtime must record it, then start it."""
+
+    run: RunTicket
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    run: RunTicket
+    outcome: RunOutcome
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """Attempt ``attempt`` of the task will run at ``run_at`` (after ``delay``)."""
+
+    task_id: TaskId
+    attempt: int
+    max_attempts: int
+    run_at: datetime
+    delay: timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class TaskExhausted:
+    """Every attempt of an occurrence failed; the app should say so loudly."""
+
+    task_id: TaskId
+    name: str
+    attempts: int
+    outcome: RunOutcome
+
+
+class SkipReason(StrEnum):
+    MISFIRE = "misfire"  # found late (sleep, downtime, clock jump); policy said skip/coalesce
+    OVERLAP = "overlap"  # the previous run was still going; overlap policy said skip
+
+
+@dataclass(frozen=True, slots=True)
+class OccurrencesSkipped:
+    """``count`` occurrences from ``first_at`` on did not run (``exact``: not a lower bound)."""
+
+    task_id: TaskId
+    count: int
+    exact: bool
+    first_at: datetime
+    reason: SkipReason
+
+
+@dataclass(frozen=True, slots=True)
+class RunCancelRequested:
+    """The task was cancelled or deleted while this run was going: stop its process."""
+
+    run: RunTicket
+
+
+Event: TypeAlias = (
+    TaskAdded
+    | TaskChanged
+    | TaskRemoved
+    | RunDispatched
+    | RunFinished
+    | RetryScheduled
+    | TaskExhausted
+    | OccurrencesSkipped
+    | RunCancelRequested
+)

@@ -1,0 +1,244 @@
+"""When a task runs again: ``Once``, ``Every`` and ``Cron``.
+
+A recurrence is a small pure value. The engine asks it for the occurrence after a
+scheduled time (``next_after``) and, when a task is found late, how many occurrences
+were missed and where the schedule goes on (``catch_up``). Fixed-rate schedules add the
+interval to the *scheduled* time, never to the finish time, so a task that always
+finishes late never drifts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from functools import cached_property
+from typing import TypeAlias
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from cron_descriptor import Options, get_description
+from croniter import CroniterBadDateError, croniter
+
+from taskgui.core.duration import describe_interval
+from taskgui.core.errors import InvalidTaskError
+
+MIN_INTERVAL = timedelta(seconds=1)
+# How many cron occurrences catch_up counts one by one before it gives an estimate;
+# a minutely cron after a year of downtime would otherwise cost half a million steps.
+CATCH_UP_COUNT_CAP = 10_000
+
+_CRON_MACROS = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CatchUp:
+    """What a late occurrence missed: ``missed`` occurrences after it up to now.
+
+    ``exact`` is False when counting stopped at the cap (``missed`` is then a lower
+    bound). ``next_at`` is the first occurrence after now (None: the schedule ended).
+    """
+
+    missed: int
+    exact: bool
+    next_at: datetime | None
+
+
+def _require_aware(value: datetime, what: str) -> None:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidTaskError(f"{what} must carry a time zone")
+
+
+@dataclass(frozen=True, slots=True)
+class Once:
+    """Runs a single time, at the task's first run time."""
+
+    is_recurring = False
+
+    def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> None:
+        return None
+
+    def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
+        return CatchUp(missed=0, exact=True, next_at=None)
+
+    def advance(self, scheduled_at: datetime, steps: int) -> None:
+        return None
+
+    def describe(self) -> str:
+        return "once"
+
+
+class EveryMode(StrEnum):
+    """Where the interval of an ``Every`` is measured from."""
+
+    FIXED_RATE = "fixed_rate"  # from the scheduled time: a steady cadence, no drift
+    FIXED_DELAY = "fixed_delay"  # from the end of the previous run: never overlaps
+
+
+@dataclass(frozen=True, slots=True)
+class Every:
+    """Runs every ``interval``, at a fixed rate or after a fixed delay."""
+
+    interval: timedelta
+    mode: EveryMode = EveryMode.FIXED_RATE
+
+    is_recurring = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.interval, timedelta):
+            raise InvalidTaskError("the repeat interval must be a duration")
+        if self.interval < MIN_INTERVAL:
+            raise InvalidTaskError("the repeat interval must be at least 1 second")
+        if not isinstance(self.mode, EveryMode):
+            object.__setattr__(self, "mode", EveryMode(self.mode))
+
+    def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
+        """The next occurrence: scheduled + interval, or finish + interval for fixed delay."""
+        if self.mode is EveryMode.FIXED_DELAY and finished_at is not None:
+            return finished_at + self.interval
+        return scheduled_at + self.interval
+
+    def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
+        """Occurrences on the grid ``scheduled_at + k * interval`` that are at or before now.
+
+        Fixed delay has no grid of its own; it is anchored at the late occurrence so
+        that skipping and coalescing behave the same way for both modes.
+        """
+        if now < scheduled_at:
+            return CatchUp(missed=0, exact=True, next_at=scheduled_at + self.interval)
+        missed = math.floor((now - scheduled_at) / self.interval)
+        return CatchUp(
+            missed=missed, exact=True, next_at=scheduled_at + self.interval * (missed + 1)
+        )
+
+    def advance(self, scheduled_at: datetime, steps: int) -> datetime:
+        return scheduled_at + self.interval * steps
+
+    def describe(self) -> str:
+        text = f"every {describe_interval(self.interval)}"
+        if self.mode is EveryMode.FIXED_DELAY:
+            text += " after the previous run finishes"
+        return text
+
+
+def normalize_cron(expr: str) -> str:
+    """Return the 5-field form of ``expr`` (macros expanded), or raise InvalidTaskError."""
+    text = " ".join(expr.split())
+    if not text:
+        raise InvalidTaskError("the cron expression is empty; write it like '0 9 * * 1-5'")
+    if text.startswith("@"):
+        if text.lower() == "@reboot":
+            raise InvalidTaskError("@reboot is not a time schedule; taskgui cannot run it")
+        try:
+            return _CRON_MACROS[text.lower()]
+        except KeyError:
+            known = ", ".join(sorted(_CRON_MACROS))
+            raise InvalidTaskError(f"unknown cron macro {text!r}; use one of {known}") from None
+    fields = text.split(" ")
+    if len(fields) != 5:
+        raise InvalidTaskError(
+            f"a cron expression has 5 fields (minute hour day month weekday), "
+            f"{text!r} has {len(fields)}"
+        )
+    if not croniter.is_valid(text):
+        raise InvalidTaskError(
+            f"{text!r} is not a valid cron expression; e.g. '*/5 * * * *' is every "
+            "5 minutes, '0 9 * * 1-5' is 09:00 on weekdays"
+        )
+    return text
+
+
+def load_zone(name: str) -> ZoneInfo:
+    """The ZoneInfo for an IANA name, or InvalidTaskError naming what went wrong."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidTaskError(
+            f"unknown time zone {name!r}; use an IANA name like 'Europe/Berlin' or 'UTC'"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Cron:
+    """Runs whenever a 5-field cron expression matches, in time zone ``tz``.
+
+    Daylight saving time, the way cronie handles it: a time that does not exist
+    (spring forward) runs at the first valid moment after the gap; a time that occurs
+    twice (fall back) runs once, unless the hour field is ``*`` (then the schedule is
+    about elapsed time, and both hours run).
+    """
+
+    expr: str
+    tz: str = "UTC"
+
+    is_recurring = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expr", normalize_cron(self.expr))
+        probe = datetime(2000, 1, 1, tzinfo=UTC)
+        try:
+            croniter(self.expr, probe.astimezone(self._zone)).get_next(datetime)
+        except CroniterBadDateError:
+            raise InvalidTaskError(f"the cron expression {self.expr!r} never matches") from None
+
+    @cached_property
+    def _zone(self) -> ZoneInfo:
+        return load_zone(self.tz)
+
+    @property
+    def _hour_is_wildcard(self) -> bool:
+        return self.expr.split(" ")[1] == "*"
+
+    def _is_repeated_wall_time(self, local: datetime) -> bool:
+        """True for the second instance of a wall time that a fall-back repeats."""
+        first = local.replace(tzinfo=None).replace(tzinfo=self._zone, fold=0)
+        return first.utcoffset() != local.utcoffset()
+
+    def _iterate(self, after: datetime) -> croniter:
+        return croniter(self.expr, after.astimezone(self._zone))
+
+    def _next(self, it: croniter) -> datetime:
+        while True:
+            local: datetime = it.get_next(datetime)
+            if self._hour_is_wildcard or not self._is_repeated_wall_time(local):
+                return local.astimezone(UTC)
+
+    def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
+        return self._next(self._iterate(scheduled_at))
+
+    def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
+        it = self._iterate(scheduled_at)
+        missed = 0
+        while missed < CATCH_UP_COUNT_CAP:
+            occurrence = self._next(it)
+            if occurrence > now:
+                return CatchUp(missed=missed, exact=True, next_at=occurrence)
+            missed += 1
+        return CatchUp(missed=missed, exact=False, next_at=self.next_after(now))
+
+    def advance(self, scheduled_at: datetime, steps: int) -> datetime:
+        it = self._iterate(scheduled_at)
+        occurrence = scheduled_at
+        for _ in range(steps):
+            occurrence = self._next(it)
+        return occurrence
+
+    def describe(self, *, with_zone: bool = True) -> str:
+        options = Options()
+        options.use_24hour_time_format = True
+        try:
+            text = str(get_description(self.expr, options))
+        except Exception:  # cron_descriptor is stricter than croniter on a few forms
+            text = f"cron {self.expr}"
+        return f"{text} ({self.tz})" if with_zone else text
+
+
+Recurrence: TypeAlias = Once | Every | Cron

@@ -1,0 +1,86 @@
+"""The enums that name where a task is and how a run ended.
+
+Values are the lower-case words stored in the database and printed by the CLI, so
+they are part of the on-disk and scripting contract: add members, never rename them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class TaskState(StrEnum):
+    """Where a task is in its life. Derived by the engine, never set by hand."""
+
+    PENDING = "pending"  # waiting for its next run (or due and waiting for a worker/key)
+    RUNNING = "running"
+    RETRYING = "retrying"  # a run failed; waiting for the next attempt
+    PAUSED = "paused"
+    SUCCEEDED = "succeeded"  # a one-off task that ran successfully
+    EXHAUSTED = "exhausted"  # a one-off task whose every attempt failed
+    CANCELLED = "cancelled"
+    # A one-off task whose only run time passed while nothing was running it, and whose
+    # misfire policy says not to run it late. Not in DESIGN.md's first list: without it
+    # such a task would have to pretend it was cancelled or succeeded.
+    MISSED = "missed"
+
+    @property
+    def is_terminal(self) -> bool:
+        """True when the task will not run again unless a person asks it to."""
+        return self in _TERMINAL
+
+
+_TERMINAL = frozenset(
+    {TaskState.SUCCEEDED, TaskState.EXHAUSTED, TaskState.CANCELLED, TaskState.MISSED}
+)
+
+
+class RunOutcome(StrEnum):
+    """How one run (one attempt) ended."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    TIMED_OUT = "timed_out"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"  # the app stopped or died while the run was going
+    MISSED = "missed"  # an occurrence skipped by the misfire or overlap policy
+
+    @property
+    def is_failure(self) -> bool:
+        """True for the outcomes that the retry policy answers."""
+        return self in (RunOutcome.FAILED, RunOutcome.TIMED_OUT, RunOutcome.INTERRUPTED)
+
+
+class OverlapPolicy(StrEnum):
+    """What a recurring task does when its next occurrence is due while a run is going."""
+
+    SKIP = "skip"  # drop the occurrence (recorded as missed)
+    QUEUE = "queue"  # run it as soon as the previous run finishes
+    PARALLEL = "parallel"  # run it alongside
+
+
+class MisfirePolicy(StrEnum):
+    """What a task does when found past due by more than its grace period.
+
+    That happens after the machine slept, taskgui was not running, or the clock jumped.
+    """
+
+    RUN_ONCE = "run_once"  # one catch-up run now; missed occurrences coalesce into it
+    SKIP = "skip"  # do not run late; go on with the next future occurrence
+    RUN_ALL = "run_all"  # run every missed occurrence, up to a bound
+
+
+class WaitReason(StrEnum):
+    """Why a task that is due has not started yet."""
+
+    WORKER = "worker"  # every worker is busy
+    CONCURRENCY_KEY = "concurrency_key"  # another task with the same key is running
+    PREVIOUS_RUN = "previous_run"  # overlap policy QUEUE: the previous run is going
+
+
+class SlotKind(StrEnum):
+    """What the task's next queued run is for."""
+
+    OCCURRENCE = "occurrence"  # a run of its schedule
+    RETRY = "retry"  # the next attempt after a failure
+    MANUAL = "manual"  # a person asked for it (run now / retry now)

@@ -1,0 +1,70 @@
+"""Where a task is: the engine's view of it, as frozen values the other layers read.
+
+``TaskStatus`` is everything the engine needs to resume a task after a restart (its
+attempt count, its next run, what that run is for), so the store persists it next to
+the definition and retry state survives a crash. ``TaskSnapshot`` pairs the two for
+views. ``RunTicket`` names one run handed to a worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
+from taskgui.core.task import TaskId, TaskSpec
+
+RunId = int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskStatus:
+    """A task's place in the schedule.
+
+    ``next_run_at`` / ``slot_kind`` / ``scheduled_at`` describe the one run the task has
+    queued (its *slot*): when it fires, what it is for, and the occurrence time it
+    belongs to (what fixed-rate arithmetic adds the interval to). ``deferred_at`` keeps
+    the next scheduled occurrence while a retry or a manual run stands in front of it.
+    ``attempt`` is how many attempts the current occurrence has used.
+    """
+
+    state: TaskState = TaskState.PENDING
+    attempt: int = 0
+    next_run_at: datetime | None = None
+    slot_kind: SlotKind | None = None
+    scheduled_at: datetime | None = None
+    slot_attempt: int = 1
+    deferred_at: datetime | None = None
+    last_outcome: RunOutcome | None = None
+    last_run_at: datetime | None = None
+    running: int = 0
+    running_since: datetime | None = None
+    waiting: WaitReason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSnapshot:
+    """A task's definition and status at one moment."""
+
+    spec: TaskSpec
+    status: TaskStatus
+
+    @property
+    def id(self) -> TaskId:
+        return self.spec.id
+
+    @property
+    def state(self) -> TaskState:
+        return self.status.state
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunTicket:
+    """One run handed to a worker: which task, which attempt, for which occurrence."""
+
+    run_id: RunId
+    task_id: TaskId
+    attempt: int
+    kind: SlotKind
+    scheduled_at: datetime
+    dispatched_at: datetime

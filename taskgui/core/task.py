@@ -1,0 +1,135 @@
+"""A task definition: what to run, when, how urgently, and what to do on failure.
+
+``TaskSpec`` is what a person entered (in the dialog, on the command line, in an
+import). It is a frozen value, validated on construction with messages a person can
+act on, and changed with ``dataclasses.replace``. Where the task *is* (pending,
+retrying, ...) lives in ``TaskStatus``, owned by the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.recurrence import Once, Recurrence
+from taskgui.core.retry import RetryPolicy
+from taskgui.core.states import MisfirePolicy, OverlapPolicy
+
+TaskId = int
+
+MAX_NAME_LENGTH = 200
+MAX_COMMAND_LENGTH = 100_000
+PRIORITY_MIN, PRIORITY_MAX = -1_000_000, 1_000_000
+DEFAULT_MISFIRE_GRACE = timedelta(seconds=60)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Command:
+    """A command line, run through the shell (as cron does) or split into argv.
+
+    ``env`` holds extra variables as sorted (name, value) pairs, so the value stays
+    hashable and compares equal regardless of the order they were given in.
+    """
+
+    line: str
+    use_shell: bool = True
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.line, str) or not self.line.strip():
+            raise InvalidTaskError("the command is empty; enter the command line to run")
+        if len(self.line) > MAX_COMMAND_LENGTH:
+            raise InvalidTaskError(
+                f"the command is longer than {MAX_COMMAND_LENGTH:,} characters; "
+                "put it in a script and run the script"
+            )
+        if "\0" in self.line:
+            raise InvalidTaskError("the command contains a NUL character")
+        if self.cwd is not None and not self.cwd.strip():
+            object.__setattr__(self, "cwd", None)
+        env = self.env.items() if isinstance(self.env, Mapping) else self.env
+        pairs = tuple(sorted((str(name), str(value)) for name, value in env))
+        for name, value in pairs:
+            if not name or "=" in name or "\0" in name or "\0" in value:
+                raise InvalidTaskError(
+                    f"environment variable name {name!r} is not valid; "
+                    "use letters, digits and underscores"
+                )
+        if len({name for name, _ in pairs}) != len(pairs):
+            raise InvalidTaskError("an environment variable is given twice")
+        object.__setattr__(self, "env", pairs)
+
+    @property
+    def env_dict(self) -> dict[str, str]:
+        return dict(self.env)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskSpec:
+    """Everything a person decides about a task.
+
+    ``id`` is 0 until a repository assigns one. ``paused`` is the person's switch
+    (like "disabled" in other schedulers): a paused task keeps its place in the
+    schedule but starts no scheduled runs.
+    """
+
+    name: str
+    command: Command
+    first_run_at: datetime
+    id: TaskId = 0
+    priority: int = 0
+    recurrence: Recurrence = field(default_factory=Once)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout: timedelta | None = None
+    concurrency_key: str | None = None
+    overlap: OverlapPolicy = OverlapPolicy.SKIP
+    misfire: MisfirePolicy = MisfirePolicy.RUN_ONCE
+    misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE
+    paused: bool = False
+
+    def __post_init__(self) -> None:
+        name = self.name.strip() if isinstance(self.name, str) else ""
+        if not name:
+            raise InvalidTaskError("the task needs a name")
+        if len(name) > MAX_NAME_LENGTH:
+            raise InvalidTaskError(f"the name is longer than {MAX_NAME_LENGTH} characters")
+        object.__setattr__(self, "name", name)
+        if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
+            raise InvalidTaskError(f"task ids are whole numbers from 1, not {self.id!r}")
+        if isinstance(self.priority, bool) or not isinstance(self.priority, int):
+            raise InvalidTaskError("the priority must be a whole number")
+        if not PRIORITY_MIN <= self.priority <= PRIORITY_MAX:
+            raise InvalidTaskError(
+                f"the priority must be between {PRIORITY_MIN:,} and {PRIORITY_MAX:,}"
+            )
+        if not isinstance(self.first_run_at, datetime) or self.first_run_at.utcoffset() is None:
+            raise InvalidTaskError("the first run time must be a date and time with a time zone")
+        if self.first_run_at.tzinfo is not UTC:
+            object.__setattr__(self, "first_run_at", self.first_run_at.astimezone(UTC))
+        if self.timeout is not None and self.timeout <= timedelta(0):
+            raise InvalidTaskError("the timeout must be longer than zero (or none)")
+        key = self.concurrency_key.strip() if self.concurrency_key else None
+        object.__setattr__(self, "concurrency_key", key or None)
+        if self.misfire_grace < timedelta(0):
+            raise InvalidTaskError("the misfire grace period cannot be negative")
+        for attr, enum in (("overlap", OverlapPolicy), ("misfire", MisfirePolicy)):
+            value = getattr(self, attr)
+            if not isinstance(value, enum):
+                try:
+                    object.__setattr__(self, attr, enum(value))
+                except ValueError:
+                    choices = ", ".join(member.value for member in enum)
+                    raise InvalidTaskError(
+                        f"{attr} policy {value!r} is not one of {choices}"
+                    ) from None
+
+    @property
+    def max_attempts(self) -> int:
+        return self.retry.max_attempts
+
+    def describe_schedule(self) -> str:
+        """Human text for the schedule, e.g. 'every 5 minutes' or 'once'."""
+        return self.recurrence.describe()

@@ -1,0 +1,1 @@
+"""Persistence: sqlite3 connection, pragmas, migrations and the task repository (no Qt)."""
