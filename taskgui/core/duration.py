@@ -24,17 +24,18 @@ def parse_duration(text: str) -> timedelta:
     """
     stripped = text.strip()
     if re.fullmatch(r"\d+(?:\.\d+)?", stripped):
-        return timedelta(seconds=float(stripped))
-    if not _WHOLE.match(stripped):
+        seconds = float(stripped)
+    elif _WHOLE.match(stripped):
+        seconds = sum(
+            float(value) * _UNIT_SECONDS[unit.lower()] for value, unit in _PART.findall(stripped)
+        )
+    else:
         raise InvalidTaskError(
             f"cannot read {text!r} as a duration; write it like 30s, 5m, 1h30m or 2d"
         )
-    seconds = sum(
-        float(value) * _UNIT_SECONDS[unit.lower()] for value, unit in _PART.findall(stripped)
-    )
     try:
         return timedelta(seconds=seconds)
-    except OverflowError:
+    except (OverflowError, ValueError):
         raise InvalidTaskError(f"the duration {text!r} is too long") from None
 
 
@@ -44,13 +45,14 @@ def format_duration(delta: timedelta) -> str:
     Shows at most the two largest non-zero units, which is what a person scanning a
     table wants; the exact value stays in the data.
     """
-    total = round(delta.total_seconds())
-    if total < 0:
+    if delta < timedelta(0):
         return "-" + format_duration(-delta)
+    total = round(delta.total_seconds())
     if total == 0:
-        if delta.total_seconds() > 0:
-            return f"{round(delta.total_seconds() * 1000)}ms"
-        return "0s"
+        milliseconds = delta.total_seconds() * 1000
+        if milliseconds == 0:
+            return "0s"
+        return f"{round(milliseconds)}ms" if milliseconds >= 1 else "<1ms"
     parts: list[str] = []
     for suffix, size in (("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)):
         count, total = divmod(total, size)

@@ -9,7 +9,6 @@ finishes late never drifts.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -50,11 +49,6 @@ class CatchUp:
     missed: int
     exact: bool
     next_at: datetime | None
-
-
-def _require_aware(value: datetime, what: str) -> None:
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidTaskError(f"{what} must carry a time zone")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +92,12 @@ class Every:
         if self.interval < MIN_INTERVAL:
             raise InvalidTaskError("the repeat interval must be at least 1 second")
         if not isinstance(self.mode, EveryMode):
-            object.__setattr__(self, "mode", EveryMode(self.mode))
+            try:
+                object.__setattr__(self, "mode", EveryMode(self.mode))
+            except ValueError:
+                raise InvalidTaskError(
+                    f"repeat mode {self.mode!r} is not one of fixed_rate, fixed_delay"
+                ) from None
 
     def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
         """The next occurrence: scheduled + interval, or finish + interval for fixed delay."""
@@ -114,7 +113,7 @@ class Every:
         """
         if now < scheduled_at:
             return CatchUp(missed=0, exact=True, next_at=scheduled_at + self.interval)
-        missed = math.floor((now - scheduled_at) / self.interval)
+        missed = (now - scheduled_at) // self.interval  # exact integer arithmetic
         return CatchUp(
             missed=missed, exact=True, next_at=scheduled_at + self.interval * (missed + 1)
         )
@@ -158,9 +157,11 @@ def normalize_cron(expr: str) -> str:
 
 def load_zone(name: str) -> ZoneInfo:
     """The ZoneInfo for an IANA name, or InvalidTaskError naming what went wrong."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidTaskError("the time zone is empty; use an IANA name like 'Europe/Berlin'")
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise InvalidTaskError(
             f"unknown time zone {name!r}; use an IANA name like 'Europe/Berlin' or 'UTC'"
         ) from None
@@ -172,8 +173,8 @@ class Cron:
 
     Daylight saving time, the way cronie handles it: a time that does not exist
     (spring forward) runs at the first valid moment after the gap; a time that occurs
-    twice (fall back) runs once, unless the hour field is ``*`` (then the schedule is
-    about elapsed time, and both hours run).
+    twice (fall back) runs once, unless the minute or hour field starts with ``*``
+    (then the schedule is about elapsed time, and both hours run).
     """
 
     expr: str
@@ -182,7 +183,10 @@ class Cron:
     is_recurring = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.expr, str):
+            raise InvalidTaskError("the cron expression must be text like '0 9 * * 1-5'")
         object.__setattr__(self, "expr", normalize_cron(self.expr))
+        load_zone(self.tz)
         probe = datetime(2000, 1, 1, tzinfo=UTC)
         try:
             croniter(self.expr, probe.astimezone(self._zone)).get_next(datetime)
@@ -194,8 +198,10 @@ class Cron:
         return load_zone(self.tz)
 
     @property
-    def _hour_is_wildcard(self) -> bool:
-        return self.expr.split(" ")[1] == "*"
+    def _runs_hourly_or_more(self) -> bool:
+        """cronie's test for "about elapsed time": a wildcard minute or hour field."""
+        minute, hour = self.expr.split(" ")[:2]
+        return minute.startswith("*") or hour.startswith("*")
 
     def _is_repeated_wall_time(self, local: datetime) -> bool:
         """True for the second instance of a wall time that a fall-back repeats."""
@@ -208,7 +214,7 @@ class Cron:
     def _next(self, it: croniter) -> datetime:
         while True:
             local: datetime = it.get_next(datetime)
-            if self._hour_is_wildcard or not self._is_repeated_wall_time(local):
+            if self._runs_hourly_or_more or not self._is_repeated_wall_time(local):
                 return local.astimezone(UTC)
 
     def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
@@ -217,12 +223,12 @@ class Cron:
     def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
         it = self._iterate(scheduled_at)
         missed = 0
-        while missed < CATCH_UP_COUNT_CAP:
+        while missed <= CATCH_UP_COUNT_CAP:
             occurrence = self._next(it)
             if occurrence > now:
                 return CatchUp(missed=missed, exact=True, next_at=occurrence)
             missed += 1
-        return CatchUp(missed=missed, exact=False, next_at=self.next_after(now))
+        return CatchUp(missed=CATCH_UP_COUNT_CAP, exact=False, next_at=self.next_after(now))
 
     def advance(self, scheduled_at: datetime, steps: int) -> datetime:
         it = self._iterate(scheduled_at)

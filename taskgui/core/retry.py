@@ -49,7 +49,17 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if not isinstance(self.backoff, Backoff):
-            object.__setattr__(self, "backoff", Backoff(self.backoff))
+            try:
+                object.__setattr__(self, "backoff", Backoff(self.backoff))
+            except ValueError:
+                raise InvalidTaskError(
+                    f"backoff {self.backoff!r} is not one of exponential, fixed, none"
+                ) from None
+        for name in ("base_delay", "max_delay"):
+            if not isinstance(getattr(self, name), timedelta):
+                raise InvalidTaskError(f"the retry {name.replace('_', ' ')} must be a duration")
+        if isinstance(self.factor, bool) or not isinstance(self.factor, int | float):
+            raise InvalidTaskError("the backoff factor must be a number of at least 1")
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int):
             raise InvalidTaskError("max attempts must be a whole number")
         if not 1 <= self.max_attempts <= MAX_ATTEMPTS_LIMIT:

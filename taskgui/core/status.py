@@ -68,3 +68,31 @@ class RunTicket:
     kind: SlotKind
     scheduled_at: datetime
     dispatched_at: datetime
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunResult:
+    """What the runner observed of a finished run, beyond its outcome.
+
+    ``output`` is the tail of stdout and stderr, already capped by the runner;
+    ``error`` is a one-line explanation for a person ("exit status 3", "timed out
+    after 30s", "command not found").
+    """
+
+    exit_code: int | None = None
+    error: str | None = None
+    output: str = ""
+
+
+def initial_status(spec: TaskSpec) -> TaskStatus:
+    """The status of a task the moment it is added: its first occurrence queued.
+
+    The engine produces exactly this for a new task, so a repository can store a
+    task and its status in one write, before the engine has seen it.
+    """
+    return TaskStatus(
+        state=TaskState.PAUSED if spec.paused else TaskState.PENDING,
+        next_run_at=spec.first_run_at,
+        slot_kind=SlotKind.OCCURRENCE,
+        scheduled_at=spec.first_run_at,
+    )

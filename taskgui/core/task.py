@@ -8,8 +8,9 @@ retrying, ...) lives in ``TaskStatus``, owned by the engine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.errors import InvalidTaskError
@@ -23,6 +24,7 @@ MAX_NAME_LENGTH = 200
 MAX_COMMAND_LENGTH = 100_000
 PRIORITY_MIN, PRIORITY_MAX = -1_000_000, 1_000_000
 DEFAULT_MISFIRE_GRACE = timedelta(seconds=60)
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,11 +55,13 @@ class Command:
         env = self.env.items() if isinstance(self.env, Mapping) else self.env
         pairs = tuple(sorted((str(name), str(value)) for name, value in env))
         for name, value in pairs:
-            if not name or "=" in name or "\0" in name or "\0" in value:
+            if not _ENV_NAME.fullmatch(name):
                 raise InvalidTaskError(
-                    f"environment variable name {name!r} is not valid; "
-                    "use letters, digits and underscores"
+                    f"environment variable name {name!r} is not valid; use letters, digits "
+                    "and underscores, not starting with a digit"
                 )
+            if "\0" in value:
+                raise InvalidTaskError(f"the value of {name} contains a NUL character")
         if len({name for name, _ in pairs}) != len(pairs):
             raise InvalidTaskError("an environment variable is given twice")
         object.__setattr__(self, "env", pairs)
@@ -125,6 +129,10 @@ class TaskSpec:
                     raise InvalidTaskError(
                         f"{attr} policy {value!r} is not one of {choices}"
                     ) from None
+
+    def with_id(self, task_id: TaskId) -> TaskSpec:
+        """This definition under a new id (a repository assigns ids on insert)."""
+        return replace(self, id=task_id)
 
     @property
     def max_attempts(self) -> int:

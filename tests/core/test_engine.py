@@ -31,7 +31,7 @@ from taskgui.core.states import (
     TaskState,
     WaitReason,
 )
-from taskgui.core.status import RunTicket
+from taskgui.core.status import RunTicket, initial_status
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
 
 MINUTE = timedelta(minutes=1)
@@ -553,3 +553,10 @@ def test_unknown_ids_and_duplicates_are_clear_errors() -> None:
     with pytest.raises(InvalidTaskError, match="needs an id"):
         engine.add(make_spec(0))
     assert engine.finished(999, RunOutcome.SUCCEEDED, T0) == []
+
+
+def test_a_new_task_has_the_initial_status_a_repository_stores_for_it() -> None:
+    engine = Engine()
+    for spec in (make_spec(1, first_run_at=at(30)), make_spec(2, paused=True)):
+        engine.add(spec)
+        assert engine.snapshot(spec.id).status == initial_status(spec)

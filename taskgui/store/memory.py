@@ -1,0 +1,166 @@
+"""An in-memory TaskRepository: the contract without the disk.
+
+It exists so the layers above can be tested fast, and so the contract suite has a
+second implementation to hold the SQLite one to (and vice versa). It follows the same
+rules: ids from 1 in insertion order, history pruned to ``history_limit``, runs left
+open closed as interrupted.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from taskgui.core.errors import TaskNotFoundError
+from taskgui.core.events import (
+    Event,
+    OccurrencesSkipped,
+    RunDispatched,
+    RunFinished,
+    TaskChanged,
+    TaskRemoved,
+)
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunId, RunResult, TaskSnapshot, initial_status
+from taskgui.core.task import TaskId, TaskSpec
+from taskgui.store.repository import (
+    DEFAULT_HISTORY_LIMIT,
+    INTERRUPTED_ERROR,
+    LoadResult,
+    QuarantinedTask,
+    RunRecord,
+    cap_output,
+)
+
+
+class MemoryRepository:
+    """TaskRepository in dicts. Nothing survives the process."""
+
+    def __init__(self, *, history_limit: int = DEFAULT_HISTORY_LIMIT) -> None:
+        if history_limit < 1:
+            raise ValueError("history_limit must be at least 1")
+        self.history_limit = history_limit
+        self._tasks: dict[TaskId, TaskSnapshot] = {}
+        self._runs: dict[TaskId, list[RunRecord]] = {}
+        self._task_ids = itertools.count(1)
+        self._run_ids = itertools.count(1)
+        self._run_rows: dict[RunId, tuple[TaskId, int]] = {}
+
+    def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
+        stored = [spec.with_id(next(self._task_ids)) for spec in specs]
+        for spec in stored:
+            self._tasks[spec.id] = TaskSnapshot(spec, initial_status(spec))
+            self._runs[spec.id] = []
+        return stored
+
+    def apply(
+        self,
+        events: Sequence[Event],
+        now: datetime,
+        results: Mapping[RunId, RunResult] | None = None,
+    ) -> None:
+        results = results or {}
+        for event in events:
+            if isinstance(event, TaskChanged):
+                if event.task.id in self._tasks:
+                    self._tasks[event.task.id] = event.task
+            elif isinstance(event, RunDispatched):
+                ticket = event.run
+                record = RunRecord(
+                    id=next(self._run_ids),
+                    task_id=ticket.task_id,
+                    attempt=ticket.attempt,
+                    kind=ticket.kind,
+                    scheduled_at=ticket.scheduled_at,
+                    started_at=ticket.dispatched_at,
+                    finished_at=None,
+                    outcome=None,
+                )
+                self._runs.setdefault(ticket.task_id, []).append(record)
+                self._run_rows[ticket.run_id] = (ticket.task_id, record.id)
+            elif isinstance(event, RunFinished):
+                self._finish(event, results.get(event.run.run_id) or RunResult())
+            elif isinstance(event, OccurrencesSkipped):
+                count = f"{event.count}" if event.exact else f"at least {event.count}"
+                plural = "s" if event.count != 1 else ""
+                self._runs.setdefault(event.task_id, []).append(
+                    RunRecord(
+                        id=next(self._run_ids),
+                        task_id=event.task_id,
+                        attempt=0,
+                        kind=SlotKind.OCCURRENCE,
+                        scheduled_at=event.first_at,
+                        started_at=None,
+                        finished_at=now,
+                        outcome=RunOutcome.MISSED,
+                        error=f"skipped {count} occurrence{plural} ({event.reason.value})",
+                    )
+                )
+            elif isinstance(event, TaskRemoved):
+                self._tasks.pop(event.task_id, None)
+                self._runs.pop(event.task_id, None)
+
+    def _finish(self, event: RunFinished, result: RunResult) -> None:
+        location = self._run_rows.pop(event.run.run_id, None)
+        if location is None or location[0] not in self._runs:
+            return
+        task_id, row_id = location
+        runs = self._runs[task_id]
+        for index, record in enumerate(runs):
+            if record.id == row_id:
+                runs[index] = replace(
+                    record,
+                    finished_at=event.finished_at,
+                    outcome=event.outcome,
+                    exit_code=result.exit_code,
+                    error=result.error,
+                    output=cap_output(result.output),
+                )
+                break
+        finished = [record for record in runs if record.outcome is not None]
+        if len(finished) > self.history_limit:
+            drop = {record.id for record in finished[: len(finished) - self.history_limit]}
+            self._runs[task_id] = [record for record in runs if record.id not in drop]
+
+    def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
+        opened: list[RunRecord] = []
+        for task_id, runs in self._runs.items():
+            for index, record in enumerate(runs):
+                if record.outcome is None:
+                    opened.append(record)
+                    runs[index] = replace(
+                        record,
+                        outcome=RunOutcome.INTERRUPTED,
+                        finished_at=now,
+                        error=INTERRUPTED_ERROR,
+                    )
+            self._runs[task_id] = runs
+        self._run_rows.clear()
+        return sorted(opened, key=lambda record: record.id)
+
+    def load(self, now: datetime) -> LoadResult:
+        return LoadResult(list(self._tasks.values()), [])
+
+    def get(self, task_id: TaskId) -> TaskSnapshot:
+        try:
+            return self._tasks[task_id]
+        except KeyError:
+            raise TaskNotFoundError(task_id) from None
+
+    def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
+        return [
+            snapshot
+            for snapshot in self._tasks.values()
+            if state is None or snapshot.state is state
+        ]
+
+    def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
+        return list(reversed(self._runs.get(task_id, [])))[:limit]
+
+    def quarantined(self) -> list[QuarantinedTask]:
+        return []
+
+    def close(self) -> None:
+        pass

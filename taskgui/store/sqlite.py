@@ -1,0 +1,361 @@
+"""The SQLite repository: the file a person trusts with their schedule.
+
+Every write is one short ``BEGIN IMMEDIATE`` transaction, so a crash at any moment
+leaves either all of an operation on disk or none of it. Statements are prepared once
+(sqlite3 caches them by text) and rows are plain tuples, because the scheduler writes
+on every dispatch and finish.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from taskgui.core.errors import TaskNotFoundError
+from taskgui.core.events import (
+    Event,
+    OccurrencesSkipped,
+    RunDispatched,
+    RunFinished,
+    TaskChanged,
+    TaskRemoved,
+)
+from taskgui.core.recurrence import Recurrence
+from taskgui.core.retry import RetryPolicy
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunId, RunResult, TaskSnapshot, initial_status
+from taskgui.core.task import Command, TaskId, TaskSpec
+from taskgui.store import codec
+from taskgui.store.connection import connect, translate_errors
+from taskgui.store.errors import CodecError, DatabaseCorruptError
+from taskgui.store.repository import (
+    DEFAULT_HISTORY_LIMIT,
+    INTERRUPTED_ERROR,
+    LoadResult,
+    QuarantinedTask,
+    RunRecord,
+    cap_output,
+)
+from taskgui.store.schema import migrate
+
+_SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
+_INSERT_TASK = (
+    f"INSERT INTO tasks ({', '.join(codec.TASK_COLUMNS)}, created_at, updated_at) "
+    f"VALUES ({', '.join('?' * (len(codec.TASK_COLUMNS) + 2))})"
+)
+_UPDATE_TASK = (
+    "UPDATE tasks SET "
+    + ", ".join(f"{column} = ?" for column in codec.TASK_COLUMNS[1:])
+    + ", updated_at = ? WHERE id = ?"
+)
+_RUN_COLUMNS = (
+    "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
+    "exit_code, error, output"
+)
+
+
+@lru_cache(maxsize=256)
+def _encode_command(command: Command) -> str:
+    return codec.encode_command(command)
+
+
+@lru_cache(maxsize=256)
+def _encode_recurrence(recurrence: Recurrence) -> str:
+    return codec.encode_recurrence(recurrence)
+
+
+@lru_cache(maxsize=256)
+def _encode_retry(policy: RetryPolicy) -> str:
+    return codec.encode_retry(policy)
+
+
+def _spec_values(spec: TaskSpec) -> tuple[Any, ...]:
+    # codec.spec_values, with the JSON encodings memoised: bulk imports repeat them.
+    return (
+        spec.name,
+        _encode_command(spec.command),
+        spec.priority,
+        codec.to_us(spec.first_run_at),
+        _encode_recurrence(spec.recurrence),
+        _encode_retry(spec.retry),
+        None if spec.timeout is None else spec.timeout.total_seconds(),
+        spec.concurrency_key,
+        spec.overlap.value,
+        spec.misfire.value,
+        spec.misfire_grace.total_seconds(),
+        int(spec.paused),
+    )
+
+
+def _run_record(row: tuple[Any, ...]) -> RunRecord:
+    return RunRecord(
+        id=row[0],
+        task_id=row[1],
+        attempt=row[2],
+        kind=SlotKind(row[3]),
+        scheduled_at=codec.from_us(row[4]),
+        started_at=codec.opt_from_us(row[5]),
+        finished_at=codec.opt_from_us(row[6]),
+        outcome=RunOutcome(row[7]) if row[7] else None,
+        exit_code=row[8],
+        error=row[9],
+        output=row[10],
+    )
+
+
+class SqliteRepository:
+    """TaskRepository over one SQLite file. Use from one thread at a time."""
+
+    def __init__(self, path: Path, *, history_limit: int = DEFAULT_HISTORY_LIMIT) -> None:
+        if history_limit < 1:
+            raise ValueError("history_limit must be at least 1")
+        self.path = path
+        self.history_limit = history_limit
+        self._connection = connect(path)
+        try:
+            with translate_errors(path):
+                migrate(self._connection, path)
+        except BaseException:
+            self._connection.close()
+            raise
+        # Engine run ids live for one process; the rows they map to are ours.
+        self._run_rows: dict[RunId, int] = {}
+
+    # ------------------------------------------------------------ plumbing
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        connection = self._connection
+        with translate_errors(self.path):
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with translate_errors(self.path):
+            return self._connection.execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def check_integrity(self) -> None:
+        """Raise DatabaseCorruptError if SQLite finds the file damaged.
+
+        ``quick_check`` reads every page but skips the index cross-checks, which keeps
+        it to a few milliseconds per 10,000 tasks: cheap enough for every start.
+        """
+        rows = self._query("PRAGMA quick_check")
+        problems = [str(row[0]) for row in rows if row[0] != "ok"]
+        if problems:
+            raise DatabaseCorruptError(
+                f"{self.path} is damaged ({'; '.join(problems[:3])}); move it aside and "
+                "start a fresh one (taskgui --reset-corrupt), or restore it from a backup",
+                self.path,
+            )
+
+    def data_version(self) -> int:
+        """Changes when *another* connection commits: the cheap way to notice the CLI."""
+        return int(self._query("PRAGMA data_version")[0][0])
+
+    # -------------------------------------------------------------- writes
+
+    def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
+        now_us = codec.to_us(now)
+        with self._transaction() as connection:
+            # Inside BEGIN IMMEDIATE nobody else can insert, so ids can be handed
+            # out up front and the whole batch written with one executemany.
+            row = connection.execute(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'tasks'"
+            ).fetchone()
+            next_id = (row[0] if row else 0) + 1
+            stored = [spec.with_id(next_id + offset) for offset, spec in enumerate(specs)]
+            connection.executemany(
+                _INSERT_TASK,
+                (
+                    (
+                        spec.id,
+                        *_spec_values(spec),
+                        *codec.status_values(initial_status(spec)),
+                        now_us,
+                        now_us,
+                    )
+                    for spec in stored
+                ),
+            )
+        return stored
+
+    def apply(
+        self,
+        events: Sequence[Event],
+        now: datetime,
+        results: Mapping[RunId, RunResult] | None = None,
+    ) -> None:
+        if not events:
+            return
+        now_us = codec.to_us(now)
+        results = results or {}
+        with self._transaction() as connection:
+            execute = connection.execute
+            for event in events:
+                if isinstance(event, TaskChanged):
+                    snapshot = event.task
+                    execute(
+                        _UPDATE_TASK,
+                        (
+                            *_spec_values(snapshot.spec),
+                            *codec.status_values(snapshot.status),
+                            now_us,
+                            snapshot.spec.id,
+                        ),
+                    )
+                elif isinstance(event, RunDispatched):
+                    ticket = event.run
+                    cursor = execute(
+                        "INSERT INTO runs (task_id, attempt, kind, scheduled_at, started_at) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (
+                            ticket.task_id,
+                            ticket.attempt,
+                            ticket.kind.value,
+                            codec.to_us(ticket.scheduled_at),
+                            codec.to_us(ticket.dispatched_at),
+                        ),
+                    )
+                    assert cursor.lastrowid is not None
+                    self._run_rows[ticket.run_id] = cursor.lastrowid
+                elif isinstance(event, RunFinished):
+                    self._finish_run(connection, event, results.get(event.run.run_id))
+                elif isinstance(event, OccurrencesSkipped):
+                    count = f"{event.count}" if event.exact else f"at least {event.count}"
+                    plural = "s" if event.count != 1 else ""
+                    execute(
+                        "INSERT INTO runs (task_id, attempt, kind, scheduled_at, finished_at, "
+                        "outcome, error) VALUES (?, 0, ?, ?, ?, ?, ?)",
+                        (
+                            event.task_id,
+                            SlotKind.OCCURRENCE.value,
+                            codec.to_us(event.first_at),
+                            now_us,
+                            RunOutcome.MISSED.value,
+                            f"skipped {count} occurrence{plural} ({_SKIP_WHY[event.reason]})",
+                        ),
+                    )
+                elif isinstance(event, TaskRemoved):
+                    execute("DELETE FROM tasks WHERE id = ?", (event.task_id,))
+
+    def _finish_run(
+        self, connection: sqlite3.Connection, event: RunFinished, result: RunResult | None
+    ) -> None:
+        row_id = self._run_rows.pop(event.run.run_id, None)
+        if row_id is None:
+            return  # its task was deleted, and the row with it
+        result = result or RunResult()
+        connection.execute(
+            "UPDATE runs SET finished_at = ?, outcome = ?, exit_code = ?, error = ?, "
+            "output = ? WHERE id = ?",
+            (
+                codec.to_us(event.finished_at),
+                event.outcome.value,
+                result.exit_code,
+                result.error,
+                cap_output(result.output),
+                row_id,
+            ),
+        )
+        self._prune(connection, event.run.task_id)
+
+    def _prune(self, connection: sqlite3.Connection, task_id: TaskId) -> None:
+        """Keep the newest ``history_limit`` finished runs of a task."""
+        connection.execute(
+            "DELETE FROM runs WHERE task_id = ? AND outcome IS NOT NULL AND id < ("
+            "SELECT id FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)",
+            (task_id, task_id, self.history_limit - 1),
+        )
+
+    def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
+        with self._transaction() as connection:
+            rows = connection.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE outcome IS NULL ORDER BY id"
+            ).fetchall()
+            connection.execute(
+                "UPDATE runs SET outcome = ?, finished_at = ?, error = ? WHERE outcome IS NULL",
+                (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),
+            )
+        self._run_rows.clear()
+        return [_run_record(row) for row in rows]
+
+    # --------------------------------------------------------------- reads
+
+    def load(self, now: datetime) -> LoadResult:
+        rows = self._query(
+            _SELECT_TASKS + " WHERE id NOT IN (SELECT task_id FROM quarantine) ORDER BY id"
+        )
+        decoder = codec.RowDecoder()
+        tasks: list[TaskSnapshot] = []
+        bad: list[tuple[tuple[Any, ...], CodecError]] = []
+        for row in rows:
+            try:
+                tasks.append(decoder.snapshot(row))
+            except CodecError as error:
+                bad.append((row, error))
+        if bad:
+            self._quarantine(bad, now)
+        return LoadResult(tasks, self.quarantined())
+
+    def _quarantine(self, bad: list[tuple[tuple[Any, ...], CodecError]], now: datetime) -> None:
+        now_us = codec.to_us(now)
+        with self._transaction() as connection:
+            connection.executemany(
+                "INSERT OR REPLACE INTO quarantine (task_id, error, at) VALUES (?, ?, ?)",
+                ((row[0], str(error), now_us) for row, error in bad),
+            )
+
+    def quarantined(self) -> list[QuarantinedTask]:
+        rows = self._query("SELECT task_id, error FROM quarantine ORDER BY task_id")
+        return [QuarantinedTask(task_id, error) for task_id, error in rows]
+
+    def quarantined_row(self, task_id: TaskId) -> dict[str, Any]:
+        """The raw stored row of a quarantined task, for a person to inspect or repair."""
+        rows = self._query(_SELECT_TASKS + " WHERE id = ?", (task_id,))
+        if not rows:
+            raise TaskNotFoundError(task_id)
+        return dict(zip(codec.TASK_COLUMNS, rows[0], strict=True))
+
+    def get(self, task_id: TaskId) -> TaskSnapshot:
+        rows = self._query(_SELECT_TASKS + " WHERE id = ?", (task_id,))
+        if not rows:
+            raise TaskNotFoundError(task_id)
+        return codec.RowDecoder().snapshot(rows[0])
+
+    def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
+        quarantine = "id NOT IN (SELECT task_id FROM quarantine)"
+        if state is None:
+            rows = self._query(f"{_SELECT_TASKS} WHERE {quarantine} ORDER BY id")
+        else:
+            rows = self._query(
+                f"{_SELECT_TASKS} WHERE state = ? AND {quarantine} ORDER BY id", (state.value,)
+            )
+        decoder = codec.RowDecoder()
+        return [decoder.snapshot(row) for row in rows]
+
+    def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
+        rows = self._query(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT ?",
+            (task_id, limit),
+        )
+        return [_run_record(row) for row in rows]
+
+
+_SKIP_WHY = {
+    "misfire": "taskgui was not running, the machine slept, or the clock jumped",
+    "overlap": "the previous run was still going",
+}
