@@ -81,9 +81,7 @@ def _check_accounted_for(path: Path) -> Counter[str]:
             states[task.state.value] += 1
             assert task.state is not TaskState.RUNNING, f"task {task.id} left running"
             runs = repository.runs(task.id)
-            states["runs interrupted"] += sum(
-                run.outcome is RunOutcome.INTERRUPTED for run in runs
-            )
+            states["runs interrupted"] += sum(run.outcome is RunOutcome.INTERRUPTED for run in runs)
             assert all(run.outcome is not None for run in runs), f"open run on {task.id}"
             if task.state in FINISHED:
                 assert runs, f"task {task.id} finished without a recorded run"
