@@ -1,15 +1,16 @@
 """Entry point for ``python -m taskgui`` and the ``taskgui`` console script.
 
-Until the window (``app.py``) and the command line (``cli.py``) exist, this says so
+With a command (``taskgui add ...``, ``taskgui list``) it runs the command line; with
+none it opens the window. Until the window (``app.py``) exists, ``run_gui`` says so
 plainly instead of pretending to start something.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections.abc import Sequence
 
-from taskgui import __version__
+from taskgui import cli
 
 NOT_BUILT_MESSAGE = (
     "taskgui: the desktop app is not built yet — the scheduling core is; "
@@ -17,25 +18,15 @@ NOT_BUILT_MESSAGE = (
 )
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="taskgui",
-        description="A desktop task scheduler with priorities, retries and durable state.",
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run taskgui and return the process exit status."""
-    try:
-        _build_parser().parse_args(argv)
-    except SystemExit as exc:
-        # argparse exits for --version, --help and usage errors; report that as a
-        # status so callers (and tests) get an int back instead of an exception.
-        return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+def run_gui(argv: list[str]) -> int:
+    """Open the window for the global flags in ``argv`` (``--db``, ``--reset-corrupt``)."""
     print(NOT_BUILT_MESSAGE, file=sys.stderr)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run taskgui and return the process exit status."""
+    return cli.main(argv, gui=run_gui)
 
 
 if __name__ == "__main__":

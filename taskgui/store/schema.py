@@ -68,6 +68,20 @@ MIGRATIONS: Sequence[str] = (
     );
     CREATE INDEX runs_open ON runs (id) WHERE outcome IS NULL;
     """,
+    # 3: requests from other processes (the CLI, a second window) to the one process
+    # that runs the schedule; it performs them in order and records the answer.
+    """
+    CREATE TABLE requests (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        op         TEXT    NOT NULL,
+        task_id    INTEGER,
+        payload    TEXT,              -- JSON, for ops that carry a definition
+        created_at INTEGER NOT NULL,
+        done_at    INTEGER,
+        error      TEXT               -- NULL when it succeeded
+    );
+    CREATE INDEX requests_open ON requests (id) WHERE done_at IS NULL;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

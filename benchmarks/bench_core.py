@@ -1,0 +1,713 @@
+"""Time the scheduling core at 1k, 10k, 100k and 1M pending items.
+
+    python benchmarks/bench_core.py            # 1k .. 1M (the 1M engine build may be skipped)
+    python benchmarks/bench_core.py --quick    # 1k .. 100k, fewer operations
+    python benchmarks/bench_core.py --smoke    # 100 and 1000, 50 operations (for the test)
+
+Three structures are measured in the same run, so their ratios carry over to other
+machines even when the absolute numbers do not:
+
+* ``IndexedHeap``: push, remove by id, pop of the head.
+* ``heapq`` with lazy cancellation, the usual alternative: cancel drops the id from a
+  ``live`` dict (the tombstone) and pop skips entries that are no longer live; the heap
+  is rebuilt when dead entries outnumber live ones, and that rebuild is timed where it
+  happens (inside cancel), so its cost is amortized honestly. Its pop is measured on a
+  heap without dead entries, which is the best case for it.
+* ``Engine``: ``add`` of a task including building the validated ``TaskSpec`` and
+  ``Command`` (goal <= 10 us at 100k), ``cancel(id)`` (goal <= 5 us) and dispatching the
+  due head with ``due(now, free_workers=1)`` (goal <= 15 us).
+
+Every operation is timed in batches while the other N items are present; after each
+batch the structure is put back to N items outside the timed region, so the size stays
+about N throughout. Keys and run times are random, because pushing keys in ascending
+order would make push look free. The figure reported is microseconds per operation,
+the best of ``--repeats`` rounds (noise only ever adds time). The garbage collector
+stays enabled while timing, as it is in the app; it is run once before each batch
+series so that garbage from building is not charged to the operation.
+
+This is a benchmark, not a test: it always exits 0 unless it crashes. The goals are
+checked against the 100k column and printed as PASS or MISS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import heapq
+import itertools
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Generic, TypeVar
+
+# Run as a script from a checkout: make ``taskgui`` importable without installing it.
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from taskgui.core.engine import Engine  # noqa: E402
+from taskgui.core.heap import IndexedHeap  # noqa: E402
+from taskgui.core.states import RunOutcome  # noqa: E402
+from taskgui.core.task import Command, TaskSpec  # noqa: E402
+
+IdT = TypeVar("IdT", bound=Hashable)
+Key = tuple[float, int]
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+# Large enough that no task in the benchmark is ever treated as a misfire.
+GRACE = timedelta(days=3650)
+LINE = "true"
+PRIORITIES = 10
+GOAL_SIZE = 100_000
+
+# Row names. Kept as constants because the goal and ratio tables refer to them.
+IH_PUSH = "IndexedHeap.push"
+IH_REMOVE = "IndexedHeap.remove(id)"
+IH_POP = "IndexedHeap.pop (head)"
+HQ_PUSH = "heapq+lazy push"
+HQ_CANCEL = "heapq+lazy cancel(id)"
+HQ_POP = "heapq+lazy pop (head)"
+SPEC_BUILD = "TaskSpec+Command build only"
+ENGINE_ADD_PREBUILT = "Engine.add (prebuilt spec)"
+ENGINE_ADD = "Engine.add incl. TaskSpec build"
+ENGINE_CANCEL = "Engine.cancel(id)"
+ENGINE_DUE = "Engine.due(now,1) ready head"
+ENGINE_DUE_TIME = "Engine.due(t,1) time->ready"
+
+ROWS = [
+    IH_PUSH,
+    IH_REMOVE,
+    IH_POP,
+    HQ_PUSH,
+    HQ_CANCEL,
+    HQ_POP,
+    SPEC_BUILD,
+    ENGINE_ADD_PREBUILT,
+    ENGINE_ADD,
+    ENGINE_CANCEL,
+    ENGINE_DUE,
+    ENGINE_DUE_TIME,
+]
+
+# (row, goal in us at GOAL_SIZE, what the goal says)
+GOALS = [
+    (ENGINE_ADD, 10.0, "add a validated task"),
+    (ENGINE_CANCEL, 5.0, "cancel a task by id"),
+    (ENGINE_DUE, 15.0, "pop the due head"),
+]
+
+# (label, numerator row, denominator row)
+RATIOS = [
+    ("IndexedHeap.push / heapq push", IH_PUSH, HQ_PUSH),
+    ("IndexedHeap.remove / heapq cancel", IH_REMOVE, HQ_CANCEL),
+    ("IndexedHeap.pop / heapq pop", IH_POP, HQ_POP),
+    ("Engine.add incl. build / heapq push", ENGINE_ADD, HQ_PUSH),
+    ("Engine.cancel / heapq cancel", ENGINE_CANCEL, HQ_CANCEL),
+    ("Engine.due ready head / heapq pop", ENGINE_DUE, HQ_POP),
+]
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    sizes: tuple[int, ...]
+    heap_ops: int
+    engine_ops: int
+    repeats: int
+    check_goals: bool
+
+
+MODES = {
+    "full": Mode("full", (1_000, 10_000, 100_000, 1_000_000), 20_000, 5_000, 5, True),
+    "quick": Mode("quick", (1_000, 10_000, 100_000), 5_000, 2_000, 5, True),
+    "smoke": Mode("smoke", (100, 1_000), 50, 50, 1, False),
+}
+
+
+@dataclass
+class Results:
+    """Microseconds per operation by row and size; None where a case was skipped."""
+
+    sizes: tuple[int, ...]
+    values: dict[str, dict[int, float | None]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def put(self, row: str, size: int, value: float | None) -> None:
+        self.values.setdefault(row, {})[size] = value
+
+    def get(self, row: str, size: int) -> float | None:
+        return self.values.get(row, {}).get(size)
+
+
+# ------------------------------------------------------------------- harness
+
+
+def chunk_size(size: int, ops: int) -> int:
+    """Operations per timed batch: at most a tenth of the size, so it stays about N."""
+    return max(1, min(ops, size // 10))
+
+
+def per_op_us(total_ops: int, chunk: int, repeats: int, run_chunk: Callable[[int], float]) -> float:
+    """Best-of-``repeats`` microseconds per operation.
+
+    ``run_chunk(count)`` performs ``count`` operations, returns the seconds they took
+    (timed by itself, around the operations only) and restores the structure after.
+    """
+    gc.collect()
+    best = float("inf")
+    for _ in range(repeats):
+        done = 0
+        elapsed = 0.0
+        while done < total_ops:
+            count = min(chunk, total_ops - done)
+            elapsed += run_chunk(count)
+            done += count
+        best = min(best, elapsed / total_ops)
+    return best * 1e6
+
+
+def random_keys(count: int, span: float, seq: Iterator[int], rng: random.Random) -> list[Key]:
+    """Unique keys ``(random time, seq)``, like the engine's ``(run_at, seq)``."""
+    return [(rng.random() * span, next(seq)) for _ in range(count)]
+
+
+def new_items(
+    size: int, count: int, seq: Iterator[int], rng: random.Random
+) -> list[tuple[int, Key]]:
+    """``count`` items with fresh ids from ``size`` on and random keys."""
+    return list(zip(range(size, size + count), random_keys(count, size, seq, rng), strict=True))
+
+
+class LazyHeap(Generic[IdT]):
+    """``heapq`` plus lazy cancellation: the usual way to cancel without an index.
+
+    ``live`` maps each queued id to the key it was pushed with; an entry whose id is
+    not live under that very key object is a tombstone that ``pop`` skips.
+    """
+
+    __slots__ = ("heap", "live")
+
+    def __init__(self, items: Iterable[tuple[IdT, Key]] = ()) -> None:
+        self.live: dict[IdT, Key] = dict(items)
+        self.heap: list[tuple[Key, IdT]] = [(key, item_id) for item_id, key in self.live.items()]
+        heapq.heapify(self.heap)
+
+    def __len__(self) -> int:
+        return len(self.live)
+
+    def push(self, item_id: IdT, key: Key) -> None:
+        if item_id in self.live:
+            raise KeyError(item_id)
+        self.live[item_id] = key
+        heapq.heappush(self.heap, (key, item_id))
+
+    def cancel(self, item_id: IdT) -> None:
+        del self.live[item_id]
+        if len(self.heap) > 2 * len(self.live) + 64:
+            self.compact()
+
+    def pop(self) -> tuple[IdT, Key]:
+        heap = self.heap
+        live = self.live
+        while True:
+            key, item_id = heapq.heappop(heap)
+            if live.get(item_id) is key:
+                del live[item_id]
+                return item_id, key
+
+    def compact(self) -> None:
+        """Drop the tombstones: O(n), run when they outnumber the live entries."""
+        self.heap = [(key, item_id) for item_id, key in self.live.items()]
+        heapq.heapify(self.heap)
+
+
+# --------------------------------------------------------------------- heaps
+
+
+def bench_indexed_heap(size: int, ops: int, repeats: int, rng: random.Random) -> dict[str, float]:
+    seq = itertools.count()
+    heap: IndexedHeap[int, Key] = IndexedHeap()
+    heap.heapify(enumerate(random_keys(size, size, seq, rng)))
+    chunk = chunk_size(size, ops)
+
+    def push_chunk(count: int) -> float:
+        items = new_items(size, count, seq, rng)
+        push = heap.push
+        start = time.perf_counter()
+        for item_id, key in items:
+            push(item_id, key)
+        elapsed = time.perf_counter() - start
+        for item_id, _ in items:
+            heap.remove(item_id)
+        return elapsed
+
+    def remove_chunk(count: int) -> float:
+        victims = rng.sample(range(size), count)
+        saved = [(item_id, heap.key_of(item_id)) for item_id in victims]
+        remove = heap.remove
+        start = time.perf_counter()
+        for item_id in victims:
+            remove(item_id)
+        elapsed = time.perf_counter() - start
+        for item_id, key in saved:
+            heap.push(item_id, key)
+        return elapsed
+
+    def pop_chunk(count: int) -> float:
+        popped: list[tuple[int, Key]] = []
+        keep = popped.append
+        pop = heap.pop
+        start = time.perf_counter()
+        for _ in range(count):
+            keep(pop())
+        elapsed = time.perf_counter() - start
+        for item_id, key in popped:
+            heap.push(item_id, key)
+        return elapsed
+
+    results = {
+        IH_PUSH: per_op_us(ops, chunk, repeats, push_chunk),
+        IH_REMOVE: per_op_us(ops, chunk, repeats, remove_chunk),
+        IH_POP: per_op_us(ops, chunk, repeats, pop_chunk),
+    }
+    if len(heap) != size:
+        raise RuntimeError(f"IndexedHeap benchmark left {len(heap)} items, expected {size}")
+    return results
+
+
+def bench_lazy_heapq(size: int, ops: int, repeats: int, rng: random.Random) -> dict[str, float]:
+    seq = itertools.count()
+    chunk = chunk_size(size, ops)
+
+    def fresh() -> LazyHeap[int]:
+        return LazyHeap(enumerate(random_keys(size, size, seq, rng)))
+
+    heap = fresh()
+
+    def push_chunk(count: int) -> float:
+        items = new_items(size, count, seq, rng)
+        push = heap.push
+        start = time.perf_counter()
+        for item_id, key in items:
+            push(item_id, key)
+        elapsed = time.perf_counter() - start
+        for item_id, _ in items:
+            heap.cancel(item_id)
+        return elapsed
+
+    results = {HQ_PUSH: per_op_us(ops, chunk, repeats, push_chunk)}
+
+    heap = fresh()
+
+    def cancel_chunk(count: int) -> float:
+        victims = rng.sample(range(size), count)
+        saved = [(item_id, heap.live[item_id]) for item_id in victims]
+        # Bound per batch: compact() may replace heap.heap, but not the method.
+        cancel = heap.cancel
+        start = time.perf_counter()
+        for item_id in victims:
+            cancel(item_id)
+        elapsed = time.perf_counter() - start
+        for item_id, key in saved:
+            heap.push(item_id, key)  # the old entry stays behind as a tombstone
+        return elapsed
+
+    results[HQ_CANCEL] = per_op_us(ops, chunk, repeats, cancel_chunk)
+
+    heap = fresh()
+
+    def pop_chunk(count: int) -> float:
+        popped: list[tuple[int, Key]] = []
+        keep = popped.append
+        pop = heap.pop
+        start = time.perf_counter()
+        for _ in range(count):
+            keep(pop())
+        elapsed = time.perf_counter() - start
+        for item_id, key in popped:
+            heap.push(item_id, key)
+        return elapsed
+
+    results[HQ_POP] = per_op_us(ops, chunk, repeats, pop_chunk)
+    if len(heap) != size:
+        raise RuntimeError(f"heapq benchmark left {len(heap)} items, expected {size}")
+    return results
+
+
+# -------------------------------------------------------------------- engine
+
+
+@dataclass
+class EngineFixture:
+    engine: Engine
+    specs: list[TaskSpec]  # specs[task_id - 1]
+    by_time: list[tuple[datetime, int]]  # (first_run_at, task_id), earliest first
+    build_seconds: float
+
+
+def build_engine(size: int, rng: random.Random, budget: float) -> EngineFixture | None:
+    """N one-off tasks with ids 1..N, due at distinct whole seconds spread over the past.
+
+    Returns None when building takes longer than ``budget`` seconds.
+    """
+    base = NOW - timedelta(seconds=size + 1)
+    offsets = list(range(size))
+    rng.shuffle(offsets)
+    command = Command(line="true")
+    engine = Engine(rng=random.Random(0))
+    specs: list[TaskSpec] = []
+    start = time.perf_counter()
+    for task_id, offset in enumerate(offsets, start=1):
+        spec = TaskSpec(
+            id=task_id,
+            name=f"task {task_id}",
+            command=command,
+            first_run_at=base + timedelta(seconds=offset),
+            priority=rng.randrange(PRIORITIES),
+            misfire_grace=GRACE,
+        )
+        engine.add(spec)
+        specs.append(spec)
+        if task_id % 8192 == 0 and time.perf_counter() - start > budget:
+            return None
+    build_seconds = time.perf_counter() - start
+    by_time = sorted((spec.first_run_at, spec.id) for spec in specs)
+    return EngineFixture(engine, specs, by_time, build_seconds)
+
+
+def finish_and_readd(fixture: EngineFixture, now: datetime) -> int:
+    """Finish every running run, then put its one-off task back as it was first added."""
+    engine = fixture.engine
+    runs = engine.running_runs
+    for run_id, ticket in runs.items():
+        engine.finished(run_id, RunOutcome.SUCCEEDED, now)
+        engine.remove(ticket.task_id)
+        engine.add(fixture.specs[ticket.task_id - 1])
+    return len(runs)
+
+
+class EngineBench:
+    """The engine's timed batches; each restores the engine to its N tasks afterwards."""
+
+    def __init__(self, fixture: EngineFixture, rng: random.Random) -> None:
+        self.fixture = fixture
+        self.engine = fixture.engine
+        self.size = len(fixture.specs)
+        self.base = NOW - timedelta(seconds=self.size + 1)
+        self.rng = rng
+
+    def new_inputs(self, count: int) -> list[tuple[int, str, datetime, int]]:
+        """What a person would enter for ``count`` new tasks: id, name, time, priority."""
+        size, rng = self.size, self.rng
+        return [
+            (
+                task_id,
+                f"task {task_id}",
+                self.base + timedelta(seconds=rng.random() * size),
+                rng.randrange(PRIORITIES),
+            )
+            for task_id in range(size + 1, size + 1 + count)
+        ]
+
+    def spec_chunk(self, count: int) -> float:
+        inputs = self.new_inputs(count)
+        built: list[TaskSpec] = []
+        keep = built.append
+        start = time.perf_counter()
+        for task_id, name, at, priority in inputs:
+            keep(
+                TaskSpec(
+                    id=task_id,
+                    name=name,
+                    command=Command(line=LINE),
+                    first_run_at=at,
+                    priority=priority,
+                    misfire_grace=GRACE,
+                )
+            )
+        return time.perf_counter() - start
+
+    def add_prebuilt_chunk(self, count: int) -> float:
+        command = Command(line=LINE)
+        specs = [
+            TaskSpec(
+                id=task_id,
+                name=name,
+                command=command,
+                first_run_at=at,
+                priority=priority,
+                misfire_grace=GRACE,
+            )
+            for task_id, name, at, priority in self.new_inputs(count)
+        ]
+        add = self.engine.add
+        start = time.perf_counter()
+        for spec in specs:
+            add(spec)
+        elapsed = time.perf_counter() - start
+        for spec in specs:
+            self.engine.remove(spec.id)
+        return elapsed
+
+    def add_chunk(self, count: int) -> float:
+        inputs = self.new_inputs(count)
+        add = self.engine.add
+        start = time.perf_counter()
+        for task_id, name, at, priority in inputs:
+            add(
+                TaskSpec(
+                    id=task_id,
+                    name=name,
+                    command=Command(line=LINE),
+                    first_run_at=at,
+                    priority=priority,
+                    misfire_grace=GRACE,
+                )
+            )
+        elapsed = time.perf_counter() - start
+        for task_id, *_ in inputs:
+            self.engine.remove(task_id)
+        return elapsed
+
+    def cancel_chunk(self, count: int) -> float:
+        victims = self.rng.sample(range(1, self.size + 1), count)
+        cancel = self.engine.cancel
+        start = time.perf_counter()
+        for task_id in victims:
+            cancel(task_id)
+        elapsed = time.perf_counter() - start
+        for task_id in victims:
+            self.engine.remove(task_id)
+            self.engine.add(self.fixture.specs[task_id - 1])
+        return elapsed
+
+    def due_time_chunk(self, count: int) -> float:
+        """Each call's ``now`` is the next task's own run time, so exactly one task comes
+        due: it moves from the time heap to the ready heap and is dispatched."""
+        moments = [at for at, _ in self.fixture.by_time[:count]]
+        due = self.engine.due
+        start = time.perf_counter()
+        for moment in moments:
+            due(moment, 1)
+        elapsed = time.perf_counter() - start
+        dispatched = finish_and_readd(self.fixture, moments[-1])
+        if dispatched != count or self.engine.ready_count():
+            raise RuntimeError(f"due(t, 1) dispatched {dispatched} runs, expected {count}")
+        return elapsed
+
+    def due_ready_chunk(self, count: int) -> float:
+        """All N tasks are due and in the ready heap; each call dispatches the head."""
+        due = self.engine.due
+        start = time.perf_counter()
+        for _ in range(count):
+            due(NOW, 1)
+        elapsed = time.perf_counter() - start
+        dispatched = finish_and_readd(self.fixture, NOW)
+        self.engine.due(NOW, 0)  # the re-added tasks join the backlog again
+        if dispatched != count or self.engine.ready_count() != self.size:
+            raise RuntimeError(f"due(now, 1) dispatched {dispatched} runs, expected {count}")
+        return elapsed
+
+
+def bench_engine(
+    fixture: EngineFixture, ops: int, repeats: int, rng: random.Random
+) -> dict[str, float]:
+    bench = EngineBench(fixture, rng)
+    engine, size = bench.engine, bench.size
+    chunk = chunk_size(size, ops)
+    results = {
+        SPEC_BUILD: per_op_us(ops, chunk, repeats, bench.spec_chunk),
+        ENGINE_ADD_PREBUILT: per_op_us(ops, chunk, repeats, bench.add_prebuilt_chunk),
+        ENGINE_ADD: per_op_us(ops, chunk, repeats, bench.add_chunk),
+        ENGINE_CANCEL: per_op_us(ops, chunk, repeats, bench.cancel_chunk),
+        ENGINE_DUE_TIME: per_op_us(ops, chunk, repeats, bench.due_time_chunk),
+    }
+    # Everything is past due: one untimed call moves all N into the ready heap (a
+    # backlog, as after waking from sleep); each timed call then dispatches its head.
+    engine.due(NOW, 0)
+    if engine.ready_count() != size:
+        raise RuntimeError(f"{engine.ready_count()} tasks ready, expected {size}")
+    results[ENGINE_DUE] = per_op_us(ops, chunk, repeats, bench.due_ready_chunk)
+    if len(engine) != size:
+        raise RuntimeError(f"engine benchmark left {len(engine)} tasks, expected {size}")
+    return results
+
+
+# ------------------------------------------------------------------- output
+
+
+def label(size: int) -> str:
+    if size >= 1_000_000 and size % 1_000_000 == 0:
+        return f"{size // 1_000_000}M"
+    if size >= 1_000 and size % 1_000 == 0:
+        return f"{size // 1_000}k"
+    return str(size)
+
+
+def cell(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def format_table(results: Results) -> list[str]:
+    sizes = results.sizes
+    first, last = sizes[0], sizes[-1]
+    name_width = max(len(row) for row in ROWS) + 2
+    growth = f"growth {label(first)}->{label(last)}"
+    header = f"{'operation (us/op)':<{name_width}}" + "".join(
+        f"{label(size):>10}" for size in sizes
+    )
+    lines = [header + f"  {growth:>16}", "-" * (len(header) + 18)]
+    for row in ROWS:
+        values = [results.get(row, size) for size in sizes]
+        start, end = values[0], values[-1]
+        ratio = f"x{end / start:.1f}" if start and end is not None else "n/a"
+        lines.append(
+            f"{row:<{name_width}}" + "".join(f"{cell(v):>10}" for v in values) + f"  {ratio:>16}"
+        )
+    lines.append("")
+    ratio_width = max(len(name) for name, _, _ in RATIOS) + 2
+    lines.append(
+        f"{'ratio (same run)':<{ratio_width}}" + "".join(f"{label(size):>10}" for size in sizes)
+    )
+    for name, top, bottom in RATIOS:
+        cells = []
+        for size in sizes:
+            num, den = results.get(top, size), results.get(bottom, size)
+            cells.append(f"{num / den:.1f}x" if num is not None and den else "n/a")
+        lines.append(f"{name:<{ratio_width}}" + "".join(f"{c:>10}" for c in cells))
+    return lines
+
+
+def format_goals(results: Results) -> list[str]:
+    lines = [f"goals at {label(GOAL_SIZE)} pending tasks:"]
+    for row, goal, what in GOALS:
+        measured = results.get(row, GOAL_SIZE)
+        if measured is None:
+            verdict, shown = "n/a", "not measured"
+        else:
+            verdict = "PASS" if measured <= goal else "MISS"
+            shown = f"{measured:6.2f} us"
+        lines.append(f"  {verdict:<5} {what:<22} {row:<34} goal <= {goal:4.1f} us  {shown}")
+    return lines
+
+
+# --------------------------------------------------------------------- main
+
+
+def load_average() -> str:
+    """The 1-minute load average, to judge how noisy the numbers are ("?" if unknown)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    except (AttributeError, OSError):
+        return "?"
+
+
+def run(mode: Mode, *, build_budget: float, seed: int, log: Callable[[str], None]) -> Results:
+    rng = random.Random(seed)
+    results = Results(mode.sizes)
+    per_task_build: float | None = None
+    for size in mode.sizes:
+        log(f"size {label(size)}: heaps")
+        for row, value in bench_indexed_heap(size, mode.heap_ops, mode.repeats, rng).items():
+            results.put(row, size, value)
+        for row, value in bench_lazy_heapq(size, mode.heap_ops, mode.repeats, rng).items():
+            results.put(row, size, value)
+        gc.collect()
+
+        engine_rows = [SPEC_BUILD, ENGINE_ADD_PREBUILT, ENGINE_ADD, ENGINE_CANCEL]
+        engine_rows += [ENGINE_DUE, ENGINE_DUE_TIME]
+        estimate = per_task_build * size if per_task_build is not None else 0.0
+        if estimate > 1.5 * build_budget:
+            results.notes.append(
+                f"engine at {label(size)} skipped: building it would take about "
+                f"{estimate:.0f} s (budget {build_budget:.0f} s; raise --build-budget)"
+            )
+            for row in engine_rows:
+                results.put(row, size, None)
+            continue
+        log(f"size {label(size)}: building the engine")
+        fixture = build_engine(size, rng, build_budget)
+        if fixture is None:
+            results.notes.append(
+                f"engine at {label(size)} skipped: building it took over {build_budget:.0f} s "
+                "(raise --build-budget)"
+            )
+            for row in engine_rows:
+                results.put(row, size, None)
+            gc.collect()
+            continue
+        per_task_build = fixture.build_seconds / size
+        log(f"size {label(size)}: built in {fixture.build_seconds:.1f} s; timing the engine")
+        for row, value in bench_engine(fixture, mode.engine_ops, mode.repeats, rng).items():
+            results.put(row, size, value)
+        del fixture
+        gc.collect()
+    return results
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_true", help="1k..100k, fewer operations")
+    group.add_argument("--smoke", action="store_true", help="100 and 1000, 50 operations")
+    parser.add_argument(
+        "--build-budget",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="skip an engine size whose build takes longer than this (default 60)",
+    )
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--repeats", type=int, help="rounds per measurement (best is kept)")
+    parser.add_argument("--ops", type=int, help="operations per measurement (heaps and engine)")
+    parser.add_argument("--verbose", action="store_true", help="print progress to stderr")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    mode = MODES["smoke" if args.smoke else "quick" if args.quick else "full"]
+    if args.repeats is not None or args.ops is not None:
+        mode = Mode(
+            mode.name,
+            mode.sizes,
+            args.ops or mode.heap_ops,
+            args.ops or mode.engine_ops,
+            args.repeats or mode.repeats,
+            mode.check_goals,
+        )
+
+    def log(message: str) -> None:
+        if args.verbose:
+            print(message, file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    results = run(mode, build_budget=args.build_budget, seed=args.seed, log=log)
+    elapsed = time.perf_counter() - started
+
+    print(
+        f"bench_core ({mode.name}): Python {platform.python_version()} "
+        f"({platform.python_implementation()}) on {platform.machine()} {platform.system()}; "
+        f"{mode.heap_ops} heap ops / {mode.engine_ops} engine ops per cell, "
+        f"best of {mode.repeats}; {elapsed:.0f} s; load average {load_average()}"
+    )
+    print()
+    for line in format_table(results):
+        print(line)
+    if mode.check_goals:
+        print()
+        for line in format_goals(results):
+            print(line)
+    for note in results.notes:
+        print(f"note: {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

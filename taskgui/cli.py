@@ -1,0 +1,427 @@
+"""The command line: add, inspect and steer tasks in the same database as the app.
+
+Scripts depend on it, so its surface is a contract: command and flag names, the JSON
+fields (see ``cli_format``), one ``taskgui: error: ...`` line on stderr, and exit
+status 0 (done), 1 (the task does not exist or the operation failed), 2 (bad usage or
+input), 130 (interrupted). Never a traceback.
+
+A change must reach whoever runs the schedule. When nobody does, the CLI takes the
+scheduler lock itself and changes the schedule through ``Operations`` (engine decides,
+repository commits). When a daemon or window holds the lock, the CLI files a request
+in the database and waits for that process to carry it out and answer, so the two
+never disagree about a task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from taskgui import __version__, cli_format
+from taskgui.cli_spec import add_arguments, spec_from_args
+from taskgui.core.clock import Clock, SystemClock
+from taskgui.core.engine import Engine
+from taskgui.core.errors import InvalidTaskError, TaskguiError
+from taskgui.core.states import TaskState
+from taskgui.core.task import TaskSpec
+from taskgui.store.errors import SchedulerAlreadyRunningError
+from taskgui.store.lock import SchedulerLock, holder_pid, is_locked, lock_path_for
+from taskgui.store.operations import Op, Operations
+from taskgui.store.paths import resolve_database_path
+from taskgui.store.recovery import open_sqlite, recover
+from taskgui.store.sqlite import SqliteRepository
+
+PROG = "taskgui"
+ERROR_PREFIX = f"{PROG}: error: "
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+REQUEST_POLL_SECONDS = 0.02
+REQUEST_TIMEOUT_SECONDS = 10.0
+DEFAULT_WORKERS = 4
+DEFAULT_HISTORY = 20
+REPORT_HINT = "this is a bug in taskgui; please report it with the command you ran"
+
+GuiLauncher = Callable[[list[str]], int]
+
+
+class UsageError(TaskguiError):
+    """The command line itself is wrong: exit status 2, like argparse's own errors."""
+
+
+class OperationFailedError(TaskguiError):
+    """The scheduler refused a request or did not answer it: exit status 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors follow taskgui's one-line format and exit code."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every command needs, built once from the global flags."""
+
+    database: Path
+    reset_corrupt: bool
+    clock: Clock
+
+
+# ------------------------------------------------------------------ argument types
+
+
+def positive_int(text: str) -> int:
+    """An argparse type for ids and counts: a whole number from 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1, not {text!r}")
+    return value
+
+
+# --------------------------------------------------------------------------- parser
+
+_FORMATTER = argparse.RawDescriptionHelpFormatter
+_MAIN_EPILOG = """\
+With no command, taskgui opens its window.
+
+examples:
+  taskgui add --name backup --command 'rsync -a ~/docs /mnt/backup' --cron '0 2 * * *'
+  taskgui list --state retrying
+  taskgui --db ./project.sqlite3 daemon --workers 2
+"""
+
+
+def _command(
+    commands: argparse._SubParsersAction[_Parser],
+    name: str,
+    summary: str,
+    examples: str,
+) -> argparse.ArgumentParser:
+    lines = (line.strip() for line in examples.strip().splitlines())
+    epilog = "examples:\n" + "".join(f"  {line}\n" for line in lines)
+    return commands.add_parser(
+        name, help=summary, description=summary, epilog=epilog, formatter_class=_FORMATTER
+    )
+
+
+def _id_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", type=positive_int, metavar="ID", help="the task's id (see 'list')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line, with an example or two under every command's --help."""
+    parser = _Parser(
+        prog=PROG,
+        description="A task scheduler with priorities, retries and durable state.",
+        epilog=_MAIN_EPILOG,
+        formatter_class=_FORMATTER,
+    )
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the database file (default: $TASKGUI_DB, else taskgui.sqlite3 in your data folder)",
+    )
+    parser.add_argument(
+        "--reset-corrupt",
+        action="store_true",
+        help="if the database is damaged, move it aside (it is never deleted) and start afresh",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+
+    add = _command(
+        commands,
+        "add",
+        "Add a task and print its id.",
+        """
+        taskgui add --name report --command ./report.sh --in 10m
+        taskgui add --name sync --command 'make sync' --every 5m --max-attempts 5 --jitter
+        taskgui add --name weekly --command backup --cron '0 9 * * 1' --tz Europe/Berlin
+        """,
+    )
+    add_arguments(add)
+    add.set_defaults(handler=_cmd_add)
+
+    listing = _command(
+        commands,
+        "list",
+        "List tasks.",
+        "taskgui list\ntaskgui list --state retrying --json | jq '.[].id'",
+    )
+    listing.add_argument("--state", choices=[state.value for state in TaskState])
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(handler=_cmd_list)
+
+    show = _command(commands, "show", "Show one task.", "taskgui show 7\ntaskgui show 7 --json")
+    _id_argument(show)
+    show.add_argument("--json", action="store_true", help="print a JSON object")
+    show.set_defaults(handler=_cmd_show)
+
+    history = _command(
+        commands, "history", "Show a task's runs, newest first.", "taskgui history 7 --limit 5"
+    )
+    _id_argument(history)
+    history.add_argument("--json", action="store_true", help="print a JSON array")
+    history.add_argument(
+        "--limit", type=positive_int, default=DEFAULT_HISTORY, help="at most N runs (default 20)"
+    )
+    history.set_defaults(handler=_cmd_history)
+
+    for name, (op, summary, done) in _CHANGES.items():
+        change = _command(commands, name, summary, f"taskgui {name} 7")
+        _id_argument(change)
+        change.set_defaults(handler=_cmd_change, op=op, done=done)
+
+    daemon = _command(
+        commands,
+        "daemon",
+        "Run the schedule without a window, until interrupted.",
+        "taskgui daemon\ntaskgui --db ~/jobs.sqlite3 daemon --workers 8",
+    )
+    daemon.add_argument(
+        "--workers",
+        type=positive_int,
+        default=DEFAULT_WORKERS,
+        help=f"how many tasks may run at once (default {DEFAULT_WORKERS})",
+    )
+    daemon.set_defaults(handler=_cmd_daemon)
+    return parser
+
+
+# ------------------------------------------------------------------ the database
+
+
+@contextmanager
+def _repository(ctx: Context) -> Iterator[SqliteRepository]:
+    """Open the database (moving a damaged one aside only if asked), close it after."""
+    repository, moved = open_sqlite(ctx.database, ctx.clock.now(), reset_corrupt=ctx.reset_corrupt)
+    if moved is not None:
+        _note(f"{ctx.database} was damaged; moved it to {moved} and started a fresh database")
+    try:
+        yield repository
+    finally:
+        repository.close()
+
+
+def _note(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+# ------------------------------------------------------------------------ commands
+
+
+def _cmd_add(args: argparse.Namespace, ctx: Context) -> int:
+    now = ctx.clock.now()
+    spec = spec_from_args(args, now)
+    if spec.first_run_at < now and not spec.recurrence.is_recurring:
+        _note("that time has passed; the task is due now (its misfire policy applies)")
+    stored = _add(spec, ctx)
+    print(stored.id)
+    return EXIT_OK
+
+
+def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
+    """Store the task, then tell a running scheduler about it.
+
+    Insert first, check the lock second: a scheduler that starts in between loads the
+    row when it starts, and one already running gets the request ("added" is
+    idempotent), so the task is never left out of the schedule.
+    """
+    with _repository(ctx) as repository:
+        now = ctx.clock.now()
+        stored = repository.add_tasks([spec], now)[0]
+        if is_locked(ctx.database):
+            repository.submit_request(Op.ADDED, stored.id, None, now)
+    return stored
+
+
+def _cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    state = TaskState(args.state) if args.state else None
+    with _repository(ctx) as repository:
+        snapshots = repository.list_tasks(state)
+    if args.json:
+        _print_json([cli_format.task_json(snapshot) for snapshot in snapshots])
+    elif not snapshots:
+        print(f"no {state.value} tasks" if state else "no tasks")
+    else:
+        print("\n".join(cli_format.task_table(snapshots)))
+    return EXIT_OK
+
+
+def _cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    with _repository(ctx) as repository:
+        snapshot = repository.get(args.id)
+    if args.json:
+        _print_json(cli_format.task_json(snapshot))
+    else:
+        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now())))
+    return EXIT_OK
+
+
+def _cmd_history(args: argparse.Namespace, ctx: Context) -> int:
+    with _repository(ctx) as repository:
+        repository.get(args.id)  # "no task with id N" rather than an empty history
+        runs = repository.runs(args.id, args.limit)
+    if args.json:
+        _print_json([cli_format.run_json(run) for run in runs])
+    elif not runs:
+        print(f"task {args.id} has not run yet")
+    else:
+        print("\n".join(cli_format.history_table(runs)))
+    return EXIT_OK
+
+
+# command -> (operation, summary for --help, what to report when done)
+_CHANGES: dict[str, tuple[Op, str, str]] = {
+    "cancel": (Op.CANCEL, "Cancel a task for good; a run in progress is stopped.", "cancelled"),
+    "pause": (Op.PAUSE, "Pause a task: it keeps its place, starts no scheduled runs.", "paused"),
+    "resume": (Op.RESUME, "Resume a paused task.", "resumed"),
+    "run-now": (Op.RUN_NOW, "Run a task now, outside its schedule.", "will run now"),
+    "retry": (Op.RETRY_NOW, "Run the next attempt of a failed task now.", "will retry now"),
+    "delete": (Op.DELETE, "Delete a task and its history.", "deleted"),
+}
+
+
+def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
+    op: Op = args.op
+    with _repository(ctx) as repository:
+        repository.get(args.id)  # fail fast, before any lock or request
+        lock = SchedulerLock(ctx.database)
+        try:
+            lock.acquire()
+        except SchedulerAlreadyRunningError:
+            _request(repository, op, args.id, ctx)
+        else:
+            try:
+                _perform_here(repository, op, args.id, ctx)
+            finally:
+                lock.release()
+            if op in (Op.RUN_NOW, Op.RETRY_NOW):
+                _note(
+                    "no scheduler is running for this database; the run starts when "
+                    "'taskgui daemon' or the app starts"
+                )
+    print(f"task {args.id} {args.done}")
+    return EXIT_OK
+
+
+def _perform_here(repository: SqliteRepository, op: Op, task_id: int, ctx: Context) -> None:
+    """Nobody runs the schedule and we hold the lock: load it, change it, commit."""
+    engine = Engine()
+    now = ctx.clock.now()
+    recover(repository, engine, now)
+    Operations(engine, repository).perform(op, task_id, None, now)
+
+
+def _request(repository: SqliteRepository, op: Op, task_id: int, ctx: Context) -> None:
+    """Ask the process running the schedule to perform ``op`` and wait for its answer."""
+    request_id = repository.submit_request(op, task_id, None, ctx.clock.now())
+    deadline = ctx.clock.monotonic() + REQUEST_TIMEOUT_SECONDS
+    while True:
+        done, error = repository.request_outcome(request_id)
+        if done:
+            if error:
+                raise OperationFailedError(error)
+            return
+        if ctx.clock.monotonic() >= deadline:
+            pid = holder_pid(lock_path_for(ctx.database))
+            who = f"process {pid}" if pid else "another process"
+            raise OperationFailedError(
+                f"the scheduler running {ctx.database} ({who}) did not answer within "
+                f"{REQUEST_TIMEOUT_SECONDS:g}s; the request stays queued and may still be "
+                f"carried out (check with 'taskgui show {task_id}'), or restart that process"
+            )
+        time.sleep(REQUEST_POLL_SECONDS)
+
+
+def _cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
+    # Imported here so that every other command starts without loading Qt.
+    try:
+        from taskgui.runtime.daemon import run_daemon  # noqa: PLC0415
+    except ImportError as error:
+        raise OperationFailedError(f"cannot start the daemon: {error}") from None
+    return int(run_daemon(ctx.database, args.workers, ctx.reset_corrupt))
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def _error(message: str, status: int) -> int:
+    print(ERROR_PREFIX + " ".join(message.split()), file=sys.stderr)
+    return status
+
+
+def _run(argv: list[str], clock: Clock, gui: GuiLauncher | None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exited:  # --help and --version print and "exit" 0
+        return exited.code if isinstance(exited.code, int) else EXIT_OK
+    except UsageError as error:
+        return _error(str(error), EXIT_USAGE)
+    if args.command is None:
+        if gui is not None:
+            return gui(argv)
+        return _error("choose a command (see 'taskgui --help')", EXIT_USAGE)
+    ctx = Context(
+        database=resolve_database_path(args.db), reset_corrupt=args.reset_corrupt, clock=clock
+    )
+    try:
+        return int(args.handler(args, ctx))
+    except (UsageError, InvalidTaskError) as error:
+        return _error(str(error), EXIT_USAGE)
+    except TaskguiError as error:  # not found, invalid state, store errors, refusals
+        return _error(str(error), EXIT_FAILED)
+    except BrokenPipeError:
+        raise  # the reader went away ('taskgui list | head'); main() ends quietly
+    except OSError as error:  # e.g. the lock file's folder is not writable
+        where = f" ({error.filename})" if error.filename else ""
+        return _error(f"{error.strerror or error}{where}", EXIT_FAILED)
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    clock: Clock | None = None,
+    gui: GuiLauncher | None = None,
+) -> int:
+    """Run one command line and return its exit status; never raises.
+
+    ``gui`` opens the window when no command is given (``__main__`` passes it in, so
+    this module never imports the UI). ``clock`` lets tests fix the time.
+    """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(arguments, clock or SystemClock(), gui)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. 'taskgui list | head -1'
+        _silence_stdout()
+        return EXIT_FAILED
+    except Exception as error:
+        return _error(f"internal error: {type(error).__name__}: {error}; {REPORT_HINT}", 1)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not complain."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)

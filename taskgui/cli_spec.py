@@ -1,0 +1,260 @@
+"""``taskgui add``: its flags, and turning them into a validated ``TaskSpec``.
+
+Kept apart from ``cli.py`` because it is the one command with real input rules: times
+(a naive ``--at`` is local wall time), durations (``core.duration``), the cron time
+zone (the machine's own zone unless told otherwise) and how the retry flags combine.
+Everything that core validation can judge is left to core, so the dialog and the CLI
+reject the same things with the same words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from taskgui.core.duration import parse_duration
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
+from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
+from taskgui.core.states import MisfirePolicy, OverlapPolicy
+from taskgui.core.task import Command, TaskSpec
+
+LOCALTIME = Path("/etc/localtime")
+TIMEZONE_FILE = Path("/etc/timezone")
+FALLBACK_ZONE = "UTC"
+# croniter's next match is strictly after its start; stepping back this much makes a
+# start time that is itself a match (--at 09:00 with '0 9 * * *') count as the first run.
+_CRON_START_EPSILON = timedelta(microseconds=1)
+
+
+class AddUsageError(InvalidTaskError):
+    """Flags that do not fit together (exit status 2, like any invalid input)."""
+
+
+# ------------------------------------------------------------------ argument types
+
+
+def duration_arg(text: str) -> timedelta:
+    """An argparse type for ``30s``, ``5m``, ``1h30m``, ``2d``."""
+    try:
+        return parse_duration(text)
+    except InvalidTaskError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def datetime_arg(text: str) -> datetime:
+    """An argparse type for ISO 8601; a time without an offset is local wall time."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+        if moment.tzinfo is None:
+            moment = moment.astimezone()  # interpret as this machine's local time
+        return moment.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        raise argparse.ArgumentTypeError(
+            f"cannot read {text!r} as a date and time; write it like 2026-03-01T09:30 "
+            "(local time) or 2026-03-01T09:30+01:00"
+        ) from None
+
+
+# --------------------------------------------------------------------------- flags
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``taskgui add``; names are part of the scripting contract."""
+    parser.add_argument("--name", required=True, help="a name to recognise the task by")
+    parser.add_argument("--command", required=True, metavar="CMD", help="the command line")
+    when = parser.add_argument_group("when").add_mutually_exclusive_group()
+    when.add_argument(
+        "--at",
+        type=datetime_arg,
+        metavar="ISO_DATETIME",
+        help="first run time, ISO 8601; without an offset it is local time (default: now)",
+    )
+    when.add_argument(
+        "--in", dest="in_", type=duration_arg, metavar="DURATION", help="first run after DURATION"
+    )
+    repeat = parser.add_argument_group("repeat (default: run once)")
+    every_or_cron = repeat.add_mutually_exclusive_group()
+    every_or_cron.add_argument(
+        "--every", type=duration_arg, metavar="DURATION", help="repeat, e.g. 30s, 5m, 1h30m, 2d"
+    )
+    every_or_cron.add_argument("--cron", metavar="EXPR", help="5-field cron, e.g. '0 9 * * 1-5'")
+    repeat.add_argument(
+        "--fixed-delay",
+        action="store_true",
+        help="with --every: measure the interval from the end of the previous run",
+    )
+    repeat.add_argument("--tz", metavar="ZONE", help="with --cron: IANA zone (default: local)")
+    retry = parser.add_argument_group("retry (default: 3 attempts, exponential backoff)")
+    retry.add_argument("--max-attempts", type=int, metavar="N", help="runs per occurrence; 1: none")
+    retry.add_argument(
+        "--retry-delay", type=duration_arg, metavar="DURATION", help="first delay (default 10s)"
+    )
+    retry.add_argument(
+        "--retry-max-delay", type=duration_arg, metavar="DURATION", help="cap (default 1h)"
+    )
+    retry.add_argument("--backoff", choices=[backoff.value for backoff in Backoff])
+    retry.add_argument("--jitter", action="store_true", help="spread retries out randomly")
+    run = parser.add_argument_group("running")
+    run.add_argument(
+        "--priority", type=int, default=0, metavar="INT", help="higher runs first (default 0)"
+    )
+    run.add_argument("--timeout", type=duration_arg, metavar="DURATION", help="stop it after")
+    run.add_argument("--key", metavar="KEY", help="tasks sharing a key never run at once")
+    run.add_argument(
+        "--overlap",
+        choices=[policy.value for policy in OverlapPolicy],
+        default=OverlapPolicy.SKIP.value,
+        help="when the next run is due while one is going (default skip)",
+    )
+    run.add_argument(
+        "--misfire",
+        choices=[policy.value for policy in MisfirePolicy],
+        default=MisfirePolicy.RUN_ONCE.value,
+        help="when found late, e.g. after sleep or downtime (default run_once)",
+    )
+    run.add_argument("--cwd", metavar="DIR", help="run in DIR (relative to here)")
+    run.add_argument(
+        "--env", action="extend", nargs="+", metavar="NAME=VALUE", help="extra variables"
+    )
+    run.add_argument(
+        "--no-shell", action="store_true", help="split the command into arguments, no shell"
+    )
+    run.add_argument("--paused", action="store_true", help="add it paused")
+
+
+# -------------------------------------------------------------------- the spec
+
+
+def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
+    """The task the flags describe; InvalidTaskError (exit 2) when they do not add up."""
+    start = _start(args, now)
+    recurrence = _recurrence(args)
+    first_run_at = start
+    if isinstance(recurrence, Cron):
+        # A cron task's first run is its first match, not the moment it was added.
+        first_run_at = recurrence.next_after(start - _CRON_START_EPSILON)
+    command = Command(
+        line=args.command,
+        use_shell=not args.no_shell,
+        cwd=os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else None,
+        env=env_pairs(args.env or ()),
+    )
+    return TaskSpec(
+        name=args.name,
+        command=command,
+        first_run_at=first_run_at,
+        priority=args.priority,
+        recurrence=recurrence,
+        retry=retry_policy(args),
+        timeout=args.timeout,
+        concurrency_key=args.key,
+        overlap=OverlapPolicy(args.overlap),
+        misfire=MisfirePolicy(args.misfire),
+        paused=args.paused,
+    )
+
+
+def _start(args: argparse.Namespace, now: datetime) -> datetime:
+    if args.at is not None:
+        start: datetime = args.at
+        return start
+    if args.in_ is None:
+        return now
+    delay: timedelta = args.in_
+    try:
+        return now + delay
+    except OverflowError:
+        raise InvalidTaskError(f"--in {args.in_} is too far in the future") from None
+
+
+def _recurrence(args: argparse.Namespace) -> Recurrence:
+    if args.fixed_delay and args.every is None:
+        raise AddUsageError("--fixed-delay goes with --every")
+    if args.tz is not None and args.cron is None:
+        raise AddUsageError("--tz goes with --cron")
+    if args.every is not None:
+        mode = EveryMode.FIXED_DELAY if args.fixed_delay else EveryMode.FIXED_RATE
+        return Every(args.every, mode)
+    if args.cron is not None:
+        return Cron(args.cron, args.tz if args.tz is not None else local_zone_name())
+    return Once()
+
+
+def retry_policy(args: argparse.Namespace) -> RetryPolicy:
+    """RetryPolicy() defaults, changed only by the flags given.
+
+    ``--max-attempts 1`` (or ``--backoff none``) means no retry at all; asking for
+    attempts and ``--backoff none`` together is contradictory and refused.
+    """
+    attempts: int | None = args.max_attempts
+    if args.backoff == Backoff.NONE.value:
+        if attempts not in (None, 1):
+            raise AddUsageError("--backoff none never retries; drop --max-attempts or set it to 1")
+        return RetryPolicy.no_retry()
+    if attempts == 1 and args.backoff is None:
+        return RetryPolicy.no_retry()
+    defaults = RetryPolicy()
+    base = args.retry_delay if args.retry_delay is not None else defaults.base_delay
+    cap = args.retry_max_delay
+    if cap is None:
+        cap = max(DEFAULT_MAX_DELAY, base)  # a long first delay raises the default cap
+    return RetryPolicy(
+        backoff=Backoff(args.backoff) if args.backoff else Backoff.EXPONENTIAL,
+        max_attempts=attempts if attempts is not None else defaults.max_attempts,
+        base_delay=base,
+        max_delay=cap,
+        jitter=args.jitter,
+    )
+
+
+def env_pairs(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``NAME=VALUE`` strings as pairs; names are checked by ``Command``."""
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise AddUsageError(f"--env {item!r} needs the form NAME=VALUE")
+        pairs.append((name, value))
+    return tuple(pairs)
+
+
+# ----------------------------------------------------------------- local time zone
+
+
+def local_zone_name(
+    environ: Mapping[str, str] | None = None,
+    localtime: Path = LOCALTIME,
+    timezone_file: Path = TIMEZONE_FILE,
+) -> str:
+    """This machine's IANA zone name, so a cron schedule follows the local clock.
+
+    Cron needs a *name* (it must survive DST changes and a move to another machine),
+    which the offset ``datetime.astimezone()`` gives is not. Tried in order: ``$TZ``,
+    the ``/etc/localtime`` symlink, ``/etc/timezone``; else UTC.
+    """
+    env = os.environ if environ is None else environ
+    candidates = [env.get("TZ", "").strip().lstrip(":")]
+    with contextlib.suppress(OSError):
+        candidates.append(str(localtime.readlink()))
+    with contextlib.suppress(OSError):
+        candidates.append(timezone_file.read_text(encoding="utf-8").strip())
+    for candidate in candidates:
+        name = candidate.rpartition("zoneinfo/")[2] if "zoneinfo/" in candidate else candidate
+        if name and _is_zone(name):
+            return name
+    return FALLBACK_ZONE
+
+
+def _is_zone(name: str) -> bool:
+    if name.startswith("/"):
+        return False  # an absolute path that is not under a zoneinfo folder
+    try:
+        load_zone(name)
+    except InvalidTaskError:
+        return False
+    return True

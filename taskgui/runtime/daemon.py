@@ -1,0 +1,129 @@
+"""``taskgui daemon``: the scheduler service without a window.
+
+Runs until SIGINT or SIGTERM. On either it stops dispatching, gives running commands a
+grace period, then records any still going as interrupted (retried at the next start),
+and exits 0. Logs go to ``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import platformdirs
+from PySide6.QtCore import QCoreApplication, QSocketNotifier
+
+from taskgui.core.clock import SystemClock
+from taskgui.core.errors import TaskguiError
+from taskgui.runtime.service import DEFAULT_WORKERS, SchedulerService
+from taskgui.store.lock import SchedulerLock
+from taskgui.store.recovery import open_sqlite
+
+log = logging.getLogger("taskgui.daemon")
+
+SHUTDOWN_GRACE = 10.0
+
+
+def configure_logging(verbose: bool = False) -> Path | None:
+    """Log to the user log folder (rotated) and to stderr; return the log file path."""
+    root = logging.getLogger("taskgui")
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setFormatter(formatter)
+    root.addHandler(stderr)
+    try:
+        folder = Path(platformdirs.user_log_dir("taskgui", appauthor=False))
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = folder / "taskgui.log"
+        handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=5_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError as error:
+        root.warning("cannot write the log file (%s); logging to stderr only", error)
+        return None
+    handler.setFormatter(formatter)
+    root.addHandler(handler)
+    return path
+
+
+class _SignalBridge:
+    """Turns SIGINT/SIGTERM into a Qt callback via a socket the event loop watches.
+
+    A Python signal handler only runs when the interpreter gets control, which a Qt
+    event loop blocked in poll() would delay indefinitely; set_wakeup_fd makes the
+    signal wake the loop.
+    """
+
+    def __init__(self, on_signal: object) -> None:
+        self._receive, self._send = socket.socketpair()
+        self._receive.setblocking(False)
+        self._send.setblocking(False)
+        self._notifier = QSocketNotifier(self._receive.fileno(), QSocketNotifier.Type.Read)
+        self._notifier.activated.connect(self._on_notifier_activated)
+        self._callback = on_signal
+        self._previous = signal.set_wakeup_fd(self._send.fileno())
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: None)
+
+    def _on_notifier_activated(self) -> None:
+        try:
+            data = self._receive.recv(64)
+        except BlockingIOError:
+            return
+        if data and callable(self._callback):
+            self._callback()
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._previous)
+        self._notifier.setEnabled(False)
+        self._receive.close()
+        self._send.close()
+
+
+def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: bool = False) -> int:
+    """Run the schedule of ``db_path`` headless until SIGINT/SIGTERM; return the exit code."""
+    log_file = configure_logging()
+    clock = SystemClock()
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    lock = SchedulerLock(db_path)
+    try:
+        lock.acquire()
+        repository, moved = open_sqlite(db_path, clock.now(), reset_corrupt=reset_corrupt)
+    except TaskguiError as error:
+        lock.release()
+        print(f"taskgui: error: {error}", file=sys.stderr)
+        return 1
+    if moved is not None:
+        log.warning("the damaged database was moved to %s; started a fresh one", moved)
+    service = SchedulerService(repository, clock, workers=workers)
+    service.error_occurred.connect(lambda message: log.error("%s", message))
+    service.stopped.connect(app.quit)
+    bridge = _SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
+    try:
+        recovery = service.start()
+        log.info(
+            "taskgui daemon (pid %d) runs %s: %d tasks, %d workers%s",
+            os.getpid(),
+            db_path,
+            recovery.task_count,
+            workers,
+            f", log {log_file}" if log_file else "",
+        )
+        for quarantined in recovery.quarantined:
+            log.error("task %s could not be read: %s", quarantined.task_id, quarantined.error)
+        app.exec()
+    except TaskguiError as error:
+        print(f"taskgui: error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        bridge.close()
+        repository.close()
+        lock.release()
+    log.info("taskgui daemon stopped")
+    return 0

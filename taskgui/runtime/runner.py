@@ -1,0 +1,497 @@
+"""Run one task's command as a child process and say how it ended.
+
+Pure stdlib on purpose: the worker pool calls :meth:`CommandRunner.run` from a
+``QThreadPool`` thread, and keeping Qt out of here means the hard part (process groups,
+timeouts, cancel, bounded output) can be tested with real processes and no event loop.
+
+Why it is built the way it is:
+
+- The command gets its own session and process group, so SIGTERM/SIGKILL on timeout or
+  cancel reach everything it started, not just the shell.
+- One thread does all the waiting with ``selectors`` on the output pipe, a self-pipe
+  that :meth:`~CommandRunner.cancel` writes to, and a pidfd that becomes readable when
+  the process exits. Nothing polls on a timer unless pidfds are unavailable.
+- Only the thread inside :meth:`~CommandRunner.run` sends signals and reaps. ``cancel``
+  merely asks, so a signal can never go to a process id the kernel has already reused.
+- Output is kept as a bounded tail: a command printing gigabytes costs at most about
+  twice the cap in memory.
+- Anything the command does (fail to start, exit non-zero, hang) comes back as a
+  :class:`RunReport`, never as an exception: the caller records runs, it does not debug them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import errno
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+
+from taskgui.core.duration import format_duration
+from taskgui.core.states import RunOutcome
+from taskgui.core.status import RunResult
+from taskgui.core.task import Command
+
+SHELL = "/bin/sh"
+DEFAULT_OUTPUT_CAP = 64 * 1024
+DEFAULT_KILL_GRACE = 5.0
+
+_READ_CHUNK = 64 * 1024  # the default Linux pipe capacity: one read empties a full pipe
+_EXIT_POLL = 0.05  # how often to look for an exit when there is no pidfd to wait on
+_GROUP_POLL_FIRST, _GROUP_POLL_MAX = 0.01, 0.25  # waiting for a group to empty
+_DRAIN_WINDOW = 0.1  # how long to keep reading after the command exited
+_SHELL_EXIT_HINTS = {126: "not executable", 127: "command not found"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunReport:
+    """What a finished run came to: how it ended, what it printed, how long it took."""
+
+    outcome: RunOutcome
+    result: RunResult
+    duration: float  # seconds, from just before the process started until it was reaped
+
+
+class _StartError(Exception):
+    """The command could not be started; the message is for a person."""
+
+
+class _Stop(enum.Enum):
+    """Why the runner ended the process itself."""
+
+    TIMEOUT = enum.auto()
+    CANCEL = enum.auto()
+
+
+class _Source(enum.Enum):
+    """What a selector event is about."""
+
+    OUTPUT = enum.auto()
+    WAKE = enum.auto()
+    EXIT = enum.auto()
+
+
+class TailBuffer:
+    """The last ``cap`` bytes of a stream, in at most about ``2 * cap`` bytes of memory.
+
+    Cutting the buffer back on every chunk would move up to ``cap`` bytes per read;
+    letting it grow to twice the cap before cutting makes the cost per byte constant
+    however much the command prints.
+    """
+
+    def __init__(self, cap: int) -> None:
+        if cap < 0:
+            raise ValueError(f"the output cap cannot be negative, not {cap}")
+        self._cap = cap
+        self._buffer = bytearray()
+        self._dropped = 0
+
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+        excess = len(self._buffer) - self._cap
+        if excess > self._cap:
+            del self._buffer[:excess]
+            self._dropped += excess
+
+    @property
+    def held(self) -> int:
+        """Bytes in memory right now (what the memory bound is about)."""
+        return len(self._buffer)
+
+    def text(self) -> str:
+        """The tail decoded as UTF-8, prefixed with how much was cut, if anything was."""
+        excess = max(0, len(self._buffer) - self._cap)
+        data = bytes(self._buffer[excess:])
+        dropped = self._dropped + excess
+        if not dropped:
+            return data.decode("utf-8", errors="replace")
+        # The cut may have split a multi-byte character; start at the next whole one
+        # rather than with a replacement character.
+        skip = 0
+        while skip < min(3, len(data)) and 0x80 <= data[skip] <= 0xBF:
+            skip += 1
+        body = data[skip:].decode("utf-8", errors="replace")
+        return f"[... {dropped + skip} bytes of earlier output cut ...]\n{body}"
+
+
+class CommandRunner:
+    """Runs one command once: start, wait (with timeout and cancel), capture, report.
+
+    ``monotonic`` is injected (the caller passes ``clock.monotonic``) because only
+    ``core/clock.py`` may read the system clocks. ``extra_env`` is laid over the
+    process and command environment; the worker passes ``TASKGUI_TASK_ID`` and
+    ``TASKGUI_ATTEMPT`` there.
+    """
+
+    def __init__(
+        self,
+        command: Command,
+        *,
+        timeout: float | None,
+        monotonic: Callable[[], float],
+        extra_env: Mapping[str, str] | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        kill_grace: float = DEFAULT_KILL_GRACE,
+    ) -> None:
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"the timeout must be positive or None, not {timeout!r}")
+        if not kill_grace >= 0:
+            raise ValueError(f"the kill grace cannot be negative, not {kill_grace!r}")
+        if output_cap < 0:
+            raise ValueError(f"the output cap cannot be negative, not {output_cap!r}")
+        self._command = command
+        self._timeout = timeout
+        self._monotonic = monotonic
+        self._extra_env = dict(extra_env or {})
+        self._output_cap = output_cap
+        self._kill_grace = kill_grace
+        self._lock = threading.Lock()  # guards the next three fields
+        self._cancelled = False
+        self._run_called = False
+        self._wake_w: int | None = None
+        self._pid: int | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The child's pid (also its process group id) once started, else None."""
+        return self._pid
+
+    def cancel(self) -> None:
+        """Ask the run to stop. Safe from any thread, any number of times, at any moment.
+
+        Only sets a flag and wakes the waiting thread; that thread does the killing.
+        """
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            if self._wake_w is not None:
+                with contextlib.suppress(BlockingIOError):
+                    os.write(self._wake_w, b"\0")
+
+    def _cancel_requested(self) -> bool:
+        with self._lock:
+            return self._cancelled
+
+    def run(self, on_started: Callable[[int], None] | None = None) -> RunReport:
+        """Run the command to the end and report how it went. Blocks; call once.
+
+        ``on_started(pid)`` is called from this thread as soon as the process exists
+        (the worker relays it, so the UI can show the pid). If it raises, the process
+        group is killed and reaped before the exception propagates.
+        """
+        with self._lock:
+            if self._run_called:
+                raise RuntimeError("a CommandRunner runs its command only once")
+            self._run_called = True
+            if self._cancelled:
+                return _report(RunOutcome.CANCELLED, RunResult(error="cancelled"), 0.0)
+            # Made before the process exists, so a cancel() racing with the start is
+            # never lost: either it is seen here, or it writes to this pipe.
+            wake_r, wake_w = os.pipe()
+            os.set_blocking(wake_r, False)
+            os.set_blocking(wake_w, False)
+            self._wake_w = wake_w
+        try:
+            return self._run(wake_r, on_started)
+        finally:
+            with self._lock:
+                os.close(wake_w)
+                self._wake_w = None
+            os.close(wake_r)
+
+    def _run(self, wake_r: int, on_started: Callable[[int], None] | None) -> RunReport:
+        started = self._monotonic()
+        try:
+            argv = self._argv()
+            cwd = self._cwd()
+            proc = self._start(argv, cwd)
+        except _StartError as error:
+            result = RunResult(error=str(error))
+            return _report(RunOutcome.FAILED, result, self._monotonic() - started)
+        self._pid = proc.pid
+        tail = TailBuffer(self._output_cap)
+        try:
+            if on_started is not None:
+                on_started(proc.pid)
+            stop, ended = self._supervise(proc, wake_r, started, tail)
+        finally:
+            if proc.returncode is None:  # on_started raised, or a bug here: never leak
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        return _report(*self._conclude(proc.returncode, stop, tail), ended - started)
+
+    # --- starting -------------------------------------------------------------------
+
+    def _argv(self) -> list[str]:
+        line = self._command.line
+        if self._command.use_shell:
+            return [SHELL, "-c", line]
+        try:
+            argv = shlex.split(line)
+        except ValueError as error:
+            raise _StartError(f"cannot split the command line: {error}") from None
+        if not argv:
+            raise _StartError("the command line has nothing to run")
+        return argv
+
+    def _cwd(self) -> str:
+        """The working directory: the home directory by default, as cron does.
+
+        A relative directory is taken relative to home too, so its meaning does not
+        depend on where taskgui itself happened to be started.
+        """
+        home = os.path.expanduser("~")
+        given = self._command.cwd
+        cwd = home if given is None else os.path.join(home, os.path.expanduser(given))
+        if not os.path.isdir(cwd):
+            what = "is not a directory" if os.path.exists(cwd) else "does not exist"
+            raise _StartError(f"working directory {cwd} {what}")
+        return cwd
+
+    def _start(self, argv: list[str], cwd: str) -> subprocess.Popen[bytes]:
+        env = {**os.environ, **self._command.env_dict, **self._extra_env}
+        try:
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise _StartError(_start_failure(error, argv[0], cwd)) from None
+        except ValueError as error:  # e.g. a NUL byte in extra_env
+            raise _StartError(f"could not start the command: {error}") from None
+
+    # --- waiting --------------------------------------------------------------------
+
+    def _supervise(
+        self, proc: subprocess.Popen[bytes], wake_r: int, started: float, tail: TailBuffer
+    ) -> tuple[_Stop | None, float]:
+        """Wait for the process, enforcing timeout and cancel; return why it stopped.
+
+        Three phases: until the group leader is reaped; then, if the runner stopped it
+        and has not yet sent SIGKILL, until the rest of the group is gone or the grace
+        runs out; then a short drain of output already written.
+        """
+        assert proc.stdout is not None
+        out_fd = proc.stdout.fileno()
+        os.set_blocking(out_fd, False)
+        pidfd = _open_pidfd(proc.pid)
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(out_fd, selectors.EVENT_READ, _Source.OUTPUT)
+                selector.register(wake_r, selectors.EVENT_READ, _Source.WAKE)
+                if pidfd is not None:
+                    selector.register(pidfd, selectors.EVENT_READ, _Source.EXIT)
+                stop, kill_at = self._wait_for_leader(proc, selector, started, pidfd is None, tail)
+                ended = self._monotonic()
+                # A readable pidfd and the wake pipe would now only spin the loops below.
+                selector.unregister(wake_r)
+                if pidfd is not None:
+                    selector.unregister(pidfd)
+                if kill_at is not None:
+                    self._wait_for_group(proc.pid, selector, kill_at, tail)
+                self._drain(selector, tail)
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+        return stop, ended
+
+    def _wait_for_leader(
+        self,
+        proc: subprocess.Popen[bytes],
+        selector: selectors.BaseSelector,
+        started: float,
+        poll_for_exit: bool,
+        tail: TailBuffer,
+    ) -> tuple[_Stop | None, float | None]:
+        """Until the process exits: read output, and stop it on timeout or cancel.
+
+        Returns why the runner stopped it (if it did) and when SIGKILL is due, None
+        once it has been sent.
+        """
+        deadline = None if self._timeout is None else started + self._timeout
+        stop: _Stop | None = None
+        kill_at: float | None = None
+        while proc.poll() is None:
+            now = self._monotonic()
+            if stop is None:
+                if self._cancel_requested():
+                    stop = _Stop.CANCEL
+                elif deadline is not None and now >= deadline:
+                    stop = _Stop.TIMEOUT
+                if stop is not None:
+                    _signal_group(proc.pid, signal.SIGTERM)
+                    kill_at = now + self._kill_grace
+            if kill_at is not None and now >= kill_at:
+                _signal_group(proc.pid, signal.SIGKILL)
+                kill_at = None
+            waits = [_EXIT_POLL] if poll_for_exit else []
+            if stop is None and deadline is not None:
+                waits.append(deadline - now)
+            if kill_at is not None:
+                waits.append(kill_at - now)
+            _wait(selector, min(waits, default=None), tail)
+        return stop, kill_at
+
+    def _wait_for_group(
+        self, pgid: int, selector: selectors.BaseSelector, kill_at: float, tail: TailBuffer
+    ) -> None:
+        """The leader answered SIGTERM: give the rest of the group the same grace, then
+        make sure nothing of the command survives it.
+
+        Polls, but only here: there is no descriptor to wait on for a whole group. The
+        interval backs off because each look may scan /proc.
+        """
+        interval = _GROUP_POLL_FIRST
+        while _group_running(pgid):
+            now = self._monotonic()
+            if now >= kill_at:
+                _signal_group(pgid, signal.SIGKILL)
+                return
+            _wait(selector, min(kill_at - now, interval), tail)
+            interval = min(interval * 2, _GROUP_POLL_MAX)
+
+    def _drain(self, selector: selectors.BaseSelector, tail: TailBuffer) -> None:
+        """Read what is already in the pipe, briefly: a background child may hold it
+        open for ever, and the run is over when its main process is."""
+        drain_until = self._monotonic() + _DRAIN_WINDOW
+        while selector.get_map():
+            remaining = drain_until - self._monotonic()
+            if remaining <= 0:
+                return
+            _wait(selector, remaining, tail)
+
+    # --- concluding -----------------------------------------------------------------
+
+    def _conclude(
+        self, code: int | None, stop: _Stop | None, tail: TailBuffer
+    ) -> tuple[RunOutcome, RunResult]:
+        output = tail.text()
+        if stop is _Stop.TIMEOUT:
+            assert self._timeout is not None
+            limit = format_duration(timedelta(seconds=self._timeout))
+            return RunOutcome.TIMED_OUT, RunResult(
+                exit_code=code, error=f"timed out after {limit}", output=output
+            )
+        if stop is _Stop.CANCEL:
+            return RunOutcome.CANCELLED, RunResult(exit_code=code, error="cancelled", output=output)
+        if code == 0:
+            return RunOutcome.SUCCEEDED, RunResult(exit_code=0, output=output)
+        return RunOutcome.FAILED, RunResult(
+            exit_code=code, error=self._describe_exit(code), output=output
+        )
+
+    def _describe_exit(self, code: int | None) -> str:
+        if code is None:
+            return "ended without an exit status"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = str(-code)
+            return f"killed by signal {name}"
+        hint = _SHELL_EXIT_HINTS.get(code) if self._command.use_shell else None
+        return f"exit status {code} ({hint})" if hint else f"exit status {code}"
+
+
+def _report(outcome: RunOutcome, result: RunResult, duration: float) -> RunReport:
+    return RunReport(outcome=outcome, result=result, duration=max(0.0, duration))
+
+
+def _wait(selector: selectors.BaseSelector, timeout: float | None, tail: TailBuffer) -> None:
+    """Block until output, a wake-up or an exit (or the timeout); consume what came."""
+    for key, _ in selector.select(timeout):
+        if key.data is _Source.OUTPUT:
+            try:
+                data = os.read(key.fd, _READ_CHUNK)
+            except BlockingIOError:
+                continue
+            if data:
+                tail.feed(data)
+            else:  # end of file: every writer has closed the pipe
+                selector.unregister(key.fd)
+        elif key.data is _Source.WAKE:
+            with contextlib.suppress(BlockingIOError):
+                os.read(key.fd, 64)
+        # _Source.EXIT needs nothing: the caller polls the process after each wait.
+
+
+def _open_pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits, where the kernel has one."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None:
+        return None
+    try:
+        fd: int = pidfd_open(pid)
+    except OSError:  # kernel < 5.3, or blocked by a seccomp filter
+        return None
+    return fd
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    """Signal the whole process group; a group that is already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_running(pgid: int) -> bool:
+    """True while a process of the group is still running.
+
+    ``killpg(pgid, 0)`` alone also counts zombies: an orphan's zombie waits for init to
+    reap it, which some inits (containers) do only every second or so. So when the group
+    exists, look in /proc for a member that is not a zombie; without /proc, assume one.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return True
+    with entries:
+        for entry in entries:
+            if entry.name.isdigit() and _running_in_group(entry.name, pgid):
+                return True
+    return False
+
+
+def _running_in_group(pid: str, pgid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:  # exited while we looked
+        return False
+    # "pid (comm) state ppid pgrp ...": comm may contain anything, so split after ")".
+    fields = stat.rpartition(b")")[2].split(None, 3)
+    return len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X")
+
+
+def _start_failure(error: OSError, program: str, cwd: str) -> str:
+    """A sentence a person can act on for an exec or chdir failure."""
+    reason = error.strerror or str(error)
+    if error.filename == cwd:
+        return f"cannot enter working directory {cwd}: {reason.lower()}"
+    if isinstance(error, FileNotFoundError):
+        if os.sep in program and os.path.exists(os.path.join(cwd, program)):
+            return f"cannot run {program}: its interpreter (the #! line) was not found"
+        return f"command not found: {program}"
+    if isinstance(error, PermissionError) or error.errno == errno.EACCES:
+        return f"permission denied: {program} cannot be executed"
+    return f"could not start {program}: {reason}"

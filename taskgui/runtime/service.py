@@ -1,0 +1,390 @@
+"""The scheduler service: the engine, the store and the pool, driven by one timer.
+
+It owns the engine and the repository and lives on one thread. It arms a single
+``DeadlineTimer`` for the engine's earliest deadline and re-arms it whenever the head
+may have changed (a task added, cancelled, finished, rescheduled); it never polls.
+On each wake it asks the engine what is due, **commits** the dispatch, then hands the
+runs to the worker pool. A finished run is committed (with its result) before its task
+is queued again. Requests from other processes (the CLI) arrive through the
+database and are noticed by a cheap ``PRAGMA data_version`` check.
+
+Slots never raise: a failing store operation is reported through ``error_occurred``
+and dispatching stops until the store works again.
+
+Signals:
+    task_added(object): TaskSnapshot of a new task.
+    task_changed(object): TaskSnapshot after any change.
+    task_removed(int): task id.
+    run_started(object): RunTicket whose process has started.
+    run_finished(object, object, object): RunTicket, RunOutcome, RunResult.
+    retry_scheduled(object): RetryScheduled event.
+    task_exhausted(object, str): TaskExhausted event and the last run's error text.
+    occurrences_skipped(object): OccurrencesSkipped event.
+    error_occurred(str): a message for a person (disk full, database locked, ...).
+    stopped(): shutdown finished; every run is recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from taskgui.core.clock import Clock
+from taskgui.core.engine import Engine
+from taskgui.core.errors import TaskguiError
+from taskgui.core.events import (
+    Event,
+    OccurrencesSkipped,
+    RetryScheduled,
+    RunCancelRequested,
+    RunDispatched,
+    RunFinished,
+    TaskAdded,
+    TaskChanged,
+    TaskExhausted,
+    TaskRemoved,
+)
+from taskgui.core.states import RunOutcome
+from taskgui.core.status import RunId, RunResult, TaskSnapshot
+from taskgui.core.task import TaskId, TaskSpec
+from taskgui.runtime.deadline_timer import DeadlineTimer
+from taskgui.runtime.pool import WorkerPool
+from taskgui.runtime.runner import RunReport
+from taskgui.store.errors import StoreError
+from taskgui.store.operations import Op, Operations
+from taskgui.store.recovery import Recovery, recover
+from taskgui.store.repository import RunRecord, TaskRepository
+from taskgui.store.sqlite import SqliteRepository
+
+log = logging.getLogger(__name__)
+
+DEFAULT_WORKERS = 4
+REQUEST_CHECK_MS = 250
+STORE_RETRY_MS = 5_000
+
+
+class SchedulerService(QObject):
+    """Runs the schedule. See the module docstring."""
+
+    task_added = Signal(object)
+    task_changed = Signal(object)
+    task_removed = Signal(int)
+    run_started = Signal(object)
+    run_finished = Signal(object, object, object)
+    retry_scheduled = Signal(object)
+    task_exhausted = Signal(object, str)
+    occurrences_skipped = Signal(object)
+    error_occurred = Signal(str)
+    stopped = Signal()
+
+    def __init__(
+        self,
+        repository: TaskRepository,
+        clock: Clock,
+        *,
+        workers: int = DEFAULT_WORKERS,
+        kill_grace: float = 5.0,
+        rng: random.Random | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._clock = clock
+        self._rng = rng
+        self._engine = Engine(rng=rng)
+        self._ops = Operations(self._engine, repository)
+        self._pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
+        self._pool.run_started.connect(self._on_pool_run_started)
+        self._pool.run_completed.connect(self._on_pool_run_completed)
+        self._timer = DeadlineTimer(clock, self)
+        self._timer.fired.connect(self._on_timer_fired)
+        self._timer.clock_jumped.connect(self._on_timer_clock_jumped)
+        self._requests = QTimer(self)
+        self._requests.setInterval(REQUEST_CHECK_MS)
+        self._requests.timeout.connect(self._on_requests_timeout)
+        self._data_version: int | None = None
+        self._stopping = False
+        self._healthy = True
+        self._running = False
+
+    # ----------------------------------------------------------------- life
+
+    @property
+    def engine(self) -> Engine:
+        """For tests and the composition root; views use snapshots and signals."""
+        return self._engine
+
+    @property
+    def pool(self) -> WorkerPool:
+        return self._pool
+
+    def start(self) -> Recovery:
+        """Load the schedule (recovering from a crash) and start dispatching."""
+        recovery = recover(self._repository, self._engine, self._clock.now())
+        for run in recovery.interrupted:
+            log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
+        self._running = True
+        if isinstance(self._repository, SqliteRepository):
+            self._data_version = self._repository.data_version()
+            self._requests.start()
+            self._perform_requests()
+        self._dispatch()
+        return recovery
+
+    def shutdown(self, grace: float = 10.0) -> None:
+        """Stop dispatching; give running commands ``grace`` seconds, then stop them.
+
+        Runs stopped this way are recorded as interrupted and retried at the next
+        start. Emits ``stopped`` when every run is recorded.
+        """
+        if self._stopping:
+            return
+        self._stopping = True
+        self._timer.disarm()
+        self._requests.stop()
+        if not self._pool.busy:
+            self._finish_shutdown()
+            return
+        QTimer.singleShot(int(grace * 1000), self._on_shutdown_grace_over)
+
+    def _on_shutdown_grace_over(self) -> None:
+        if self._pool.busy:
+            log.warning("stopping %d run(s) still going at shutdown", self._pool.busy)
+            self._pool.cancel_all()
+
+    def _finish_shutdown(self) -> None:
+        self._running = False
+        self.stopped.emit()
+
+    # ---------------------------------------------------------------- reads
+
+    def snapshot(self) -> list[TaskSnapshot]:
+        """Every task as it is now: where a view starts before following the signals."""
+        return list(self._engine.snapshots())
+
+    def task(self, task_id: TaskId) -> TaskSnapshot:
+        return self._engine.snapshot(task_id)
+
+    def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]:
+        return self._repository.runs(task_id, limit)
+
+    @property
+    def workers(self) -> int:
+        return self._pool.size
+
+    @property
+    def busy_workers(self) -> int:
+        return self._pool.busy
+
+    def set_workers(self, count: int) -> None:
+        self._pool.resize(count)
+        self._dispatch()
+
+    # --------------------------------------------------------- operations
+
+    def add_task(self, spec: TaskSpec) -> TaskSpec:
+        """Store and schedule a new task; returns it with its id. Raises TaskguiError."""
+        now = self._clock.now()
+        (stored,), events = self._ops.add([spec], now)
+        self._publish(events)
+        self._dispatch()
+        return stored
+
+    def add_tasks(self, specs: Sequence[TaskSpec]) -> list[TaskSpec]:
+        now = self._clock.now()
+        stored, events = self._ops.add(specs, now)
+        self._publish(events)
+        self._dispatch()
+        return stored
+
+    def update_task(self, spec: TaskSpec) -> None:
+        self._change(self._ops.update(spec, self._clock.now()))
+
+    def cancel(self, task_id: TaskId) -> None:
+        self._change(self._ops.cancel(task_id, self._clock.now()))
+
+    def pause(self, task_id: TaskId) -> None:
+        self._change(self._ops.pause(task_id, self._clock.now()))
+
+    def resume(self, task_id: TaskId) -> None:
+        self._change(self._ops.resume(task_id, self._clock.now()))
+
+    def run_now(self, task_id: TaskId) -> None:
+        self._change(self._ops.run_now(task_id, self._clock.now()))
+
+    def retry_now(self, task_id: TaskId) -> None:
+        self._change(self._ops.retry_now(task_id, self._clock.now()))
+
+    def delete(self, task_id: TaskId) -> None:
+        self._change(self._ops.delete(task_id, self._clock.now()))
+
+    def _change(self, events: list[Event]) -> None:
+        self._publish(events)
+        self._dispatch()
+
+    # ------------------------------------------------------------- dispatch
+
+    def _dispatch(self) -> None:
+        """Start whatever is due, as far as workers allow, then re-arm the timer."""
+        if not self._running or self._stopping or not self._healthy:
+            return
+        now = self._clock.now()
+        events = self._engine.due(now, self._pool.free)
+        try:
+            self._repository.apply(events, now)  # commit before acting
+        except StoreError as error:
+            self._store_failed(error)
+            return
+        for event in events:
+            if isinstance(event, RunDispatched):
+                self._start_run(event)
+        self._publish(events)
+        self._timer.arm(self._engine.next_deadline())
+
+    def _start_run(self, event: RunDispatched) -> None:
+        ticket = event.run
+        spec = self._engine.snapshot(ticket.task_id).spec
+        self._pool.submit(
+            ticket.run_id,
+            spec.command,
+            timeout=spec.timeout.total_seconds() if spec.timeout else None,
+            extra_env={
+                "TASKGUI_TASK_ID": str(ticket.task_id),
+                "TASKGUI_TASK_NAME": spec.name,
+                "TASKGUI_ATTEMPT": str(ticket.attempt),
+            },
+        )
+
+    def _on_timer_fired(self) -> None:
+        self._dispatch()
+
+    def _on_timer_clock_jumped(self, seconds: float) -> None:
+        log.warning("the wall clock jumped by %.1f s; re-planning the schedule", seconds)
+        self._dispatch()
+        if not self._timer.armed:
+            self._timer.arm(self._engine.next_deadline())
+
+    def _on_pool_run_started(self, run_id: int, pid: int) -> None:
+        ticket = self._engine.running_runs.get(run_id)
+        if ticket is None:
+            return
+        events = self._engine.started(run_id, self._clock.now())
+        self._publish(events)
+        self.run_started.emit(ticket)
+
+    def _on_pool_run_completed(self, run_id: int, report: object) -> None:
+        assert isinstance(report, RunReport)
+        now = self._clock.now()
+        outcome = report.outcome
+        if self._stopping and outcome is RunOutcome.CANCELLED:
+            outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
+        events = self._engine.finished(run_id, outcome, now)
+        try:
+            self._repository.apply(events, now, {run_id: report.result})
+        except StoreError as error:
+            self._store_failed(error)
+        self._publish(events, results={run_id: report.result})
+        if self._stopping:
+            if not self._pool.busy:
+                self._finish_shutdown()
+            return
+        self._dispatch()
+
+    # ------------------------------------------------------------- requests
+
+    def _on_requests_timeout(self) -> None:
+        repository = self._repository
+        assert isinstance(repository, SqliteRepository)
+        try:
+            version = repository.data_version()
+        except StoreError as error:
+            self._store_failed(error)
+            return
+        if version != self._data_version:
+            self._data_version = version
+            self._perform_requests()
+
+    def _perform_requests(self) -> None:
+        repository = self._repository
+        assert isinstance(repository, SqliteRepository)
+        try:
+            pending = repository.open_requests()
+        except StoreError as failure:
+            self._store_failed(failure)
+            return
+        for request_id, op, task_id, payload in pending:
+            now = self._clock.now()
+            problem: str | None = None
+            try:
+                events = self._ops.perform(Op(op), task_id, payload, now)
+                if op == Op.ADDED:
+                    repository.apply(events, now)
+                self._publish(events)
+            except TaskguiError as failure:
+                problem = str(failure)
+            except ValueError:
+                problem = f"unknown request {op!r}"
+            try:
+                repository.complete_request(request_id, problem, now)
+            except StoreError as failure:
+                self._store_failed(failure)
+                return
+        if pending:
+            self._data_version = repository.data_version()
+            self._dispatch()
+
+    # -------------------------------------------------------------- helpers
+
+    def _store_failed(self, error: StoreError) -> None:
+        """Stop dispatching until the store works again; never raise from a slot."""
+        log.error("store error: %s", error)
+        self.error_occurred.emit(str(error))
+        if self._healthy:
+            self._healthy = False
+            self._timer.disarm()
+            QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
+
+    def _on_store_retry(self) -> None:
+        if self._pool.busy:
+            QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
+            return
+        # Rebuild the engine from what is committed: the truth after a failed write.
+        try:
+            engine = Engine(rng=self._rng)
+            recover(self._repository, engine, self._clock.now())
+        except StoreError as error:
+            self.error_occurred.emit(str(error))
+            QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
+            return
+        self._engine = engine
+        self._ops = Operations(engine, self._repository)
+        self._healthy = True
+        for snapshot in engine.snapshots():
+            self.task_changed.emit(snapshot)
+        self._dispatch()
+
+    def _publish(
+        self, events: Sequence[Event], results: dict[RunId, RunResult] | None = None
+    ) -> None:
+        for event in events:
+            if isinstance(event, TaskChanged):
+                self.task_changed.emit(event.task)
+            elif isinstance(event, TaskAdded):
+                self.task_added.emit(event.task)
+            elif isinstance(event, TaskRemoved):
+                self.task_removed.emit(event.task_id)
+            elif isinstance(event, RunFinished):
+                result = (results or {}).get(event.run.run_id, RunResult())
+                self.run_finished.emit(event.run, event.outcome, result)
+            elif isinstance(event, RetryScheduled):
+                self.retry_scheduled.emit(event)
+            elif isinstance(event, TaskExhausted):
+                error = next(iter((results or {}).values()), RunResult()).error or ""
+                self.task_exhausted.emit(event, error)
+            elif isinstance(event, OccurrencesSkipped):
+                self.occurrences_skipped.emit(event)
+            elif isinstance(event, RunCancelRequested):
+                self._pool.cancel(event.run.run_id)

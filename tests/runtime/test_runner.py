@@ -1,0 +1,489 @@
+"""CommandRunner against real processes: outcomes, output, timeouts, cancel, no leaks.
+
+Nothing is mocked: the point of the runner is how it behaves with real process groups,
+pipes and signals. Every test keeps its commands short-lived, and those that start
+processes meant to outlive a timeout check afterwards that none survived.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from taskgui.core.states import RunOutcome
+from taskgui.core.task import Command
+from taskgui.runtime.runner import CommandRunner, RunReport, TailBuffer
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; Linux only")
+
+CAP = 64 * 1024
+
+
+def run(line: str, **kwargs: object) -> RunReport:
+    """Run a shell command line with the real monotonic clock."""
+    command_fields = {k: kwargs.pop(k) for k in ("use_shell", "cwd", "env") if k in kwargs}
+    runner_kwargs: dict[str, object] = {"timeout": None, **kwargs}
+    runner = CommandRunner(
+        Command(line=line, **command_fields),  # type: ignore[arg-type]
+        monotonic=time.monotonic,
+        **runner_kwargs,  # type: ignore[arg-type]
+    )
+    return runner.run()
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 3.0) -> bool:
+    """Poll ``predicate`` until it holds; processes end asynchronously to the test."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, process group) of a process, or None when it no longer exists."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = text.rpartition(")")[2].split()
+    return fields[0], int(fields[2])
+
+
+def is_gone(pid: int) -> bool:
+    """True when ``pid`` has exited. A zombie counts: it runs nothing, and an orphan's
+    zombie is for init to reap, which in a container may be slow or never."""
+    stat = _stat(pid)
+    return stat is None or stat[0] in "ZX"
+
+
+def live_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that are still running (zombies excluded)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = _stat(int(entry))
+            if stat is not None and stat[1] == pgid and stat[0] not in "ZX":
+                members.append(int(entry))
+    return members
+
+
+def read_pid(path: Path, timeout: float = 3.0) -> int:
+    assert wait_until(lambda: path.exists() and path.read_text().strip() != "", timeout)
+    return int(path.read_text())
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+# --- outcomes --------------------------------------------------------------------------
+
+
+def test_success_captures_output() -> None:
+    report = run("echo hello; printf 'world'")
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert report.result.exit_code == 0
+    assert report.result.error is None
+    assert report.result.output == "hello\nworld"
+    assert 0 <= report.duration < 5
+
+
+def test_non_zero_exit_fails_with_its_status() -> None:
+    report = run("echo before; exit 3")
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.exit_code == 3
+    assert report.result.error == "exit status 3"
+    assert report.result.output == "before\n"
+
+
+def test_stderr_is_captured_in_order_with_stdout() -> None:
+    report = run("echo out; echo err >&2; echo out2")
+    assert report.result.output == "out\nerr\nout2\n"
+
+
+def test_shell_command_not_found_says_so() -> None:
+    report = run("taskgui-no-such-command-xyz --flag")
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.exit_code == 127
+    assert report.result.error == "exit status 127 (command not found)"
+    assert "taskgui-no-such-command-xyz" in report.result.output
+
+
+def test_shell_not_executable_says_so(tmp_path: Path) -> None:
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\necho ran\n")
+    script.chmod(0o644)
+    report = run(shlex.quote(str(script)))
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.error == "exit status 126 (not executable)"
+
+
+def test_killed_by_a_signal_from_outside_names_the_signal() -> None:
+    report = run("kill -KILL $$")
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.exit_code == -signal.SIGKILL
+    assert report.result.error == "killed by signal SIGKILL"
+
+
+def test_stdin_is_empty() -> None:
+    report = run("cat; echo done", timeout=5.0)
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert report.result.output == "done\n"
+
+
+# --- environment and working directory -------------------------------------------------
+
+
+def test_command_env_and_extra_env_are_applied_over_the_process_env(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TASKGUI_TEST_INHERITED", "inherited")
+    monkeypatch.setenv("TASKGUI_TEST_OVERRIDDEN", "from process")
+    report = run(
+        'printf "%s|%s|%s|%s" "$TASKGUI_TEST_INHERITED" "$TASKGUI_TEST_OVERRIDDEN" '
+        '"$GREETING" "$TASKGUI_TASK_ID"',
+        env=(("GREETING", "from command"), ("TASKGUI_TEST_OVERRIDDEN", "from command")),
+        extra_env={"TASKGUI_TASK_ID": "42", "GREETING": "from extra"},
+    )
+    assert report.result.output == "inherited|from command|from extra|42"
+
+
+def test_cwd_is_applied(tmp_path: Path) -> None:
+    report = run("pwd -P", cwd=str(tmp_path))
+    assert report.result.output.strip() == str(tmp_path.resolve())
+
+
+def test_default_cwd_is_home_as_cron_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    report = run("pwd -P")
+    assert report.result.output.strip() == str(tmp_path.resolve())
+
+
+def test_relative_cwd_is_relative_to_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "sub").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    report = run("pwd -P", cwd="sub")
+    assert report.result.output.strip() == str((tmp_path / "sub").resolve())
+
+
+def test_missing_cwd_fails_without_starting(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    runner = CommandRunner(
+        Command(line="true", cwd=str(missing)), timeout=None, monotonic=time.monotonic
+    )
+    report = runner.run()
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.error == f"working directory {missing} does not exist"
+    assert report.result.exit_code is None
+    assert runner.pid is None
+
+
+def test_cwd_that_is_a_file_fails(tmp_path: Path) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    report = run("true", cwd=str(a_file))
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.error == f"working directory {a_file} is not a directory"
+
+
+# --- argv mode ---------------------------------------------------------------------------
+
+
+def test_argv_mode_keeps_quoting_and_does_not_expand() -> None:
+    report = run("/bin/echo 'a  b' c $HOME", use_shell=False)
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert report.result.output == "a  b c $HOME\n"
+
+
+def test_argv_mode_program_not_found() -> None:
+    report = run("taskgui-no-such-program-xyz arg", use_shell=False)
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.error == "command not found: taskgui-no-such-program-xyz"
+    assert report.result.exit_code is None
+
+
+def test_argv_mode_unbalanced_quote_is_a_failed_run() -> None:
+    report = run("echo 'unbalanced", use_shell=False)
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.error == "cannot split the command line: No closing quotation"
+
+
+def test_argv_mode_permission_denied(tmp_path: Path) -> None:
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\necho ran\n")
+    script.chmod(0o644)
+    report = run(shlex.quote(str(script)), use_shell=False)
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.error == f"permission denied: {script} cannot be executed"
+
+
+def test_argv_mode_missing_interpreter_is_not_reported_as_missing_program(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "script"
+    script.write_text("#!/taskgui/no/such/interpreter\n")
+    script.chmod(0o755)
+    report = run(shlex.quote(str(script)), use_shell=False)
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.error is not None
+    assert "interpreter" in report.result.error
+
+
+# --- output capping ----------------------------------------------------------------------
+
+
+def test_output_flood_keeps_only_the_tail_in_bounded_memory() -> None:
+    total = 50_000_000
+    tracemalloc.start()
+    try:
+        started = time.monotonic()
+        report = run(f"yes | head -c {total}", timeout=30.0, output_cap=CAP)
+        elapsed = time.monotonic() - started
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.outcome is RunOutcome.SUCCEEDED
+    prefix = f"[... {total - CAP} bytes of earlier output cut ...]\n"
+    assert report.result.output == prefix + "y\n" * (CAP // 2)
+    assert peak < 2_000_000, f"peak Python memory {peak} bytes while capturing {total} bytes"
+    assert elapsed < 10
+
+
+def test_output_under_the_cap_is_kept_whole() -> None:
+    report = run("head -c 1000 /dev/zero | tr '\\0' x", output_cap=1000)
+    assert report.result.output == "x" * 1000
+
+
+def test_invalid_utf8_is_replaced_not_fatal() -> None:
+    report = run("printf 'ok \\377\\376 end'")
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert report.result.output == "ok \ufffd\ufffd end"
+
+
+def test_tail_buffer_holds_at_most_twice_the_cap() -> None:
+    tail = TailBuffer(100)
+    for index in range(1000):
+        tail.feed(bytes([48 + index % 10]) * 37)
+        assert tail.held <= 2 * 100 + 37
+    text = tail.text()
+    assert text.startswith("[... 36900 bytes of earlier output cut ...]\n")
+    assert len(text.partition("\n")[2]) == 100
+
+
+def test_tail_buffer_does_not_start_inside_a_character() -> None:
+    tail = TailBuffer(4)
+    tail.feed("aaé€".encode())  # 2 + 2 + 3 bytes: the last 4 start in the middle of é
+    assert tail.text() == "[... 4 bytes of earlier output cut ...]\n€"
+
+
+def test_tail_buffer_with_zero_cap_keeps_nothing_but_the_count() -> None:
+    tail = TailBuffer(0)
+    tail.feed(b"abc")
+    assert tail.held == 0
+    assert tail.text() == "[... 3 bytes of earlier output cut ...]\n"
+
+
+# --- timeout -----------------------------------------------------------------------------
+
+
+def test_timeout_terminates_with_sigterm_without_waiting_for_the_grace() -> None:
+    report = run("sleep 30", timeout=0.3, kill_grace=10.0)
+    assert report.outcome is RunOutcome.TIMED_OUT
+    assert report.result.error == "timed out after 300ms"
+    assert report.result.exit_code == -signal.SIGTERM
+    assert 0.3 <= report.duration < 3
+
+
+def test_timeout_kills_a_command_that_ignores_sigterm_and_its_children(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    runner = CommandRunner(
+        Command(line=f"trap '' TERM; sleep 30 & echo $! > {pidfile}; echo waiting; wait"),
+        timeout=0.3,
+        kill_grace=0.3,
+        monotonic=time.monotonic,
+    )
+    report = runner.run()
+    assert report.outcome is RunOutcome.TIMED_OUT
+    assert report.result.exit_code == -signal.SIGKILL
+    assert report.result.output == "waiting\n"
+    assert 0.6 <= report.duration < 3
+    grandchild = read_pid(pidfile)
+    assert wait_until(lambda: is_gone(grandchild))
+    assert runner.pid is not None
+    assert wait_until(lambda: not live_members(runner.pid or 0))
+
+
+def test_children_that_ignore_sigterm_die_after_the_grace_even_if_the_leader_exits(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "pid"
+    runner = CommandRunner(
+        Command(line=f"(trap '' TERM; exec sleep 30) & echo $! > {pidfile}; wait"),
+        timeout=0.3,
+        kill_grace=0.3,
+        monotonic=time.monotonic,
+    )
+    report = runner.run()
+    assert report.outcome is RunOutcome.TIMED_OUT
+    assert report.result.exit_code == -signal.SIGTERM  # the shell itself obeyed
+    grandchild = read_pid(pidfile)
+    assert wait_until(lambda: is_gone(grandchild))
+    assert wait_until(lambda: not live_members(runner.pid or 0))
+
+
+# --- cancel ------------------------------------------------------------------------------
+
+
+def test_cancel_from_another_thread_stops_the_whole_group_quickly(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    runner = CommandRunner(
+        Command(line=f"sleep 30 & echo $! > {pidfile}; wait"),
+        timeout=None,
+        kill_grace=10.0,
+        monotonic=time.monotonic,
+    )
+    reports: list[RunReport] = []
+    worker = threading.Thread(target=lambda: reports.append(runner.run()))
+    worker.start()
+    grandchild = read_pid(pidfile)
+    cancelled_at = time.monotonic()
+    runner.cancel()
+    runner.cancel()  # idempotent
+    worker.join(timeout=5)
+    assert not worker.is_alive()
+    assert time.monotonic() - cancelled_at < 2
+    [report] = reports
+    assert report.outcome is RunOutcome.CANCELLED
+    assert report.result.error == "cancelled"
+    assert report.result.exit_code == -signal.SIGTERM
+    assert wait_until(lambda: is_gone(grandchild))
+    assert wait_until(lambda: not live_members(runner.pid or 0))
+
+
+def test_cancel_a_command_that_ignores_sigterm_uses_sigkill_after_the_grace() -> None:
+    runner = CommandRunner(
+        Command(line="trap '' TERM; echo ready; sleep 30"),
+        timeout=None,
+        kill_grace=0.2,
+        monotonic=time.monotonic,
+    )
+    threading.Timer(0.2, runner.cancel).start()
+    report = runner.run()
+    assert report.outcome is RunOutcome.CANCELLED
+    assert report.result.exit_code == -signal.SIGKILL
+    assert report.result.output == "ready\n"
+    assert wait_until(lambda: not live_members(runner.pid or 0))
+
+
+def test_cancel_before_run_starts_nothing() -> None:
+    runner = CommandRunner(
+        Command(line="echo should not run"), timeout=None, monotonic=time.monotonic
+    )
+    runner.cancel()
+    report = runner.run()
+    assert report.outcome is RunOutcome.CANCELLED
+    assert report.result.error == "cancelled"
+    assert report.result.output == ""
+    assert report.duration == 0.0
+    assert runner.pid is None
+
+
+def test_cancel_after_run_changes_nothing_and_a_runner_runs_once() -> None:
+    runner = CommandRunner(Command(line="echo done"), timeout=None, monotonic=time.monotonic)
+    report = runner.run()
+    runner.cancel()
+    assert report.outcome is RunOutcome.SUCCEEDED
+    with pytest.raises(RuntimeError):
+        runner.run()
+
+
+# --- not hanging, not leaking ------------------------------------------------------------
+
+
+def test_background_child_holding_the_pipe_does_not_hang_the_run() -> None:
+    runner = CommandRunner(
+        Command(line="sleep 5 & echo started"), timeout=None, monotonic=time.monotonic
+    )
+    started = time.monotonic()
+    try:
+        report = runner.run()
+        assert time.monotonic() - started < 2
+        assert report.outcome is RunOutcome.SUCCEEDED
+        assert report.result.output == "started\n"
+    finally:
+        if runner.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(runner.pid, signal.SIGKILL)
+
+
+def test_on_started_gets_the_pid_and_a_failing_callback_leaves_no_process() -> None:
+    seen: list[int] = []
+    runner = CommandRunner(Command(line="echo hi"), timeout=None, monotonic=time.monotonic)
+    assert runner.run(on_started=seen.append).outcome is RunOutcome.SUCCEEDED
+    assert seen == [runner.pid]
+
+    def explode(pid: int) -> None:
+        raise RuntimeError("callback failed")
+
+    doomed = CommandRunner(Command(line="sleep 30"), timeout=None, monotonic=time.monotonic)
+    with pytest.raises(RuntimeError, match="callback failed"):
+        doomed.run(on_started=explode)
+    assert doomed.pid is not None
+    assert is_gone(doomed.pid)
+
+
+def test_no_file_descriptors_leak_over_many_runs(tmp_path: Path) -> None:
+    lines = [
+        ("echo ok", True, None),
+        ("exit 1", True, None),
+        ("taskgui-no-such-program-xyz", False, None),
+        ("true", True, str(tmp_path / "missing")),
+        ("sleep 30", True, None),  # timed out
+    ]
+    before = open_fds()
+    for index in range(20):
+        line, use_shell, cwd = lines[index % len(lines)]
+        CommandRunner(
+            Command(line=line, use_shell=use_shell, cwd=cwd),
+            timeout=0.05,
+            kill_grace=0.1,
+            monotonic=time.monotonic,
+        ).run()
+    assert open_fds() == before
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"timeout": 0.0}, {"timeout": -1.0}, {"kill_grace": -1.0}, {"output_cap": -1}],
+)
+def test_invalid_settings_are_rejected(kwargs: dict[str, float]) -> None:
+    settings: dict[str, float | None] = {"timeout": None, **kwargs}
+    with pytest.raises(ValueError):
+        CommandRunner(Command(line="true"), monotonic=time.monotonic, **settings)  # type: ignore[arg-type]
+
+
+def test_without_pidfds_exits_and_timeouts_are_still_noticed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Kernels before 5.3 (or seccomp filters) have no pidfd_open; the runner falls back
+    # to a short wait. Removing the function exercises that path with real processes.
+    monkeypatch.delattr(os, "pidfd_open", raising=False)
+    report = run("echo fallback")
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert report.result.output == "fallback\n"
+    assert report.duration < 1
+    timed_out = run("sleep 30", timeout=0.2, kill_grace=0.2)
+    assert timed_out.outcome is RunOutcome.TIMED_OUT
+    assert timed_out.duration < 2

@@ -1,0 +1,41 @@
+"""The core benchmark still runs: ``benchmarks/bench_core.py --smoke`` exits 0 with its table.
+
+Only a smoke run (sizes 100 and 1000, 50 operations): it checks that the script works
+against the current core, not how fast the core is.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "bench_core.py"
+
+
+def test_bench_core_smoke_run_prints_its_table() -> None:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--smoke"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    out = result.stdout
+    header = next((line for line in out.splitlines() if line.startswith("operation (us/op)")), "")
+    assert header, f"no table header in:\n{out}"
+    assert "100" in header
+    assert "1k" in header
+    assert "growth 100->1k" in header
+    for row in ("IndexedHeap.pop (head)", "heapq+lazy cancel(id)", "Engine.cancel(id)"):
+        line = next((line for line in out.splitlines() if line.startswith(row)), "")
+        assert line, f"row {row!r} missing from:\n{out}"
+        assert "n/a" not in line.split(row, 1)[1], f"row {row!r} has a missing value: {line}"
+    assert "ratio (same run)" in out
+    assert "goals at" not in out  # the smoke run checks no goals
