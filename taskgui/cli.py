@@ -324,7 +324,11 @@ def _perform_here(repository: SqliteRepository, op: Op, task_id: int, ctx: Conte
     """Nobody runs the schedule and we hold the lock: load it, change it, commit."""
     engine = Engine()
     now = ctx.clock.now()
-    recover(repository, engine, now)
+    recovery = recover(repository, engine, now)
+    # Lazy: keeps the runtime package out of commands that never need it.
+    from taskgui.runtime.orphans import stop_orphaned_runs  # noqa: PLC0415
+
+    stop_orphaned_runs(recovery.interrupted)
     Operations(engine, repository).perform(op, task_id, None, now)
 
 

@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 import platformdirs
@@ -27,6 +28,7 @@ from taskgui.store.recovery import open_sqlite
 log = logging.getLogger("taskgui.daemon")
 
 SHUTDOWN_GRACE = 10.0
+LOCK_WAIT = 2.0  # a CLI command may hold the lock briefly
 
 
 def configure_logging(verbose: bool = False) -> Path | None:
@@ -93,7 +95,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     lock = SchedulerLock(db_path)
     try:
-        lock.acquire()
+        lock.acquire_waiting(LOCK_WAIT, time.sleep)
         repository, moved = open_sqlite(db_path, clock.now(), reset_corrupt=reset_corrupt)
     except TaskguiError as error:
         lock.release()

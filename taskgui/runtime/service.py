@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -51,6 +52,7 @@ from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.deadline_timer import DeadlineTimer
+from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.runner import RunReport
 from taskgui.store.errors import StoreError
@@ -64,6 +66,8 @@ log = logging.getLogger(__name__)
 DEFAULT_WORKERS = 4
 REQUEST_CHECK_MS = 250
 STORE_RETRY_MS = 5_000
+# The CLI waits 10 s for an answer; a request older than this was given up on.
+REQUEST_EXPIRY = timedelta(seconds=30)
 
 
 class SchedulerService(QObject):
@@ -126,6 +130,7 @@ class SchedulerService(QObject):
         recovery = recover(self._repository, self._engine, self._clock.now())
         for run in recovery.interrupted:
             log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
+        stop_orphaned_runs(recovery.interrupted)
         self._running = True
         if isinstance(self._repository, SqliteRepository):
             self._data_version = self._repository.data_version()
@@ -271,6 +276,10 @@ class SchedulerService(QObject):
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
             return
+        try:
+            self._repository.record_run_pid(run_id, pid)
+        except StoreError as error:
+            self._store_failed(error)
         events = self._engine.started(run_id, self._clock.now())
         self._publish(events)
         self.run_started.emit(ticket)
@@ -315,18 +324,15 @@ class SchedulerService(QObject):
         except StoreError as failure:
             self._store_failed(failure)
             return
-        for request_id, op, task_id, payload in pending:
+        for request_id, op, task_id, payload, created_at in pending:
             now = self._clock.now()
             problem: str | None = None
-            try:
-                events = self._ops.perform(Op(op), task_id, payload, now)
-                if op == Op.ADDED:
-                    repository.apply(events, now)
-                self._publish(events)
-            except TaskguiError as failure:
-                problem = str(failure)
-            except ValueError:
-                problem = f"unknown request {op!r}"
+            if now - created_at > REQUEST_EXPIRY:
+                # Its sender gave up waiting and told the person so; acting on it
+                # now would surprise them.
+                problem = "expired: the scheduler did not answer in time"
+            else:
+                problem = self._perform_request(op, task_id, payload, now)
             try:
                 repository.complete_request(request_id, problem, now)
             except StoreError as failure:
@@ -335,6 +341,21 @@ class SchedulerService(QObject):
         if pending:
             self._data_version = repository.data_version()
             self._dispatch()
+
+    def _perform_request(
+        self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
+    ) -> str | None:
+        """Carry out one request; return the error for its sender, or None."""
+        try:
+            events = self._ops.perform(Op(op), task_id, payload, now)
+            if op == Op.ADDED:
+                self._repository.apply(events, now)
+            self._publish(events)
+        except TaskguiError as failure:
+            return str(failure)
+        except ValueError:
+            return f"unknown request {op!r}"
+        return None
 
     # -------------------------------------------------------------- helpers
 

@@ -320,6 +320,7 @@ def _unchecked_constructor(cls: type[T]) -> Callable[..., T]:
 _new_command = _unchecked_constructor(Command)
 _new_spec = _unchecked_constructor(TaskSpec)
 _new_status = _unchecked_constructor(TaskStatus)
+_new_snapshot = _unchecked_constructor(TaskSnapshot)
 
 _OVERLAP = {policy.value: policy for policy in OverlapPolicy}
 _MISFIRE = {policy.value: policy for policy in MisfirePolicy}
@@ -385,8 +386,10 @@ class RowDecoder:
         """Raise CodecError, naming the column, when the row cannot be decoded."""
         try:
             snapshot = self._trusted_snapshot(row)
-        except (TaskguiError, KeyError, ValueError, TypeError, OverflowError):
-            snapshot = None  # the validating path says what is wrong
+        except Exception:
+            # The fast path never judges a row: whatever surprised it, the validating
+            # path decides, and says what is wrong.
+            snapshot = None
         if snapshot is not None:
             return snapshot
         try:
@@ -439,6 +442,7 @@ class RowDecoder:
             and type(priority) is int
             and PRIORITY_MIN <= priority <= PRIORITY_MAX
             and type(first_run_at) is int
+            and type(command_text) is str
             and (
                 concurrency_key is None
                 or (
@@ -454,8 +458,13 @@ class RowDecoder:
         overlap = _OVERLAP.get(overlap_text)
         misfire = _MISFIRE.get(misfire_text)
         state = _STATE.get(state_text)
-        grace = self._duration(grace_seconds)
-        timeout = None if timeout_seconds is None else self._duration(timeout_seconds)
+        durations = self._durations
+        grace = durations.get(grace_seconds) or self._duration(grace_seconds)
+        timeout = (
+            None
+            if timeout_seconds is None
+            else durations.get(timeout_seconds) or self._duration(timeout_seconds)
+        )
         command = _plain_command(command_text)
         if (
             overlap is None
@@ -475,7 +484,7 @@ class RowDecoder:
         retry = self._retries.get(retry_text)
         if retry is None:
             retry = self._retries[retry_text] = memo.get("retry", retry_text, _decode_retry)
-        first = from_us(first_run_at)
+        first = _EPOCH + timedelta(0, 0, first_run_at)  # from_us, inlined
         # A pending task's next run is usually its first: share the datetime.
         next_at = first if next_run_at == first_run_at else opt_from_us(next_run_at)
         spec = _new_spec(
@@ -508,7 +517,7 @@ class RowDecoder:
             running_since=None,
             waiting=None,
         )
-        return TaskSnapshot(spec, status)
+        return _new_snapshot(spec=spec, status=status)
 
     def _snapshot(self, row: tuple[Any, ...]) -> TaskSnapshot:
         """The validating path: every value through its constructor's checks."""

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from taskgui.store.errors import SchedulerAlreadyRunningError
+from taskgui.store.errors import SchedulerAlreadyRunningError, StoreError
 
 
 def lock_path_for(database: Path) -> Path:
@@ -32,11 +33,34 @@ class SchedulerLock:
     def held(self) -> bool:
         return self._fd is not None
 
+    def acquire_waiting(self, seconds: float, sleep: Callable[[float], None]) -> None:
+        """Like ``acquire``, but keep trying for ``seconds``.
+
+        A CLI command holds the lock for a moment while it changes the schedule; a
+        scheduler starting at that moment should wait it out, not give up.
+        """
+        attempts = max(1, int(seconds / 0.05))
+        for attempt in range(attempts):
+            try:
+                self.acquire()
+                return
+            except SchedulerAlreadyRunningError:
+                if attempt == attempts - 1:
+                    raise
+                sleep(0.05)
+
     def acquire(self) -> None:
         """Take the lock or raise SchedulerAlreadyRunningError naming the holder."""
         if self._fd is not None:
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as error:
+            raise StoreError(
+                f"cannot create the lock file {self.path} ({error.strerror}); "
+                "check that its folder exists and is writable",
+                self.database,
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -88,9 +112,12 @@ def holder_pid(lock_file: Path) -> int | None:
 def is_locked(database: Path) -> bool:
     """True when some process holds the scheduler lock of ``database``."""
     path = lock_path_for(database)
-    if not path.exists():
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
         return False
-    fd = os.open(path, os.O_RDONLY)
+    except OSError as error:
+        raise StoreError(f"cannot read the lock file {path} ({error.strerror})", database) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:

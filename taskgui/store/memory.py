@@ -124,6 +124,16 @@ class MemoryRepository:
             drop = {record.id for record in finished[: len(finished) - self.history_limit]}
             self._runs[task_id] = [record for record in runs if record.id not in drop]
 
+    def record_run_pid(self, run_id: RunId, pid: int) -> None:
+        location = self._run_rows.get(run_id)
+        if location is None or location[0] not in self._runs:
+            return
+        task_id, row_id = location
+        runs = self._runs[task_id]
+        for index, record in enumerate(runs):
+            if record.id == row_id:
+                runs[index] = replace(record, pid=pid)
+
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         opened: list[RunRecord] = []
         for task_id, runs in self._runs.items():

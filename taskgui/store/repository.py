@@ -42,6 +42,7 @@ class RunRecord:
     exit_code: int | None = None
     error: str | None = None
     output: str = ""
+    pid: int | None = None  # the process (group) that ran it, once started
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,10 @@ class TaskRepository(Protocol):
 
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         """The task's runs, newest first."""
+        ...
+
+    def record_run_pid(self, run_id: RunId, pid: int) -> None:
+        """Remember which process runs an open run (to stop it after a crash)."""
         ...
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:

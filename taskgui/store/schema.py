@@ -82,6 +82,11 @@ MIGRATIONS: Sequence[str] = (
     );
     CREATE INDEX requests_open ON requests (id) WHERE done_at IS NULL;
     """,
+    # 4: the process id of each run, so that after a crash the next scheduler can stop
+    # commands the dead one left running before it retries them.
+    """
+    ALTER TABLE runs ADD COLUMN pid INTEGER;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

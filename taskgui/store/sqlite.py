@@ -54,7 +54,7 @@ _UPDATE_TASK = (
 )
 _RUN_COLUMNS = (
     "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
-    "exit_code, error, output"
+    "exit_code, error, output, pid"
 )
 
 
@@ -102,6 +102,9 @@ def _reraise_translated(error: BaseException, path: Path) -> NoReturn:
         raise error
 
 
+_COLLECT_AFTER = 100_000  # new tracked objects: about 25,000 tasks
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Hold off CPython's cyclic garbage collector while a load builds its objects.
@@ -119,11 +122,13 @@ def _collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        # One full pass now, over objects that are all long-lived, moves them to the
-        # oldest generation in one go; left to itself the collector would find them
-        # through each younger generation in turn while the engine loads (three
-        # passes over a million objects, not one).
-        gc.collect()
+        # After a big load, one full pass now moves the new objects (all long-lived)
+        # to the oldest generation in one go; left to itself the collector would find
+        # them through each younger generation in turn while the engine loads (three
+        # passes over them, not one). After a small load, that pass over the whole
+        # heap would cost more than it saves.
+        if gc.get_count()[0] >= _COLLECT_AFTER:
+            gc.collect()
         gc.enable()
 
 
@@ -140,6 +145,7 @@ def _run_record(row: tuple[Any, ...]) -> RunRecord:
         exit_code=row[8],
         error=row[9],
         output=row[10],
+        pid=row[11],
     )
 
 
@@ -301,6 +307,13 @@ class SqliteRepository:
             (task_id, task_id, self.history_limit - 1),
         )
 
+    def record_run_pid(self, run_id: RunId, pid: int) -> None:
+        row_id = self._run_rows.get(run_id)
+        if row_id is None:
+            return
+        with self._transaction() as connection:
+            connection.execute("UPDATE runs SET pid = ? WHERE id = ?", (pid, row_id))
+
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         with self._transaction() as connection:
             rows = connection.execute(
@@ -327,12 +340,13 @@ class SqliteRepository:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    def open_requests(self) -> list[tuple[int, str, TaskId | None, str | None]]:
-        """Requests not yet performed, oldest first: (id, op, task_id, payload)."""
+    def open_requests(self) -> list[tuple[int, str, TaskId | None, str | None, datetime]]:
+        """Requests not yet performed, oldest first: (id, op, task_id, payload, created)."""
         return [
-            (row[0], row[1], row[2], row[3])
+            (row[0], row[1], row[2], row[3], codec.from_us(row[4]))
             for row in self._query(
-                "SELECT id, op, task_id, payload FROM requests WHERE done_at IS NULL ORDER BY id"
+                "SELECT id, op, task_id, payload, created_at FROM requests "
+                "WHERE done_at IS NULL ORDER BY id"
             )
         ]
 
@@ -341,6 +355,11 @@ class SqliteRepository:
             connection.execute(
                 "UPDATE requests SET done_at = ?, error = ? WHERE id = ?",
                 (codec.to_us(now), error, request_id),
+            )
+            # Answers are read within seconds; a day later they are just clutter.
+            connection.execute(
+                "DELETE FROM requests WHERE done_at < ?",
+                (codec.to_us(now) - 86_400_000_000,),
             )
 
     def request_outcome(self, request_id: int) -> tuple[bool, str | None]:

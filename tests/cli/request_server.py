@@ -36,7 +36,7 @@ def main(path: Path) -> int:
     print("ready", flush=True)
     deadline = clock.monotonic() + LIFETIME_SECONDS
     while clock.monotonic() < deadline:
-        for request_id, op, task_id, payload in repository.open_requests():
+        for request_id, op, task_id, payload, _created in repository.open_requests():
             now = clock.now()
             error: str | None = None
             try:

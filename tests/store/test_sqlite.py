@@ -406,11 +406,22 @@ def _insert_v2_rows(connection: sqlite3.Connection) -> Expected:
     return replace(expected, quarantined=[QuarantinedTask(8, error)], next_id=9)
 
 
+def _insert_v3_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 3 added requests between processes: also an answered one."""
+    expected = _insert_v2_rows(connection)
+    connection.execute(
+        "INSERT INTO requests (op, task_id, payload, created_at, done_at, error) "
+        "VALUES ('cancel', 1, NULL, 0, 1, NULL)"
+    )
+    return expected
+
+
 # Representative rows for each released schema version. Adding migration N+1 means
 # adding the rows a version-N file can hold here (the test below insists).
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     1: _insert_v1_rows,
     2: _insert_v2_rows,
+    3: _insert_v3_rows,
 }
 
 
@@ -795,8 +806,8 @@ def test_a_full_disk_loses_nothing(db: Path, open_repository: OpenRepository) ->
 @pytest.mark.xfail(
     strict=True,
     reason="bug: on SQLITE_FULL SQLite has already rolled the transaction back, so the "
-    "unconditional ROLLBACK in SqliteRepository._transaction raises 'cannot rollback - no "
-    "transaction is active', which replaces the real error: the user gets a generic "
+    "unconditional ROLLBACK in sqlite._Transaction.__exit__ raises 'cannot rollback - no "
+    "transaction is active', and that error is the one translated: the user gets a generic "
     "StoreError ('database error in ...') instead of DiskFullError",
 )
 def test_a_full_disk_is_reported_as_a_full_disk(open_repository: OpenRepository) -> None:

@@ -1,0 +1,173 @@
+"""End to end: the real ``taskgui daemon`` and CLI, as separate processes, on one file.
+
+These run the program exactly as a person would, including killing the daemon with
+SIGKILL in the middle of a run and starting it again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Taskgui:
+    """Runs ``python -m taskgui`` against one database with a private HOME."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.db = tmp_path / "e2e.sqlite3"
+        self.env = {
+            **os.environ,
+            "HOME": str(tmp_path / "home"),
+            "XDG_STATE_HOME": str(tmp_path / "state"),
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+            "QT_QPA_PLATFORM": "offscreen",
+        }
+        (tmp_path / "home").mkdir()  # commands run in $HOME by default, as with cron
+        self.daemons: list[subprocess.Popen[bytes]] = []
+        self.tmp_path = tmp_path
+
+    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run(
+            [sys.executable, "-m", "taskgui", "--db", str(self.db), *args],
+            check=False,
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"taskgui {' '.join(args)} failed: {result.stderr}")
+        return result
+
+    def add(self, name: str, command: str, *extra: str) -> int:
+        return int(self.cli("add", "--name", name, "--command", command, *extra).stdout)
+
+    def show(self, task_id: int) -> dict[str, Any]:
+        return dict(json.loads(self.cli("show", str(task_id), "--json").stdout))
+
+    def history(self, task_id: int) -> list[dict[str, Any]]:
+        return list(json.loads(self.cli("history", str(task_id), "--json").stdout))
+
+    def start_daemon(self, workers: int = 2) -> subprocess.Popen[bytes]:
+        log = (self.tmp_path / f"daemon{len(self.daemons)}.log").open("wb")
+        command = [sys.executable, "-m", "taskgui", "--db", str(self.db)]
+        daemon = subprocess.Popen(
+            [*command, "daemon", "--workers", str(workers)],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        log.close()
+        self.daemons.append(daemon)
+        return daemon
+
+    def stop_all(self) -> None:
+        for daemon in self.daemons:
+            if daemon.poll() is None:
+                daemon.kill()
+            daemon.wait(timeout=10)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 20.0, what: str = "") -> None:
+    """Poll a condition that reads another process's state, with a deadline."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what or condition}")
+
+
+@pytest.fixture
+def taskgui(tmp_path: Path) -> Iterator[Taskgui]:
+    app = Taskgui(tmp_path)
+    yield app
+    app.stop_all()
+
+
+@pytest.mark.slow
+def test_the_daemon_runs_what_the_cli_adds_and_obeys_cancel(taskgui: Taskgui) -> None:
+    taskgui.start_daemon()
+    quick = taskgui.add("quick", "echo hello from taskgui")
+    wait_for(lambda: taskgui.show(quick)["state"] == "succeeded", what="quick to succeed")
+    (run,) = taskgui.history(quick)
+    assert run["outcome"] == "succeeded" and run["output"] == "hello from taskgui\n"
+
+    slow = taskgui.add("slow", "sleep 60")
+    wait_for(lambda: taskgui.show(slow)["state"] == "running", what="slow to start")
+    assert taskgui.cli("cancel", str(slow)).returncode == 0
+    wait_for(lambda: taskgui.show(slow)["state"] == "cancelled", what="slow to be cancelled")
+    wait_for(lambda: taskgui.history(slow)[0]["outcome"] == "cancelled", what="run recorded")
+
+    failing = taskgui.add("failing", "exit 2", "--max-attempts", "2", "--retry-delay", "1s")
+    wait_for(lambda: taskgui.show(failing)["state"] == "exhausted", what="retries to run out")
+    assert [r["outcome"] for r in taskgui.history(failing)] == ["failed", "failed"]
+
+    unknown = taskgui.cli("cancel", "999", check=False)
+    assert unknown.returncode == 1 and unknown.stderr.startswith("taskgui: error: ")
+
+
+@pytest.mark.slow
+def test_sigkill_mid_run_then_restart_finishes_the_work(taskgui: Taskgui) -> None:
+    marker = taskgui.tmp_path / "done.txt"
+    started = taskgui.tmp_path / "started.txt"
+    daemon = taskgui.start_daemon()
+    task = taskgui.add(
+        "interrupted",
+        f"echo x >> {started}; sleep 2; echo done >> {marker}",
+        "--max-attempts",
+        "3",
+        "--retry-delay",
+        "1s",
+    )
+    wait_for(started.exists, what="the first attempt to start")
+    os.kill(daemon.pid, signal.SIGKILL)
+    daemon.wait(timeout=10)
+    assert not marker.exists()
+    assert taskgui.show(task)["state"] == "running"  # as the crash left it
+
+    taskgui.start_daemon()
+    wait_for(lambda: taskgui.show(task)["state"] == "succeeded", timeout=30, what="success")
+    outcomes = [run["outcome"] for run in taskgui.history(task)]
+    assert outcomes == ["succeeded", "interrupted"]
+    assert marker.read_text() == "done\n"
+
+
+@pytest.mark.slow
+def test_sigterm_stops_gracefully_and_the_interrupted_run_is_retried(taskgui: Taskgui) -> None:
+    started = taskgui.tmp_path / "started.txt"
+    daemon = taskgui.start_daemon()
+    task = taskgui.add(
+        "long", f"echo x >> {started}; sleep 60", "--max-attempts", "2", "--retry-delay", "1s"
+    )
+    wait_for(started.exists, what="the run to start")
+    daemon.send_signal(signal.SIGTERM)
+    assert daemon.wait(timeout=30) == 0
+    shown = taskgui.show(task)
+    assert shown["state"] == "retrying"
+    assert taskgui.history(task)[0]["outcome"] == "interrupted"
+
+
+@pytest.mark.slow
+def test_a_second_daemon_on_the_same_file_is_refused(taskgui: Taskgui) -> None:
+    first = taskgui.start_daemon()
+    first_log = taskgui.tmp_path / "daemon0.log"
+    wait_for(lambda: "taskgui daemon (pid" in first_log.read_text(), what="the first daemon")
+    second = taskgui.start_daemon()
+    assert second.wait(timeout=30) == 1
+    log = (taskgui.tmp_path / "daemon1.log").read_text()
+    assert f"process {first.pid} is already running the schedule" in log
+    assert "Traceback" not in log
