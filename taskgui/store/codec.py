@@ -319,7 +319,6 @@ def _unchecked_constructor(cls: type[T]) -> Callable[..., T]:
 
 _new_command = _unchecked_constructor(Command)
 _new_spec = _unchecked_constructor(TaskSpec)
-_new_status = _unchecked_constructor(TaskStatus)
 _new_snapshot = _unchecked_constructor(TaskSnapshot)
 
 _OVERLAP = {policy.value: policy for policy in OverlapPolicy}
@@ -502,7 +501,7 @@ class RowDecoder:
             misfire_grace=grace,
             paused=bool(paused),
         )
-        status = _new_status(
+        status = TaskStatus(  # no checks of its own to skip
             state=state,
             attempt=attempt,
             next_run_at=next_at,

@@ -64,7 +64,7 @@ def open_descriptors(prefix: Path) -> list[str]:
 
 def persistent(status: TaskStatus) -> TaskStatus:
     """``status`` without the live-only fields (what a restarted process can know)."""
-    return replace(status, running=0, running_since=None, waiting=None)
+    return status._replace(running=0, running_since=None, waiting=None)
 
 
 def stored(snapshot: TaskSnapshot) -> TaskSnapshot:

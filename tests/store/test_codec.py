@@ -142,6 +142,10 @@ statuses = st.builds(
     deferred_at=optional_times,
     last_outcome=st.none() | st.sampled_from(list(RunOutcome)),
     last_run_at=optional_times,
+    # Live fields the engine knows only while running; never stored.
+    running=st.just(0),
+    running_since=st.none(),
+    waiting=st.none(),
 )
 
 

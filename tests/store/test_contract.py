@@ -240,7 +240,7 @@ def test_task_changed_round_trips_every_status_field(repository: TaskRepository)
 
     got = repository.get(spec.id).status
     assert got == status
-    for name in TaskStatus.__dataclass_fields__:
+    for name in TaskStatus._fields:
         assert getattr(got, name) == getattr(status, name), name
     assert got.next_run_at is not None and got.next_run_at.microsecond == 1
     assert got.next_run_at.utcoffset() == timedelta(0)
