@@ -59,6 +59,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,6 @@ if str(ROOT) not in sys.path:
 from taskgui.core.engine import Engine  # noqa: E402
 from taskgui.core.recurrence import Cron, Every, Once, Recurrence  # noqa: E402
 from taskgui.core.retry import RetryPolicy  # noqa: E402
-from taskgui.core.status import initial_status  # noqa: E402
 from taskgui.core.task import Command, TaskSpec  # noqa: E402
 from taskgui.store import codec  # noqa: E402
 from taskgui.store.connection import connect  # noqa: E402
@@ -89,9 +89,10 @@ try:
 except ImportError:
     APSCHEDULER = None
 
-# Real time, because APScheduler compares job times with its own clock; whole
-# minutes, so the child processes of the cold start can be handed the same value.
-NOW = datetime.now(UTC).replace(second=0, microsecond=0)
+# The benchmark's "now": real time, because APScheduler compares job times with its own
+# clock, but an hour or two ahead, so no job falls due while the benchmark runs; whole
+# hours, so the cold-start child processes can be handed the same value.
+NOW = (datetime.now(UTC) + timedelta(hours=2)).replace(minute=0, second=0, microsecond=0)
 APS_FUNC = "time:time"  # a trivial, importable function: jobs never run here
 
 
@@ -156,18 +157,36 @@ _RECURRENCES: tuple[Recurrence, ...] = (
 _RETRIES = (RetryPolicy(), RetryPolicy.no_retry())
 
 
-def make_specs(count: int, seed: int, start: int = 0) -> list[TaskSpec]:
-    """Tasks like an import produces: each its own name, command line and time."""
+def make_specs(
+    count: int,
+    seed: int,
+    start: int = 0,
+    *,
+    one_by_one: bool = False,
+    recurrences: Sequence[Recurrence] = _RECURRENCES,
+) -> list[TaskSpec]:
+    """Tasks like a person or an import makes: each its own name, command line and time.
+
+    A one-off task runs at its own time within the next month. A recurring one starts
+    counting when it is added: all at the same moment in an import, each at its own
+    moment when added ``one_by_one`` (for a cron schedule, the store and the engine
+    then each look up its first match).
+    """
     rng = random.Random(seed)
     specs = []
     for index in range(start, start + count):
+        recurrence = recurrences[index % len(recurrences)]
+        if not recurrence.is_recurring:
+            first_run_at = NOW + timedelta(seconds=60 + rng.randrange(30 * 86_400))
+        else:
+            first_run_at = NOW + timedelta(seconds=index if one_by_one else 0)
         specs.append(
             TaskSpec(
                 name=f"sync folder {index}",
                 command=Command(line=f"rsync -a ~/projects/p{index}/ /mnt/backup/p{index}/"),
-                first_run_at=NOW + timedelta(seconds=60 + rng.randrange(30 * 86_400)),
+                first_run_at=first_run_at,
                 priority=rng.randrange(10),
-                recurrence=_RECURRENCES[index % len(_RECURRENCES)],
+                recurrence=recurrence,
                 retry=_RETRIES[index % len(_RETRIES)],
                 paused=index % 20 == 0,
             )
@@ -177,14 +196,7 @@ def make_specs(count: int, seed: int, start: int = 0) -> list[TaskSpec]:
 
 def raw_row(spec: TaskSpec) -> tuple[Any, ...]:
     """The exact INSERT parameters taskgui writes for a new task (id chosen by SQLite)."""
-    now_us = codec.to_us(NOW)
-    return (
-        None,
-        *codec.spec_values(spec),
-        *codec.status_values(initial_status(spec)),
-        now_us,
-        now_us,
-    )
+    return (None, *codec.new_task_row(spec, codec.to_us(NOW))[1:])
 
 
 Ops = list[Callable[[], object]]
@@ -229,23 +241,23 @@ class TaskguiSystem:
         self.engine = Engine()
         recover(self.repo, self.engine, NOW)
 
-    def add_ops(self, specs: list[TaskSpec]) -> list[Callable[[], object]]:
+    def add_ops(self, specs: list[TaskSpec]) -> Ops:
         repo, engine = self.repo, self.engine
 
         def add(spec: TaskSpec) -> None:
             engine.add(repo.add_tasks([spec], NOW)[0])
 
-        return [lambda spec=spec: add(spec) for spec in specs]
+        return [partial(add, spec) for spec in specs]
 
-    def cancel_ops(self, ids: list[int]) -> list[Callable[[], object]]:
+    def cancel_ops(self, ids: list[int]) -> Ops:
         repo, engine = self.repo, self.engine
 
         def cancel(task_id: int) -> None:
             repo.apply(engine.cancel(task_id), NOW)
 
-        return [lambda task_id=task_id: cancel(task_id) for task_id in ids]
+        return [partial(cancel, task_id) for task_id in ids]
 
-    def update_ops(self, ids: list[int]) -> list[Callable[[], object]]:
+    def update_ops(self, ids: list[int]) -> Ops:
         repo, engine = self.repo, self.engine
         new_specs = [
             replace(
@@ -259,7 +271,7 @@ class TaskguiSystem:
         def update(spec: TaskSpec) -> None:
             repo.apply(engine.update(spec, NOW), NOW)
 
-        return [lambda spec=spec: update(spec) for spec in new_specs]
+        return [partial(update, spec) for spec in new_specs]
 
     def close(self) -> None:
         self.repo.close()
@@ -286,22 +298,23 @@ class RawSystem:
         execute(sql, params)
         execute("COMMIT")
 
-    def add_ops(self, specs: list[TaskSpec]) -> list[Callable[[], object]]:
+    def add_ops(self, specs: list[TaskSpec]) -> Ops:
         rows = [raw_row(spec) for spec in specs]
-        return [lambda row=row: self._one(RAW_INSERT, row) for row in rows]
+        return [partial(self._one, RAW_INSERT, row) for row in rows]
 
-    def update_ops(self, ids: list[int], cancel: bool) -> list[Callable[[], object]]:
+    def update_ops(self, ids: list[int], cancel: bool) -> Ops:
         """Full-row UPDATEs, as taskgui writes for both a cancel and an edit."""
         now_us = codec.to_us(NOW)
         template = make_specs(1, seed=99)[0]
+        status_at = len(codec.TASK_COLUMNS) - len(codec.STATUS_COLUMNS) - 1
         params = []
         for task_id in ids:
-            spec = template.with_id(task_id)
-            values = list(codec.status_values(initial_status(spec)))
+            # TASK_COLUMNS[1:] of a task's row, as _UPDATE_TASK binds them.
+            values = list(codec.new_task_row(template.with_id(task_id), now_us)[1:22])
             if cancel:
-                values = ["cancelled", 0, None, None, None, 1, None, None, None]
-            params.append((*codec.spec_values(spec), *values, now_us, task_id))
-        return [lambda p=p: self._one(RAW_UPDATE, p) for p in params]
+                values[status_at:] = ["cancelled", 0, None, None, None, 1, None, None, None]
+            params.append((*values, now_us, task_id))
+        return [partial(self._one, RAW_UPDATE, p) for p in params]
 
     def close(self) -> None:
         self.db.close()
@@ -370,22 +383,27 @@ class ApsSystem:
         self.scheduler, self.store = _aps_scheduler(path)
         self.scheduler.start(paused=True)  # jobs never run during the benchmark
 
-    def add_ops(self, specs: list[TaskSpec]) -> list[Callable[[], object]]:
+    def add_ops(self, specs: list[TaskSpec]) -> Ops:
         add = self.scheduler.add_job
         return [
-            lambda spec=spec: add(
-                APS_FUNC, "date", run_date=spec.first_run_at, id=f"new-{spec.name}", name=spec.name
+            partial(
+                add,
+                APS_FUNC,
+                "date",
+                run_date=spec.first_run_at,
+                id=f"new-{spec.name}",
+                name=spec.name,
             )
             for spec in specs
         ]
 
-    def cancel_ops(self, ids: list[int]) -> list[Callable[[], object]]:
+    def cancel_ops(self, ids: list[int]) -> Ops:
         remove = self.scheduler.remove_job
-        return [lambda i=i: remove(f"job-{i - 1}") for i in ids]
+        return [partial(remove, f"job-{i - 1}") for i in ids]
 
-    def update_ops(self, ids: list[int]) -> list[Callable[[], object]]:
+    def update_ops(self, ids: list[int]) -> Ops:
         modify = self.scheduler.modify_job
-        return [lambda i=i: modify(f"job-{i - 1}", name=f"renamed {i}") for i in ids]
+        return [partial(modify, f"job-{i - 1}", name=f"renamed {i}") for i in ids]
 
     def close(self) -> None:
         self.scheduler.shutdown(wait=True)
@@ -406,7 +424,7 @@ class Row:
 
 def measure_ops(size: int, profile: Profile, tmp: Path, with_aps: bool) -> list[Row]:
     population = make_specs(size, seed=size)
-    new_specs = make_specs(profile.ops, seed=size + 1, start=size)
+    new_specs = make_specs(profile.ops, seed=size + 1, start=size, one_by_one=True)
     rng = random.Random(size + 2)
     # Cancel and update touch distinct tasks of the population, at most half each.
     count = min(profile.ops, size // 2)
@@ -458,6 +476,30 @@ def measure_ops(size: int, profile: Profile, tmp: Path, with_aps: bool) -> list[
         raw.close()
         if aps:
             aps.close()
+
+
+def measure_add_by_schedule(profile: Profile, tmp: Path) -> str:
+    """One durable add by schedule kind, for the note under the table."""
+    tg = TaskguiSystem(tmp / "taskgui-kinds.sqlite3", make_specs(1_000, seed=5))
+    try:
+        parts = []
+        for label, recurrence in (
+            ("once", _RECURRENCES[0]),
+            ("every hour", _RECURRENCES[3]),
+            ("cron", _RECURRENCES[4]),
+        ):
+            specs = make_specs(
+                min(profile.ops, 200),
+                seed=6,
+                start=10_000 * (len(parts) + 1),
+                one_by_one=True,
+                recurrences=(recurrence,),
+            )
+            seconds = timed_interleaved({"taskgui": tg.add_ops(specs)}, profile.chunks)
+            parts.append(f"{label} {seconds['taskgui'] * 1e6:,.0f} µs")
+        return "taskgui add by schedule, at 1k: " + ", ".join(parts) + "."
+    finally:
+        tg.close()
 
 
 def measure_bulk(profile: Profile, tmp: Path) -> Row:
@@ -673,6 +715,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(measure_bulk(profile, tmp))
         start_row, aps_armed = measure_start(profile, tmp, with_aps)
         rows.append(start_row)
+        notes.append(measure_add_by_schedule(profile, tmp))
         if with_aps:
             defaults_us = measure_aps_defaults(tmp, min(profile.ops, 200))
             notes.append(

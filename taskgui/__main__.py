@@ -1,27 +1,22 @@
 """Entry point for ``python -m taskgui`` and the ``taskgui`` console script.
 
 With a command (``taskgui add ...``, ``taskgui list``) it runs the command line; with
-none it opens the window. Until the window (``app.py``) exists, ``run_gui`` says so
-plainly instead of pretending to start something.
+none it opens the window. Qt is imported only on that path, so the command line starts
+fast and works where no display exists.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from taskgui import cli
 
-NOT_BUILT_MESSAGE = (
-    "taskgui: the desktop app is not built yet — the scheduling core is; "
-    "run `make test` to exercise it"
-)
-
 
 def run_gui(argv: list[str]) -> int:
     """Open the window for the global flags in ``argv`` (``--db``, ``--reset-corrupt``)."""
-    print(NOT_BUILT_MESSAGE, file=sys.stderr)
-    return 0
+    from taskgui import app  # noqa: PLC0415 - Qt widgets only when a window is wanted
+
+    return app.main(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

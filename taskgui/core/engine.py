@@ -164,7 +164,7 @@ class Engine:
         if spec.id in self._tasks:
             raise InvalidTaskError(f"a task with id {spec.id} already exists")
         entry = _Entry(spec)
-        entry.set_slot(SlotKind.OCCURRENCE, spec.first_run_at)
+        entry.set_slot(SlotKind.OCCURRENCE, spec.recurrence.first_at_or_after(spec.first_run_at))
         self._tasks[spec.id] = entry
         self._queue(entry)
         return [TaskAdded(self._snapshot(entry))]
@@ -193,7 +193,7 @@ class Engine:
     @staticmethod
     def _first_occurrence_from(spec: TaskSpec, now: datetime) -> datetime:
         if spec.first_run_at >= now or not spec.recurrence.is_recurring:
-            return spec.first_run_at
+            return spec.recurrence.first_at_or_after(spec.first_run_at)
         next_at = spec.recurrence.catch_up(spec.first_run_at, now).next_at
         return next_at if next_at is not None else spec.first_run_at
 

@@ -57,6 +57,9 @@ class Once:
 
     is_recurring = False
 
+    def first_at_or_after(self, start: datetime) -> datetime:
+        return start
+
     def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> None:
         return None
 
@@ -98,6 +101,10 @@ class Every:
                 raise InvalidTaskError(
                     f"repeat mode {self.mode!r} is not one of fixed_rate, fixed_delay"
                 ) from None
+
+    def first_at_or_after(self, start: datetime) -> datetime:
+        """The first run is the start itself: it anchors the interval grid."""
+        return start
 
     def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
         """The next occurrence: scheduled + interval, or finish + interval for fixed delay."""
@@ -216,6 +223,11 @@ class Cron:
             local: datetime = it.get_next(datetime)
             if self._runs_hourly_or_more or not self._is_repeated_wall_time(local):
                 return local.astimezone(UTC)
+
+    def first_at_or_after(self, start: datetime) -> datetime:
+        """The first matching time at or after ``start``: a cron task starting "now"
+        runs at its first match, not now."""
+        return self._next(self._iterate(start - timedelta(microseconds=1)))
 
     def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
         return self._next(self._iterate(scheduled_at))

@@ -95,9 +95,32 @@ def initial_status(spec: TaskSpec) -> TaskStatus:
     The engine produces exactly this for a new task, so a repository can store a
     task and its status in one write, before the engine has seen it.
     """
+    first = spec.recurrence.first_at_or_after(spec.first_run_at)
     return TaskStatus(
         state=TaskState.PAUSED if spec.paused else TaskState.PENDING,
-        next_run_at=spec.first_run_at,
+        next_run_at=first,
         slot_kind=SlotKind.OCCURRENCE,
-        scheduled_at=spec.first_run_at,
+        scheduled_at=first,
     )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunRecord:
+    """One run in a task's history. ``outcome`` is None while the run is in progress.
+
+    A core value (not a store row) so that views can show history without knowing
+    how it is stored.
+    """
+
+    id: int
+    task_id: TaskId
+    attempt: int
+    kind: SlotKind
+    scheduled_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    outcome: RunOutcome | None
+    exit_code: int | None = None
+    error: str | None = None
+    output: str = ""
+    pid: int | None = None  # the process (group) that ran it, once started

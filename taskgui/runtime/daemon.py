@@ -14,6 +14,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import platformdirs
@@ -35,6 +36,9 @@ def configure_logging(verbose: bool = False) -> Path | None:
     """Log to the user log folder (rotated) and to stderr; return the log file path."""
     root = logging.getLogger("taskgui")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for existing in root.handlers:  # once per process, however many windows start
+        if isinstance(existing, logging.handlers.RotatingFileHandler):
+            return Path(existing.baseFilename)
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(formatter)
@@ -54,7 +58,7 @@ def configure_logging(verbose: bool = False) -> Path | None:
     return path
 
 
-class _SignalBridge:
+class SignalBridge:
     """Turns SIGINT/SIGTERM into a Qt callback via a socket the event loop watches.
 
     A Python signal handler only runs when the interpreter gets control, which a Qt
@@ -62,7 +66,7 @@ class _SignalBridge:
     signal wake the loop.
     """
 
-    def __init__(self, on_signal: object) -> None:
+    def __init__(self, on_signal: Callable[[], object]) -> None:
         self._receive, self._send = socket.socketpair()
         self._receive.setblocking(False)
         self._send.setblocking(False)
@@ -78,7 +82,7 @@ class _SignalBridge:
             data = self._receive.recv(64)
         except BlockingIOError:
             return
-        if data and callable(self._callback):
+        if data:
             self._callback()
 
     def close(self) -> None:
@@ -106,7 +110,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     service = SchedulerService(repository, clock, workers=workers)
     service.error_occurred.connect(lambda message: log.error("%s", message))
     service.stopped.connect(app.quit)
-    bridge = _SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
+    bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
     try:
         recovery = service.start()
         log.info(

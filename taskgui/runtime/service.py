@@ -49,7 +49,7 @@ from taskgui.core.events import (
     TaskRemoved,
 )
 from taskgui.core.states import RunOutcome
-from taskgui.core.status import RunId, RunResult, TaskSnapshot
+from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.orphans import stop_orphaned_runs
@@ -58,7 +58,7 @@ from taskgui.runtime.runner import RunReport
 from taskgui.store.errors import StoreError
 from taskgui.store.operations import Op, Operations
 from taskgui.store.recovery import Recovery, recover
-from taskgui.store.repository import RunRecord, TaskRepository
+from taskgui.store.repository import TaskRepository
 from taskgui.store.sqlite import SqliteRepository
 
 log = logging.getLogger(__name__)
@@ -175,6 +175,10 @@ class SchedulerService(QObject):
 
     def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]:
         return self._repository.runs(task_id, limit)
+
+    def last_runs(self) -> dict[TaskId, RunRecord]:
+        """Each task's latest finished run, read once when a view starts."""
+        return self._repository.last_runs()
 
     @property
     def workers(self) -> int:

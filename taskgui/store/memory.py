@@ -166,6 +166,14 @@ class MemoryRepository:
             if state is None or snapshot.state is state
         ]
 
+    def last_runs(self) -> dict[TaskId, RunRecord]:
+        latest: dict[TaskId, RunRecord] = {}
+        for task_id, runs in self._runs.items():
+            finished = [record for record in runs if record.outcome is not None]
+            if finished:
+                latest[task_id] = finished[-1]
+        return latest
+
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         return list(reversed(self._runs.get(task_id, [])))[:limit]
 

@@ -18,31 +18,13 @@ from datetime import datetime
 from typing import Protocol
 
 from taskgui.core.events import Event
-from taskgui.core.states import RunOutcome, SlotKind, TaskState
-from taskgui.core.status import RunId, RunResult, TaskSnapshot
+from taskgui.core.states import TaskState
+from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 
 DEFAULT_HISTORY_LIMIT = 100
 OUTPUT_CAP_BYTES = 64 * 1024
 INTERRUPTED_ERROR = "taskgui stopped while this ran; it will be retried"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunRecord:
-    """One row of run history. ``outcome`` is None while the run is in progress."""
-
-    id: int
-    task_id: TaskId
-    attempt: int
-    kind: SlotKind
-    scheduled_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-    outcome: RunOutcome | None
-    exit_code: int | None = None
-    error: str | None = None
-    output: str = ""
-    pid: int | None = None  # the process (group) that ran it, once started
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +79,10 @@ class TaskRepository(Protocol):
         """Remember which process runs an open run (to stop it after a crash)."""
         ...
 
+    def last_runs(self) -> dict[TaskId, RunRecord]:
+        """Each task's most recent finished run (for a view's "last result" column)."""
+        ...
+
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         """Close every run a previous process left in progress as ``interrupted``."""
         ...
@@ -113,3 +99,6 @@ def cap_output(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
     if len(data) <= limit:
         return text
     return "[... earlier output cut ...]\n" + data[-limit:].decode("utf-8", "ignore")
+
+
+__all__ = ["RunRecord"]  # re-exported: it moved to core, where views can reach it

@@ -427,6 +427,13 @@ class SqliteRepository:
         decoder = codec.RowDecoder()
         return [decoder.snapshot(row) for row in rows]
 
+    def last_runs(self) -> dict[TaskId, RunRecord]:
+        rows = self._query(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id IN ("
+            "SELECT MAX(id) FROM runs WHERE outcome IS NOT NULL GROUP BY task_id)"
+        )
+        return {row[1]: _run_record(row) for row in rows}
+
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         rows = self._query(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT ?",

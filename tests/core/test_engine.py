@@ -21,7 +21,7 @@ from taskgui.core.events import (
     TaskExhausted,
     TaskRemoved,
 )
-from taskgui.core.recurrence import Every, EveryMode
+from taskgui.core.recurrence import Cron, Every, EveryMode
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import (
     MisfirePolicy,
@@ -560,3 +560,11 @@ def test_a_new_task_has_the_initial_status_a_repository_stores_for_it() -> None:
     for spec in (make_spec(1, first_run_at=at(30)), make_spec(2, paused=True)):
         engine.add(spec)
         assert engine.snapshot(spec.id).status == initial_status(spec)
+
+
+def test_a_cron_task_first_runs_at_its_first_match_not_at_its_start_time() -> None:
+    engine = Engine()
+    spec = make_spec(1, first_run_at=at(0), recurrence=Cron("30 14 * * *", "UTC"))
+    engine.add(spec)
+    assert engine.next_deadline() == T0.replace(hour=14, minute=30)
+    assert engine.snapshot(1).status == initial_status(spec)

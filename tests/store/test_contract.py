@@ -904,3 +904,20 @@ def _run_differential(
     assert sqlite.interrupt_open_runs(now) == memory.interrupt_open_runs(now)
     for task in mem_tasks:
         assert persistent(task.status) == sqlite.get(task.id).status
+
+
+def test_last_runs_gives_each_tasks_latest_finished_run(repository: TaskRepository) -> None:
+    engine = Engine()
+    specs = repository.add_tasks([make_spec(0), make_spec(0), make_spec(0)], T0)
+    for spec in specs:
+        engine.add(spec)
+    events = engine.due(T0, 3)
+    repository.apply(events, T0)
+    tickets = {e.run.task_id: e.run for e in events if isinstance(e, RunDispatched)}
+    first, second, _ = specs
+    for spec, outcome in ((first, RunOutcome.FAILED), (second, RunOutcome.SUCCEEDED)):
+        repository.apply(engine.finished(tickets[spec.id].run_id, outcome, T0), T0)
+    latest = repository.last_runs()
+    assert set(latest) == {first.id, second.id}  # the third is still running
+    assert latest[first.id].outcome is RunOutcome.FAILED
+    assert latest[second.id].outcome is RunOutcome.SUCCEEDED

@@ -1,0 +1,243 @@
+"""The texts the task table shows: countdowns, attempts, last results, local times.
+
+Pure functions of a snapshot and a ``now``, with no widgets, so every wording can be
+tested against a fixed clock and the table model stays a thin lookup. Core values are
+aware UTC; this is where they become local time, because a person reads the table.
+
+``LastRun`` lives here rather than in the store: the ui layer must not import
+``taskgui.store``, and the table needs only these few fields of a run record.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from taskgui.core.states import RunOutcome, TaskState, WaitReason
+from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import TaskSpec
+
+EMPTY = "—"
+JUST_NOW_SECONDS = 5
+
+_DAY, _HOUR, _MINUTE = 86_400, 3_600, 60
+# Fixed English names rather than strftime's %a/%b: QCoreApplication sets the C locale
+# from the environment, which would make the text (and its tests) depend on it, and
+# the rest of the interface is English anyway.
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+_STATE_TEXT = {
+    TaskState.PENDING: "Pending",
+    TaskState.RUNNING: "Running",
+    TaskState.RETRYING: "Retrying",
+    TaskState.PAUSED: "Paused",
+    TaskState.SUCCEEDED: "Succeeded",
+    TaskState.EXHAUSTED: "Exhausted",
+    TaskState.CANCELLED: "Cancelled",
+    TaskState.MISSED: "Missed",
+}
+
+_OUTCOME_TEXT = {
+    RunOutcome.SUCCEEDED: "succeeded",
+    RunOutcome.FAILED: "failed",
+    RunOutcome.TIMED_OUT: "timed out",
+    RunOutcome.CANCELLED: "cancelled",
+    RunOutcome.INTERRUPTED: "interrupted",
+    RunOutcome.MISSED: "missed",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LastRun:
+    """How a task's most recent run ended, as the table shows it.
+
+    ``finished_at`` is aware UTC (None when unknown); ``error`` is the runner's one-line
+    explanation, shown as a tooltip.
+    """
+
+    outcome: RunOutcome
+    exit_code: int | None = None
+    finished_at: datetime | None = None
+    error: str | None = None
+
+
+# ------------------------------------------------------------------ durations
+
+
+def _whole_seconds_until(at: datetime, now: datetime) -> int:
+    """Seconds left, rounded up: a countdown reads "in 1s" until the moment is reached."""
+    return math.ceil((at - now).total_seconds())
+
+
+def countdown_text(seconds: int) -> str:
+    """Compact time left: ``45s``, ``4m 05s``, ``2h 05m``, ``3d 4h``.
+
+    Two units at most, the smaller zero-padded so a ticking column does not jitter.
+    """
+    seconds = max(seconds, 0)
+    if seconds < _MINUTE:
+        return f"{seconds}s"
+    if seconds < _HOUR:
+        minutes, rest = divmod(seconds, _MINUTE)
+        return f"{minutes}m {rest:02d}s"
+    if seconds < _DAY:
+        hours, rest = divmod(seconds, _HOUR)
+        return f"{hours}h {rest // _MINUTE:02d}m"
+    days, rest = divmod(seconds, _DAY)
+    return f"{days}d {rest // _HOUR}h"
+
+
+def clock_text(seconds: int) -> str:
+    """A stopwatch reading: ``0:08``, ``12:34``, ``1:02:03``."""
+    seconds = max(seconds, 0)
+    hours, rest = divmod(seconds, _HOUR)
+    minutes, secs = divmod(rest, _MINUTE)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+def ago_text(then: datetime, now: datetime) -> str:
+    """How long ago: ``just now``, ``45s ago``, ``5m ago``, ``2h 5m ago``, ``3d 4h ago``."""
+    seconds = math.floor((now - then).total_seconds())
+    if seconds < JUST_NOW_SECONDS:  # includes a moment slightly in the future (clock skew)
+        return "just now"
+    if seconds < _MINUTE:
+        return f"{seconds}s ago"
+    if seconds < _HOUR:
+        return f"{seconds // _MINUTE}m ago"
+    if seconds < _DAY:
+        hours, rest = divmod(seconds, _HOUR)
+        minutes = rest // _MINUTE
+        return f"{hours}h {minutes}m ago" if minutes else f"{hours}h ago"
+    days, rest = divmod(seconds, _DAY)
+    hours = rest // _HOUR
+    return f"{days}d {hours}h ago" if hours else f"{days}d ago"
+
+
+# ---------------------------------------------------------------- cell texts
+
+
+def state_text(state: TaskState) -> str:
+    """The state as a column value: ``Pending``, ``Retrying``, ..."""
+    return _STATE_TEXT.get(state, str(state).capitalize())
+
+
+def waiting_text(snapshot: TaskSnapshot) -> str:
+    """Why a due task has not started: the question a person asks of a stuck row."""
+    reason = snapshot.status.waiting
+    if reason is WaitReason.WORKER:
+        return "waiting for a worker"
+    if reason is WaitReason.CONCURRENCY_KEY:
+        key = snapshot.spec.concurrency_key
+        return f"waiting: key {key} busy" if key else "waiting for its concurrency key"
+    if reason is WaitReason.PREVIOUS_RUN:
+        return "waiting for the previous run"
+    return ""
+
+
+def next_run_text(snapshot: TaskSnapshot, now: datetime) -> str:
+    """What the task does next, relative to ``now``.
+
+    The order matters: a run in progress is the most useful fact, then a reason a due
+    run is held back, then the countdown to the queued run. Terminal tasks show
+    ``EMPTY``: they have no next run.
+    """
+    status = snapshot.status
+    state = status.state
+    if state.is_terminal:
+        return EMPTY
+    if state is TaskState.RUNNING:
+        if status.running_since is None:
+            return "starting…"
+        return f"running {clock_text(math.floor((now - status.running_since).total_seconds()))}"
+    if status.waiting is not None:
+        return waiting_text(snapshot)
+    if state is TaskState.PAUSED:
+        return "paused"
+    if status.next_run_at is None:
+        return EMPTY
+    seconds = _whole_seconds_until(status.next_run_at, now)
+    if state is TaskState.RETRYING:
+        attempts = f"retry {status.slot_attempt}/{snapshot.spec.retry.max_attempts}"
+        return f"{attempts} in {clock_text(seconds)}" if seconds > 0 else f"{attempts} due now"
+    return f"in {countdown_text(seconds)}" if seconds > 0 else "due now"
+
+
+def schedule_text(spec: TaskSpec) -> str:
+    """The schedule in words (``once``, ``every 5 minutes``, a cron description)."""
+    try:
+        return spec.describe_schedule()
+    except Exception:  # a description is never worth a broken cell
+        return EMPTY
+
+
+def attempts_text(snapshot: TaskSnapshot) -> str:
+    """Attempts used by the current occurrence out of the maximum: ``2 / 5``."""
+    attempt = snapshot.status.attempt
+    if attempt <= 0:
+        return EMPTY
+    return f"{attempt} / {snapshot.spec.retry.max_attempts}"
+
+
+def outcome_text(outcome: RunOutcome) -> str:
+    return _OUTCOME_TEXT.get(outcome, str(outcome).replace("_", " "))
+
+
+def last_result_text(last: LastRun | None, now: datetime) -> str:
+    """``failed (exit 3) · 5m ago``; ``EMPTY`` before the first run."""
+    if last is None:
+        return EMPTY
+    text = outcome_text(last.outcome)
+    if last.exit_code is not None and last.exit_code != 0:
+        text += f" (exit {last.exit_code})"
+    if last.finished_at is not None:
+        text += f" · {ago_text(last.finished_at, now)}"
+    return text
+
+
+def local_time_text(moment: datetime, tz: tzinfo | None = None) -> str:
+    """A moment in local time (or ``tz``) as a person scans it: ``Mon 30 Nov 14:05:03``."""
+    local = moment.astimezone(tz)
+    return (
+        f"{_WEEKDAYS[local.weekday()]} {local.day:02d} {_MONTHS[local.month - 1]} "
+        f"{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
+    )
+
+
+def local_time_full_text(moment: datetime, tz: tzinfo | None = None) -> str:
+    """The unambiguous form for a tooltip: ``2026-11-30 14:05:03+01:00``."""
+    return moment.astimezone(tz).isoformat(sep=" ", timespec="seconds")
+
+
+# ------------------------------------------------------------------ tooltips
+
+MAX_TOOLTIP_CHARS = 1_000
+
+
+def command_tooltip(snapshot: TaskSnapshot) -> str:
+    """The command line, cut short if it is a whole script."""
+    line = snapshot.spec.command.line
+    return line if len(line) <= MAX_TOOLTIP_CHARS else line[:MAX_TOOLTIP_CHARS] + "…"
+
+
+def next_run_tooltip(snapshot: TaskSnapshot) -> str | None:
+    """The exact moment behind the countdown, in local time."""
+    status = snapshot.status
+    if status.state is TaskState.RUNNING and status.running_since is not None:
+        return f"running since {local_time_full_text(status.running_since)}"
+    if status.next_run_at is not None and not status.state.is_terminal:
+        return local_time_full_text(status.next_run_at)
+    return None
+
+
+def last_result_tooltip(last: LastRun | None) -> str | None:
+    """The runner's error line and the exact finish time."""
+    if last is None:
+        return None
+    lines = [last.error] if last.error else []
+    if last.finished_at is not None:
+        lines.append(f"finished {local_time_full_text(last.finished_at)}")
+    return "\n".join(lines) or None

@@ -1,0 +1,489 @@
+"""The main window: the live task list, its filters, and everything you can do to a task.
+
+It reads the scheduler service (snapshots at start, then its signals) and asks it to
+act; it never touches the database. The table is a model/view pair: the model is fed
+by the service's events and the proxy filters and sorts; a ticker refreshes only the
+visible countdowns once a second.
+
+Signals:
+    history_requested(int): a task's history should be shown (used by notifications).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QItemSelection, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from taskgui.core.clock import Clock
+from taskgui.core.errors import TaskguiError
+from taskgui.core.states import TaskState
+from taskgui.core.status import RunRecord, TaskSnapshot
+from taskgui.core.task import TaskId
+from taskgui.runtime.service import SchedulerService
+from taskgui.ui.actions import TaskActions, Verb
+from taskgui.ui.countdown import CountdownTicker
+from taskgui.ui.formatting import LastRun
+from taskgui.ui.history_view import HistoryDialog
+from taskgui.ui.task_dialog import DialogMode, TaskDialog
+from taskgui.ui.task_filter import StateFilter, TaskFilterProxy, count_for
+from taskgui.ui.task_model import Column, Role, TaskTableModel
+
+log = logging.getLogger(__name__)
+
+DialogFactory = Callable[..., TaskDialog]
+Confirm = Callable[[QWidget, str, str], bool]
+
+
+def ask_yes_no(parent: QWidget, title: str, text: str) -> bool:
+    answer = QMessageBox.question(
+        parent,
+        title,
+        text,
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def _last_run(record: RunRecord) -> LastRun | None:
+    if record.outcome is None:
+        return None
+    return LastRun(
+        outcome=record.outcome,
+        exit_code=record.exit_code,
+        finished_at=record.finished_at,
+        error=record.error,
+    )
+
+
+class EmptyState(QWidget):
+    """What a new user sees instead of an empty table: what to do next."""
+
+    def __init__(self, new_action: QAction, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        title = QLabel("No tasks yet", self)
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        title.setFont(font)
+        hint = QLabel(
+            "Create a task to run a command once, every few minutes, or on a cron "
+            "schedule.\nFailures are retried with backoff, and nothing is lost if you quit.",
+            self,
+        )
+        hint.setWordWrap(True)
+        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        button = QPushButton(f"New Task  ({new_action.shortcut().toString()})", self)
+        button.setDefault(True)
+        button.clicked.connect(new_action.trigger)
+        layout = QVBoxLayout(self)
+        layout.addStretch(2)
+        for widget in (title, hint, button):
+            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addStretch(3)
+        self.button = button
+
+    def mouseDoubleClickEvent(self, event: object) -> None:  # noqa: N802
+        self.button.click()
+
+
+class MainWindow(QMainWindow):
+    """The live list of tasks. See the module docstring."""
+
+    history_requested = Signal(int)
+
+    def __init__(
+        self,
+        service: SchedulerService,
+        clock: Clock,
+        *,
+        location: str = "",
+        dialog_factory: DialogFactory = TaskDialog,
+        confirm: Confirm = ask_yes_no,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.service = service
+        self._clock = clock
+        self._dialog_factory = dialog_factory
+        self._confirm = confirm
+        self._histories: dict[TaskId, HistoryDialog] = {}
+        self.setWindowTitle("taskgui")
+        self.resize(1100, 650)
+
+        self.model = TaskTableModel(clock, self)
+        self.proxy = TaskFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = self._build_table()
+        self.actions_ = TaskActions(self)
+        self.empty = EmptyState(self.actions_[Verb.NEW], self)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.table)
+        self.search = QLineEdit(self)
+        self.filter_buttons: dict[StateFilter, QToolButton] = {}
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.addLayout(self._build_filter_bar())
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+        self._build_toolbar()
+        self._build_status_bar(location)
+        self._connect()
+        self.ticker = CountdownTicker(self.table, self.proxy, self.model, self)
+        self.model.reset_tasks(
+            service.snapshot(),
+            {
+                task_id: last
+                for task_id, record in service.last_runs().items()
+                if (last := _last_run(record)) is not None
+            },
+        )
+        self.table.sortByColumn(Column.NEXT_RUN, Qt.SortOrder.AscendingOrder)
+        self._on_model_counts_changed()
+        self.ticker.start()
+
+    # ------------------------------------------------------------- building
+
+    def _build_table(self) -> QTableView:
+        table = QTableView(self)
+        table.setModel(self.proxy)
+        table.setAccessibleName("Tasks")
+        table.setSortingEnabled(True)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        table.setAlternatingRowColors(True)
+        table.setShowGrid(False)
+        table.setWordWrap(False)
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 10)
+        header = table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
+        widths = {
+            Column.STATE: 110,
+            Column.PRIORITY: 70,
+            Column.NEXT_RUN: 190,
+            Column.SCHEDULE: 230,
+            Column.LAST_RESULT: 200,
+            Column.ATTEMPTS: 80,
+        }
+        for column, width in widths.items():
+            header.resizeSection(column, width)
+        return table
+
+    def _build_filter_bar(self) -> QHBoxLayout:
+        bar = QHBoxLayout()
+        group = QButtonGroup(self)
+        group.setExclusive(True)
+        for state_filter in StateFilter:
+            button = QToolButton(self)
+            button.setCheckable(True)
+            button.setAutoRaise(True)
+            button.setAccessibleName(f"Show {state_filter.label.lower()} tasks")
+            button.clicked.connect(lambda _=False, f=state_filter: self.set_state_filter(f))
+            group.addButton(button)
+            bar.addWidget(button)
+            self.filter_buttons[state_filter] = button
+        self.filter_buttons[StateFilter.ALL].setChecked(True)
+        bar.addStretch(1)
+        self.search.setPlaceholderText("Search name or command  (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Search tasks")
+        self.search.setMinimumWidth(260)
+        bar.addWidget(self.search)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self).activated.connect(
+            self._on_find_shortcut_activated
+        )
+        return bar
+
+    def _build_toolbar(self) -> None:
+        toolbar = QToolBar("Tasks", self)
+        toolbar.setObjectName("tasks-toolbar")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        toolbar.addAction(self.actions_[Verb.NEW])
+        toolbar.addSeparator()
+        for verb in (Verb.RUN_NOW, Verb.PAUSE, Verb.RESUME, Verb.RETRY, Verb.CANCEL):
+            toolbar.addAction(self.actions_[verb])
+        toolbar.addSeparator()
+        for verb in (Verb.EDIT, Verb.HISTORY, Verb.DELETE):
+            toolbar.addAction(self.actions_[verb])
+        self.addToolBar(toolbar)
+        # Shortcuts work wherever focus is in the window, not only in the toolbar.
+        for action in self.actions_.by_verb.values():
+            self.addAction(action)
+        self.actions_[Verb.EDIT].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.actions_[Verb.DELETE].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.table.addAction(self.actions_[Verb.EDIT])
+        self.table.addAction(self.actions_[Verb.DELETE])
+
+    def _build_status_bar(self, location: str) -> None:
+        status = self.statusBar()
+        self.counts_label = QLabel(self)
+        self.workers_label = QLabel(self)
+        self.location_label = QLabel(location, self)
+        self.location_label.setToolTip("The database this window runs")
+        status.addWidget(self.counts_label)
+        status.addWidget(self.workers_label)
+        status.addPermanentWidget(self.location_label)
+
+    def _connect(self) -> None:
+        service = self.service
+        service.task_added.connect(self.model.on_task_added)
+        service.task_changed.connect(self.model.on_task_changed)
+        service.task_removed.connect(self.model.on_task_removed)
+        service.run_finished.connect(self.model.on_run_finished)
+        service.run_finished.connect(self._on_service_run_finished)
+        service.task_changed.connect(self._on_service_task_changed)
+        service.error_occurred.connect(self._on_service_error_occurred)
+        self.model.counts_changed.connect(self._on_model_counts_changed)
+        self.model.rowsInserted.connect(self._on_model_rows_changed)
+        self.model.rowsRemoved.connect(self._on_model_rows_changed)
+        self.model.modelReset.connect(self._on_model_rows_changed)
+        self.search.textChanged.connect(self.proxy.set_search_text)
+        self.table.customContextMenuRequested.connect(self._on_table_context_menu_requested)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.history_requested.connect(self.show_history)
+        handlers: dict[Verb, Callable[[], None]] = {
+            Verb.NEW: self.new_task,
+            Verb.RUN_NOW: lambda: self._each(self.service.run_now),
+            Verb.CANCEL: lambda: self._each(self.service.cancel),
+            Verb.RETRY: lambda: self._each(self.service.retry_now),
+            Verb.PAUSE: lambda: self._each(self.service.pause),
+            Verb.RESUME: lambda: self._each(self.service.resume),
+            Verb.EDIT: self.edit_selected,
+            Verb.DUPLICATE: self.duplicate_selected,
+            Verb.DELETE: self.delete_selected,
+            Verb.HISTORY: self._show_selected_history,
+        }
+        for verb, handler in handlers.items():
+            self.actions_[verb].triggered.connect(lambda _=False, h=handler: self._safely(h))
+
+    # ---------------------------------------------------------------- reads
+
+    def selected_tasks(self) -> list[TaskSnapshot]:
+        rows = self.table.selectionModel().selectedRows()
+        tasks = []
+        for index in sorted(rows, key=lambda i: i.row()):
+            snapshot = self.proxy.data(index, Role.SNAPSHOT)
+            if isinstance(snapshot, TaskSnapshot):
+                tasks.append(snapshot)
+        return tasks
+
+    def select_task(self, task_id: TaskId) -> bool:
+        """Select and reveal a task (clearing a filter that hides it)."""
+        self.model.flush_pending()  # a task added a moment ago may not be a row yet
+        row = self.model.row_of(task_id)
+        if row is None:
+            return False
+        source = self.model.index(row, 0)
+        index = self.proxy.mapFromSource(source)
+        if not index.isValid():
+            self.search.clear()
+            self.set_state_filter(StateFilter.ALL)
+            index = self.proxy.mapFromSource(source)
+        self.table.selectRow(index.row())
+        self.table.scrollTo(index)
+        return True
+
+    # -------------------------------------------------------------- actions
+
+    def set_state_filter(self, state_filter: StateFilter) -> None:
+        self.filter_buttons[state_filter].setChecked(True)
+        self.proxy.set_state_filter(state_filter)
+
+    def new_task(self) -> None:
+        dialog = self._dialog_factory(self._clock, self, mode=DialogMode.CREATE)
+        if dialog.exec() and (spec := dialog.result_spec()) is not None:
+            stored = self.service.add_task(spec)
+            self.select_task(stored.id)
+
+    def edit_selected(self) -> None:
+        tasks = self.selected_tasks()
+        if len(tasks) != 1:
+            return
+        dialog = self._dialog_factory(self._clock, self, spec=tasks[0].spec, mode=DialogMode.EDIT)
+        if dialog.exec() and (spec := dialog.result_spec()) is not None:
+            self.service.update_task(spec)
+
+    def duplicate_selected(self) -> None:
+        tasks = self.selected_tasks()
+        if len(tasks) != 1:
+            return
+        dialog = self._dialog_factory(
+            self._clock, self, spec=tasks[0].spec, mode=DialogMode.DUPLICATE
+        )
+        if dialog.exec() and (spec := dialog.result_spec()) is not None:
+            stored = self.service.add_task(spec)
+            self.select_task(stored.id)
+
+    def delete_selected(self) -> None:
+        tasks = self.selected_tasks()
+        if not tasks:
+            return
+        if len(tasks) == 1:
+            text = f"Delete the task “{tasks[0].spec.name}” and its history?"
+        else:
+            text = f"Delete {len(tasks)} tasks and their history?"
+        running = sum(task.status.running for task in tasks)
+        if running:
+            text += "\n\nA running task is stopped first."
+        if self._confirm(self, "Delete Tasks", text):
+            self._each(self.service.delete, tasks)
+
+    def show_history(self, task_id: TaskId) -> None:
+        existing = self._histories.get(task_id)
+        if existing is not None:
+            existing.refresh()
+            existing.raise_()
+            existing.activateWindow()
+            return
+        try:
+            task = self.service.task(task_id)
+        except TaskguiError as error:
+            self._report(str(error))
+            return
+        dialog = HistoryDialog(task, lambda: self.service.history(task_id), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.destroyed.connect(lambda *_: self._histories.pop(task_id, None))
+        self._histories[task_id] = dialog
+        dialog.show()
+
+    def _show_selected_history(self) -> None:
+        tasks = self.selected_tasks()
+        if len(tasks) == 1:
+            self.show_history(tasks[0].id)
+
+    def _each(
+        self, operation: Callable[[TaskId], None], tasks: Sequence[TaskSnapshot] | None = None
+    ) -> None:
+        """Apply an operation to every selected task; report what failed, all at once."""
+        problems = []
+        for task in self.selected_tasks() if tasks is None else tasks:
+            try:
+                operation(task.id)
+            except TaskguiError as error:
+                problems.append(f"{task.spec.name}: {error}")
+        if problems:
+            self._report("\n".join(problems))
+        self._on_selection_changed()
+
+    def _safely(self, handler: Callable[[], None]) -> None:
+        """No exception escapes a slot: show it to the person instead."""
+        try:
+            handler()
+        except TaskguiError as error:
+            self._report(str(error))
+        except Exception as error:
+            log.exception("unexpected error in the main window")
+            self._report(f"Something went wrong inside taskgui: {error}")
+
+    def _report(self, message: str) -> None:
+        QMessageBox.warning(self, "taskgui", message)
+
+    # ---------------------------------------------------------------- slots
+
+    def _on_selection_changed(
+        self, _selected: QItemSelection | None = None, _deselected: QItemSelection | None = None
+    ) -> None:
+        self.actions_.update(self.selected_tasks())
+
+    def _on_service_task_changed(self, snapshot: object) -> None:
+        assert isinstance(snapshot, TaskSnapshot)
+        if any(task.id == snapshot.id for task in self.selected_tasks()):
+            self._on_selection_changed()
+        history = self._histories.get(snapshot.id)
+        if history is not None:
+            history.update_task(snapshot)
+        self._update_workers()
+
+    def _on_service_run_finished(self, ticket: object, _outcome: object, _result: object) -> None:
+        task_id = getattr(ticket, "task_id", None)
+        history = self._histories.get(task_id) if isinstance(task_id, int) else None
+        if history is not None:
+            history.refresh()
+
+    def _on_service_error_occurred(self, message: str) -> None:
+        self.statusBar().showMessage(message, 15_000)
+
+    def _on_model_counts_changed(self) -> None:
+        for state_filter, button in self.filter_buttons.items():
+            button.setText(f"{state_filter.label} ({count_for(state_filter, self.model)})")
+        counts = self.model.counts()
+        running = counts.get(TaskState.RUNNING, 0)
+        pending = counts.get(TaskState.PENDING, 0) + counts.get(TaskState.RETRYING, 0)
+        self.counts_label.setText(f"Running: {running}   Pending: {pending}")
+        self._update_workers()
+
+    def _update_workers(self) -> None:
+        self.workers_label.setText(
+            f"Workers: {self.service.busy_workers} of {self.service.workers} busy"
+        )
+
+    def _on_model_rows_changed(self, *_: object) -> None:
+        has_rows = self.model.rowCount() > 0
+        self.stack.setCurrentWidget(self.table if has_rows else self.empty)
+
+    def _on_find_shortcut_activated(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def _on_table_double_clicked(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self._safely(self.edit_selected)
+
+    def _on_table_context_menu_requested(self, position: QPoint) -> None:
+        if not self.table.indexAt(position).isValid():
+            menu = QMenu(self)
+            menu.addAction(self.actions_[Verb.NEW])
+            menu.exec(self.table.viewport().mapToGlobal(position))
+            return
+        menu = self.build_context_menu()
+        menu.exec(self.table.viewport().mapToGlobal(position))
+
+    def build_context_menu(self) -> QMenu:
+        menu = QMenu(self)
+        groups = (
+            (Verb.RUN_NOW, Verb.CANCEL, Verb.RETRY),
+            (Verb.PAUSE, Verb.RESUME),
+            (Verb.EDIT, Verb.DUPLICATE, Verb.DELETE),
+            (Verb.HISTORY,),
+        )
+        for number, group in enumerate(groups):
+            if number:
+                menu.addSeparator()
+            for verb in group:
+                menu.addAction(self.actions_[verb])
+        return menu
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.ticker.stop()
+        for dialog in list(self._histories.values()):
+            dialog.close()
+        super().closeEvent(event)

@@ -1,0 +1,67 @@
+"""The dispatch benchmark still runs: a tiny ``--smoke`` run in a subprocess.
+
+It checks that the script works and prints its table, never how fast anything is.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "bench_dispatch.py"
+
+
+def run_smoke(tmp_path: Path, *extra: str) -> str:
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": str(ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--smoke", "--dir", str(tmp_path), *extra],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    return result.stdout
+
+
+def table_header(out: str) -> str:
+    header = next((line for line in out.splitlines() if line.startswith("scenario")), "")
+    assert header, f"no table header in:\n{out}"
+    return header
+
+
+def test_the_smoke_run_prints_the_table(tmp_path: Path) -> None:
+    out = run_smoke(tmp_path)
+
+    assert out.startswith("taskgui dispatch benchmark (smoke)")
+    header = table_header(out)
+    for column in ("taskgui", "APS memory", "APS SQLite", "goal", "verdict"):
+        assert column in header
+    for row in (
+        "20 over 0.5 s: worker start p50",
+        "20 over 0.5 s: dispatch p99",
+        "single 0.3 s ahead (x1): worker start p99",
+        "throughput 20, spawn true",
+        "pool hand-off, idle, p99",
+    ):
+        line = next((line for line in out.splitlines() if line.startswith(row)), "")
+        assert line, f"row {row!r} missing from:\n{out}"
+    assert "goal(s) missed" in out or "all goals met" in out
+    assert list(tmp_path.iterdir()) == []  # its databases are cleaned up
+
+
+def test_the_apscheduler_columns_can_be_left_out(tmp_path: Path) -> None:
+    out = run_smoke(tmp_path, "--without-apscheduler")
+
+    assert "APScheduler columns skipped: --without-apscheduler." in out
+    assert "20 over 0.5 s: worker start p50" in table_header(out) + out

@@ -1,0 +1,241 @@
+"""The main window over a real scheduler: real processes, a real database file.
+
+Modal dialogs are driven the way a person would: the test waits for the dialog to
+appear, types into it and clicks its buttons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from taskgui.core.clock import SystemClock
+from taskgui.core.retry import RetryPolicy
+from taskgui.core.states import TaskState
+from taskgui.core.task import Command, TaskSpec
+from taskgui.runtime.service import SchedulerService
+from taskgui.store.sqlite import SqliteRepository
+from taskgui.ui.actions import Verb
+from taskgui.ui.history_view import HistoryDialog
+from taskgui.ui.main_window import MainWindow
+from taskgui.ui.task_dialog import TaskDialog
+from taskgui.ui.task_filter import StateFilter
+from taskgui.ui.task_model import Column
+
+CLOCK = SystemClock()
+
+
+def spec(name: str, line: str, **fields: Any) -> TaskSpec:
+    values: dict[str, Any] = {
+        "name": name,
+        "command": Command(line=line),
+        "first_run_at": CLOCK.now(),
+        "retry": RetryPolicy.no_retry(),
+    }
+    values.update(fields)
+    return TaskSpec(**values)
+
+
+class Confirmations:
+    def __init__(self) -> None:
+        self.answer = True
+        self.asked: list[str] = []
+
+    def __call__(self, parent: QWidget, title: str, text: str) -> bool:
+        self.asked.append(text)
+        return self.answer
+
+
+@pytest.fixture
+def confirm() -> Confirmations:
+    return Confirmations()
+
+
+@pytest.fixture
+def window(tmp_path: Path, qtbot: QtBot, confirm: Confirmations) -> Iterator[MainWindow]:
+    repository = SqliteRepository(tmp_path / "window.sqlite3")
+    service = SchedulerService(repository, CLOCK, workers=2, kill_grace=0.3)
+    service.start()
+    main = MainWindow(service, CLOCK, location=str(tmp_path), confirm=confirm)
+    qtbot.addWidget(main)
+    main.show()
+    yield main
+    main.close()
+    with qtbot.waitSignal(service.stopped, timeout=10_000):
+        service.shutdown(grace=0.0)
+    service.pool.wait_for_done(5_000)
+    repository.close()
+
+
+def state_of(window: MainWindow, task_id: int) -> TaskState | None:
+    snapshot = window.model.snapshot_of(task_id)
+    return None if snapshot is None else snapshot.state
+
+
+def wait_state(qtbot: QtBot, window: MainWindow, task_id: int, state: TaskState) -> None:
+    qtbot.waitUntil(lambda: state_of(window, task_id) is state, timeout=10_000)
+
+
+def when_dialog_opens(qtbot: QtBot, act: Callable[[TaskDialog], None]) -> None:
+    """Run ``act`` on the task dialog as soon as it is shown (it runs modally)."""
+
+    def attempt() -> None:
+        dialog = QApplication.activeModalWidget()
+        if isinstance(dialog, TaskDialog) and dialog.isVisible():
+            act(dialog)
+        else:
+            QTimer.singleShot(20, attempt)
+
+    QTimer.singleShot(0, attempt)
+
+
+def test_a_task_created_through_the_dialog_runs_and_its_row_follows(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    assert window.stack.currentWidget() is window.empty
+
+    def fill(dialog: TaskDialog) -> None:
+        qtbot.keyClicks(dialog.name, "Say hello")
+        qtbot.keyClicks(dialog.command, "echo hello")
+        assert dialog.ok_button.isEnabled(), dialog.problems()
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    when_dialog_opens(qtbot, fill)
+    window.actions_[Verb.NEW].trigger()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=5_000)
+    (task_id,) = window.model.task_ids()
+    wait_state(qtbot, window, task_id, TaskState.SUCCEEDED)
+    assert window.stack.currentWidget() is window.table
+    selected = window.selected_tasks()
+    assert [task.spec.name for task in selected] == ["Say hello"]  # the new row is selected
+    row = window.proxy.mapFromSource(window.model.index(window.model.row_of(task_id) or 0, 0))
+    state_cell = window.proxy.index(row.row(), Column.STATE)
+    assert window.proxy.data(state_cell) == "Succeeded"
+    qtbot.waitUntil(
+        lambda: (
+            "succeeded" in str(window.proxy.data(window.proxy.index(row.row(), Column.LAST_RESULT)))
+        ),
+        timeout=5_000,
+    )
+
+
+def test_an_invalid_dialog_keeps_create_disabled(window: MainWindow, qtbot: QtBot) -> None:
+    seen: list[bool] = []
+
+    def fill(dialog: TaskDialog) -> None:
+        qtbot.keyClicks(dialog.command, "true")
+        seen.append(dialog.ok_button.isEnabled())
+        assert any("name" in problem for problem in dialog.problems())
+        dialog.reject()
+
+    when_dialog_opens(qtbot, fill)
+    window.actions_[Verb.NEW].trigger()
+    assert seen == [False]
+    assert window.model.rowCount() == 0
+
+
+def test_the_context_menu_cancels_a_running_task(window: MainWindow, qtbot: QtBot) -> None:
+    task = window.service.add_task(spec("long", "sleep 60"))
+    wait_state(qtbot, window, task.id, TaskState.RUNNING)
+    assert window.select_task(task.id)
+    menu = window.build_context_menu()
+    labels = {action.text(): action for action in menu.actions() if action.text()}
+    assert labels["Cancel"].isEnabled()
+    assert not labels["Retry Now"].isEnabled()  # nothing failed
+    assert not labels["Resume"].isEnabled()
+    labels["Cancel"].trigger()
+    wait_state(qtbot, window, task.id, TaskState.CANCELLED)
+    qtbot.waitUntil(lambda: window.service.busy_workers == 0, timeout=5_000)
+    assert not window.actions_[Verb.CANCEL].isEnabled()
+
+
+def test_actions_follow_the_state_of_every_selected_task(window: MainWindow, qtbot: QtBot) -> None:
+    failed = window.service.add_task(spec("fails", "exit 3"))
+    later = window.service.add_task(
+        spec("later", "true", first_run_at=CLOCK.now() + timedelta(hours=1))
+    )
+    wait_state(qtbot, window, failed.id, TaskState.EXHAUSTED)
+    window.select_task(failed.id)
+    assert window.actions_[Verb.RETRY].isEnabled()
+    assert not window.actions_[Verb.PAUSE].isEnabled()
+    window.select_task(later.id)
+    assert window.actions_[Verb.PAUSE].isEnabled() and window.actions_[Verb.CANCEL].isEnabled()
+    window.actions_[Verb.PAUSE].trigger()
+    wait_state(qtbot, window, later.id, TaskState.PAUSED)
+    assert window.actions_[Verb.RESUME].isEnabled() and not window.actions_[Verb.PAUSE].isEnabled()
+    window.table.selectAll()
+    assert not window.actions_[Verb.EDIT].isEnabled()  # one task at a time
+    assert not window.actions_[Verb.RETRY].isEnabled()  # not every selected task failed
+
+
+def test_filters_show_counts_and_the_matching_rows(window: MainWindow, qtbot: QtBot) -> None:
+    failed = window.service.add_task(spec("broken", "exit 1"))
+    window.service.add_task(spec("future", "true", first_run_at=CLOCK.now() + timedelta(hours=1)))
+    wait_state(qtbot, window, failed.id, TaskState.EXHAUSTED)
+    qtbot.waitUntil(lambda: window.filter_buttons[StateFilter.FAILED].text() == "Failed (1)")
+    assert window.filter_buttons[StateFilter.ALL].text() == "All (2)"
+    assert window.filter_buttons[StateFilter.PENDING].text() == "Pending (1)"
+    window.set_state_filter(StateFilter.FAILED)
+    assert window.proxy.rowCount() == 1
+    window.set_state_filter(StateFilter.ALL)
+    qtbot.keyClicks(window.search, "fut")
+    assert window.proxy.rowCount() == 1
+    window.search.clear()
+    assert window.proxy.rowCount() == 2
+
+
+def test_the_selection_survives_updates_of_other_rows(window: MainWindow, qtbot: QtBot) -> None:
+    chosen = window.service.add_task(
+        spec("chosen", "true", first_run_at=CLOCK.now() + timedelta(hours=2))
+    )
+    for index in range(5):
+        window.service.add_task(
+            spec(f"other {index}", "true", first_run_at=CLOCK.now() + timedelta(hours=1))
+        )
+    window.model.flush_pending()
+    window.select_task(chosen.id)
+    busy = window.service.add_task(spec("busy", "exit 0"))
+    wait_state(qtbot, window, busy.id, TaskState.SUCCEEDED)
+    window.service.pause(chosen.id)
+    wait_state(qtbot, window, chosen.id, TaskState.PAUSED)
+    assert [task.id for task in window.selected_tasks()] == [chosen.id]
+
+
+def test_delete_asks_first(window: MainWindow, qtbot: QtBot, confirm: Confirmations) -> None:
+    task = window.service.add_task(
+        spec("doomed", "true", first_run_at=CLOCK.now() + timedelta(hours=1))
+    )
+    window.model.flush_pending()
+    window.select_task(task.id)
+    confirm.answer = False
+    window.actions_[Verb.DELETE].trigger()
+    assert confirm.asked and "doomed" in confirm.asked[0]
+    assert window.model.row_of(task.id) is not None
+    confirm.answer = True
+    window.actions_[Verb.DELETE].trigger()
+    qtbot.waitUntil(lambda: window.model.row_of(task.id) is None, timeout=5_000)
+    assert window.stack.currentWidget() is window.empty
+
+
+def test_history_shows_runs_and_searchable_output(window: MainWindow, qtbot: QtBot) -> None:
+    task = window.service.add_task(spec("talker", "echo alpha; echo beta; echo gamma"))
+    wait_state(qtbot, window, task.id, TaskState.SUCCEEDED)
+    window.show_history(task.id)
+    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, HistoryDialog)]
+    (dialog,) = [d for d in dialogs if d.isVisible()]
+    assert dialog.runs.rowCount() == 1
+    assert dialog.output.text.toPlainText() == "alpha\nbeta\ngamma\n"
+    qtbot.keyClicks(dialog.output.search, "beta")
+    assert dialog.output.text.textCursor().selectedText() == "beta"
+    assert dialog.output.matches.text() == "1 match(es)"
+    dialog.output.copy_all()
+    clipboard = QApplication.clipboard()
+    assert clipboard is not None and clipboard.text() == "alpha\nbeta\ngamma\n"
+    dialog.close()
