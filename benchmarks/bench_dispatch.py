@@ -44,7 +44,7 @@ Goal (issue): worker-start lateness p50 <= 0.5 ms and p99 <= 1.5 ms at every hor
 stretch: p99 no worse than APScheduler's memory store. Benchmarks report; a miss does
 not fail the script.
 
-    python benchmarks/bench_dispatch.py            # full, about 3 minutes
+    python benchmarks/bench_dispatch.py            # full, about 3.5 minutes
     python benchmarks/bench_dispatch.py --quick    # no 60 s horizon, under a minute
     python benchmarks/bench_dispatch.py --smoke    # tiny: checks the script still runs
 """

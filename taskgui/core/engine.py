@@ -398,7 +398,9 @@ class Engine:
         ticket = self._runs.get(run_id)
         if ticket is None:
             return []
-        entry = self._tasks[ticket.task_id]
+        entry = self._tasks.get(ticket.task_id)
+        if entry is None:  # removed since dispatch; finished() still closes the run
+            return []
         entry.started[run_id] = now
         return [TaskChanged(self._snapshot(entry))]
 

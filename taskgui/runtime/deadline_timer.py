@@ -69,11 +69,10 @@ class DeadlineTimer(QObject):
     def _schedule(self, mono: float) -> None:
         assert self._target is not None
         remaining = self._target - mono
-        if remaining > MAX_WAIT:
-            wait = MAX_WAIT
-        elif remaining > FINAL_STAGE:
-            # Wake early enough that this shot's slack cannot pass the deadline.
-            wait = remaining - max(FINAL_STAGE / 2, remaining / 500)
+        if remaining > FINAL_STAGE:
+            # Wake early enough that this shot's slack cannot pass the deadline, and
+            # no later than MAX_WAIT (whose own slack must not pass it either).
+            wait = min(MAX_WAIT, remaining - max(FINAL_STAGE / 2, remaining / 500))
         else:
             wait = remaining
         self._timer.start(max(0, math.floor(wait * 1000)))

@@ -77,6 +77,9 @@ class WorkerPool(QObject):
         self._kill_grace = kill_grace
         self._threads = QThreadPool(self)
         self._threads.setMaxThreadCount(size)
+        # Keep idle threads: by default they expire after 30 s, and a task due after a
+        # longer wait would then pay for a new OS thread (~0.2 ms) before it starts.
+        self._threads.setExpiryTimeout(-1)
         self._relay = _Relay(self)
         self._relay.started.connect(self.run_started)
         self._relay.completed.connect(self._on_relay_completed)

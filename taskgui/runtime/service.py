@@ -68,6 +68,9 @@ REQUEST_CHECK_MS = 250
 STORE_RETRY_MS = 5_000
 # The CLI waits 10 s for an answer; a request older than this was given up on.
 REQUEST_EXPIRY = timedelta(seconds=30)
+# WAL checkpoints run between deadlines, at most every few seconds.
+CHECKPOINT_EVERY_TICKS = 8
+CHECKPOINT_QUIET = timedelta(milliseconds=50)
 
 
 class SchedulerService(QObject):
@@ -110,6 +113,7 @@ class SchedulerService(QObject):
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
         self._data_version: int | None = None
+        self._ticks_since_checkpoint = 0
         self._stopping = False
         self._healthy = True
         self._running = False
@@ -133,6 +137,7 @@ class SchedulerService(QObject):
         stop_orphaned_runs(recovery.interrupted)
         self._running = True
         if isinstance(self._repository, SqliteRepository):
+            self._repository.take_over_checkpoints()
             self._data_version = self._repository.data_version()
             self._requests.start()
             self._perform_requests()
@@ -319,6 +324,21 @@ class SchedulerService(QObject):
         if version != self._data_version:
             self._data_version = version
             self._perform_requests()
+        self._checkpoint_when_idle(repository)
+
+    def _checkpoint_when_idle(self, repository: SqliteRepository) -> None:
+        """Fold the WAL back into the database while nothing is about to be due."""
+        self._ticks_since_checkpoint += 1
+        if self._ticks_since_checkpoint < CHECKPOINT_EVERY_TICKS:
+            return
+        deadline = self._engine.next_deadline()
+        if deadline is not None and deadline - self._clock.now() < CHECKPOINT_QUIET:
+            return
+        self._ticks_since_checkpoint = 0
+        try:
+            repository.checkpoint()
+        except StoreError as error:
+            self._store_failed(error)
 
     def _perform_requests(self) -> None:
         repository = self._repository

@@ -374,6 +374,10 @@ def _plain_command(text: str) -> Command | None:
     return _new_command(line=line, use_shell=use_shell, cwd=None, env=())
 
 
+def _task_id(row: tuple[Any, ...]) -> object:
+    return row[0] if row else "?"
+
+
 class RowDecoder:
     """Decodes task rows (in ``TASK_COLUMNS`` order), sharing repeated JSON values.
 
@@ -409,7 +413,14 @@ class RowDecoder:
         except CodecError:
             raise
         except (TaskguiError, KeyError, ValueError, TypeError, OverflowError) as error:
-            raise CodecError(f"task {row[0]}: {error}") from None
+            raise CodecError(f"task {_task_id(row)}: {error}") from None
+        except Exception as error:
+            # Anything else a row from disk can provoke (an AttributeError from a
+            # wrongly typed JSON value, say) is still that row's problem: quarantine
+            # it, never let one row stop the whole load.
+            raise CodecError(
+                f"task {_task_id(row)}: unexpected {type(error).__name__} ({error})"
+            ) from None
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.

@@ -42,6 +42,12 @@ class DatabaseLockedError(StoreError):
     environment = True
 
 
+class DatabasePathError(StoreError):
+    """The database path names something that is not a database file (a folder, a device)."""
+
+    environment = True
+
+
 class NewerSchemaError(StoreError):
     """The file was written by a newer taskgui; this one must not touch it."""
 

@@ -2,8 +2,9 @@
 
 It exists so the layers above can be tested fast, and so the contract suite has a
 second implementation to hold the SQLite one to (and vice versa). It follows the same
-rules: ids from 1 in insertion order, history pruned to ``history_limit``, runs left
-open closed as interrupted.
+rules: ids from 1 in insertion order and none used up by a failed batch, history
+pruned to ``history_limit``, runs left open closed as interrupted, statuses kept without
+the engine's live fields, and text SQLite could not store refused or made storable.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from taskgui.core.events import (
     TaskRemoved,
 )
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
-from taskgui.core.status import RunId, RunResult, TaskSnapshot, initial_status
+from taskgui.core.status import RunId, RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.repository import (
     DEFAULT_HISTORY_LIMIT,
@@ -32,7 +33,15 @@ from taskgui.store.repository import (
     QuarantinedTask,
     RunRecord,
     cap_output,
+    check_storable,
+    storable_text,
 )
+
+_NOT_LIVE = (0, None, None)  # running, running_since, waiting of a stored status
+
+
+def _persistent(status: TaskStatus) -> TaskStatus:
+    return status._replace(running=0, running_since=None, waiting=None)
 
 
 class MemoryRepository:
@@ -44,15 +53,22 @@ class MemoryRepository:
         self.history_limit = history_limit
         self._tasks: dict[TaskId, TaskSnapshot] = {}
         self._runs: dict[TaskId, list[RunRecord]] = {}
-        self._task_ids = itertools.count(1)
+        self._next_task_id = 1
         self._run_ids = itertools.count(1)
         self._run_rows: dict[RunId, tuple[TaskId, int]] = {}
 
     def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
-        stored = [spec.with_id(next(self._task_ids)) for spec in specs]
+        # All or nothing, like SQLite's transaction: the whole batch is built (and
+        # checked for text SQLite could not store) before an id is used up.
+        first = self._next_task_id
+        stored = [spec.with_id(first + offset) for offset, spec in enumerate(specs)]
         for spec in stored:
-            self._tasks[spec.id] = TaskSnapshot(spec, initial_status(spec))
-            self._runs[spec.id] = []
+            check_storable(spec)
+        snapshots = [TaskSnapshot(spec, initial_status(spec)) for spec in stored]
+        self._next_task_id = first + len(stored)
+        for snapshot in snapshots:
+            self._tasks[snapshot.id] = snapshot
+            self._runs[snapshot.id] = []
         return stored
 
     def apply(
@@ -62,10 +78,19 @@ class MemoryRepository:
         results: Mapping[RunId, RunResult] | None = None,
     ) -> None:
         results = results or {}
+        for event in events:  # refuse before changing anything, as SQLite rolls back
+            if isinstance(event, TaskChanged):
+                check_storable(event.task.spec)
         for event in events:
             if isinstance(event, TaskChanged):
                 if event.task.id in self._tasks:
-                    self._tasks[event.task.id] = event.task
+                    # Only what SqliteRepository has columns for: the live fields
+                    # (running, running_since, waiting) belong to this process.
+                    task = event.task
+                    status = task.status
+                    if (status.running, status.running_since, status.waiting) != _NOT_LIVE:
+                        task = TaskSnapshot(task.spec, _persistent(status))
+                    self._tasks[task.id] = task
             elif isinstance(event, RunDispatched):
                 ticket = event.run
                 record = RunRecord(
@@ -98,6 +123,7 @@ class MemoryRepository:
                         error=f"skipped {count} occurrence{plural} ({event.reason.value})",
                     )
                 )
+                self._prune(event.task_id)  # a missed run is history too
             elif isinstance(event, TaskRemoved):
                 self._tasks.pop(event.task_id, None)
                 self._runs.pop(event.task_id, None)
@@ -115,10 +141,17 @@ class MemoryRepository:
                     finished_at=event.finished_at,
                     outcome=event.outcome,
                     exit_code=result.exit_code,
-                    error=result.error,
+                    error=None if result.error is None else storable_text(result.error),
                     output=cap_output(result.output),
                 )
                 break
+        self._prune(task_id)
+
+    def _prune(self, task_id: TaskId) -> None:
+        """Keep the newest ``history_limit`` finished runs of a task (open ones aside)."""
+        runs = self._runs.get(task_id)
+        if runs is None:
+            return
         finished = [record for record in runs if record.outcome is not None]
         if len(finished) > self.history_limit:
             drop = {record.id for record in finished[: len(finished) - self.history_limit]}

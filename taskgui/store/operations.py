@@ -19,7 +19,7 @@ from taskgui.core.events import Event
 from taskgui.core.status import TaskStatus
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
-from taskgui.store.repository import TaskRepository
+from taskgui.store.repository import TaskRepository, check_storable
 
 
 class Op(StrEnum):
@@ -55,6 +55,9 @@ class Operations:
         return stored, events
 
     def update(self, spec: TaskSpec, now: datetime) -> list[Event]:
+        # Refused before the engine takes it: once the engine has, a failed commit
+        # would leave the two disagreeing.
+        check_storable(spec)
         return self._commit(self.engine.update(spec, now), now)
 
     def cancel(self, task_id: TaskId, now: datetime) -> list[Event]:

@@ -8,10 +8,13 @@ is 0700 and the file 0600: commands and environment values may hold secrets.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
 import platformdirs
+
+from taskgui.store.errors import DatabasePathError
 
 DB_FILENAME = "taskgui.sqlite3"
 ENV_VAR = "TASKGUI_DB"
@@ -37,14 +40,45 @@ def prepare_private_file(path: Path) -> None:
     """Create the folder (0700 when we create it) and the file (0600) if missing.
 
     An existing folder keeps its mode (it may be shared on purpose, e.g. a project
-    folder given with --db); an existing file is tightened to 0600 only when it is
-    ours to tighten, i.e. we can write it.
+    folder given with --db). An existing file is left as it is here: only once SQLite
+    has read it as a database this taskgui may open does ``tighten_private_file``
+    make it private (a text file given by mistake, or a newer taskgui's database, is
+    refused untouched). A path that names a folder or a device is refused before
+    anything is touched.
     """
     folder = path.parent
     if not folder.exists():
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if not path.exists():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
-    elif os.access(path, os.W_OK) and path.stat().st_mode & 0o077:
-        path.chmod(0o600)
+        return
+    if stat.S_ISDIR(mode):
+        raise DatabasePathError(
+            f"{path} is a folder, not a database file; give a file path such as "
+            f"{path / DB_FILENAME}",
+            path,
+        )
+    if not stat.S_ISREG(mode):
+        raise DatabasePathError(
+            f"{path} is not a regular file (a device, pipe or socket?); give the path of a "
+            f"database file, such as {path.parent / DB_FILENAME}",
+            path,
+        )
+
+
+def tighten_private_file(path: Path) -> None:
+    """Make an existing database file 0600, when it is ours to tighten (we can write it).
+
+    Call it only for a file that has opened as a database this taskgui may use, and
+    before switching it to WAL: SQLite gives the -wal and -shm files the database
+    file's mode.
+    """
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISREG(mode) and mode & 0o077 and os.access(path, os.W_OK):
+            path.chmod(0o600)
+    except PermissionError:
+        pass  # writable but another user's: not ours to change

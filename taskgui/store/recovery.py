@@ -44,11 +44,20 @@ def open_sqlite(
     kwargs = {} if history_limit is None else {"history_limit": history_limit}
     try:
         repository = SqliteRepository(path, **kwargs)
-        repository.check_integrity()
-        return repository, None
     except DatabaseCorruptError:
         if not reset_corrupt:
             raise
+    else:
+        try:
+            repository.check_integrity()
+        except BaseException as error:
+            # Closed before the file moves (its -wal and -shm with it), and before
+            # the error leaves: the traceback would keep the connection open.
+            repository.close()
+            if not (reset_corrupt and isinstance(error, DatabaseCorruptError)):
+                raise
+        else:
+            return repository, None
     moved = move_aside(path, now)
     return SqliteRepository(path, **kwargs), moved
 

@@ -12,11 +12,13 @@ run's result is on disk before its task is queued again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import Event
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
@@ -92,13 +94,71 @@ class TaskRepository(Protocol):
     def close(self) -> None: ...
 
 
+CUT_MARKER = "[... earlier output cut ...]\n"
+_CUT_MARKER_BYTES = len(CUT_MARKER.encode("utf-8"))
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """``text`` with any lone surrogate replaced by U+FFFD, so SQLite can store it.
+
+    A runner that decodes output with ``errors="surrogateescape"`` hands over lone
+    surrogates for bytes that are not UTF-8; sqlite3 cannot bind them and would fail
+    the whole transaction, losing the run's result. One bad byte is not worth that.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def cap_output(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
-    """Keep the tail of ``text`` within ``limit`` bytes of UTF-8: the end of a log is
-    where the error is."""
-    data = text.encode("utf-8", "replace")
+    """Keep the tail of ``text`` within ``limit`` bytes of UTF-8, the marker that says
+    so included: the end of a log is where the error is. Storable (see storable_text)."""
+    if text.isascii():  # the usual case: one byte per character, no surrogates
+        if len(text) <= limit:
+            return text
+        return CUT_MARKER + text[len(text) - max(limit - _CUT_MARKER_BYTES, 0) :]
+    text = storable_text(text)
+    data = text.encode("utf-8")
     if len(data) <= limit:
         return text
-    return "[... earlier output cut ...]\n" + data[-limit:].decode("utf-8", "ignore")
+    tail = data[len(data) - max(limit - _CUT_MARKER_BYTES, 0) :]
+    start = 0
+    while start < len(tail) and tail[start] & 0xC0 == 0x80:
+        start += 1  # a continuation byte: the character began before the cut
+    return CUT_MARKER + tail[start:].decode("utf-8")
+
+
+def unstorable_text_error(spec: TaskSpec) -> InvalidTaskError | None:
+    """The error to refuse ``spec`` with if SQLite could not store its text, else None.
+
+    The name and the concurrency key are stored as they are; a lone surrogate in them
+    (say, from ``os.fsdecode`` of a file name that is not UTF-8) cannot be. The JSON
+    columns escape such characters and are fine.
+    """
+    for what, value in (("name", spec.name), ("concurrency key", spec.concurrency_key)):
+        if value is None or value.isascii():
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "backslashreplace").decode("utf-8")
+            return InvalidTaskError(
+                f'the task\'s {what} "{shown}" holds characters that cannot be saved '
+                f"(bytes that are not UTF-8, shown as \\u escapes); retype the {what}"
+            )
+    return None
+
+
+def check_storable(spec: TaskSpec) -> None:
+    """Raise InvalidTaskError if SQLite could not store ``spec``'s text."""
+    error = unstorable_text_error(spec)
+    if error is not None:
+        raise error
 
 
 __all__ = ["RunRecord"]  # re-exported: it moved to core, where views can reach it

@@ -97,6 +97,16 @@ def schema_version(connection: sqlite3.Connection) -> int:
     return int(row[0])
 
 
+def refuse_newer(version: int, path: Path) -> None:
+    """Raise NewerSchemaError if ``version`` is from a newer taskgui than this one."""
+    if version > SCHEMA_VERSION:
+        raise NewerSchemaError(
+            f"{path} was written by a newer taskgui (schema {version}, this one knows up "
+            f"to {SCHEMA_VERSION}); upgrade taskgui, or point --db at another file",
+            path,
+        )
+
+
 def migrate(connection: sqlite3.Connection, path: Path, target: int = SCHEMA_VERSION) -> int:
     """Bring the database up to ``target``; return the version it started at.
 
@@ -104,12 +114,7 @@ def migrate(connection: sqlite3.Connection, path: Path, target: int = SCHEMA_VER
     runs in its own BEGIN IMMEDIATE transaction together with its version bump.
     """
     start = schema_version(connection)
-    if start > SCHEMA_VERSION:
-        raise NewerSchemaError(
-            f"{path} was written by a newer taskgui (schema {start}, this one knows up to "
-            f"{SCHEMA_VERSION}); upgrade taskgui, or point --db at another file",
-            path,
-        )
+    refuse_newer(start, path)
     for version in range(start + 1, target + 1):
         connection.execute("BEGIN IMMEDIATE")
         try:
@@ -117,7 +122,10 @@ def migrate(connection: sqlite3.Connection, path: Path, target: int = SCHEMA_VER
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version = {version}")
         except BaseException:
-            connection.execute("ROLLBACK")
+            # After some errors (a full disk) SQLite has rolled back already; a second
+            # ROLLBACK would fail and hide the error that matters.
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
         connection.execute("COMMIT")
     return start

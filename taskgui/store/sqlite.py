@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import gc
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -39,6 +39,8 @@ from taskgui.store.repository import (
     QuarantinedTask,
     RunRecord,
     cap_output,
+    storable_text,
+    unstorable_text_error,
 )
 from taskgui.store.schema import migrate
 
@@ -86,15 +88,20 @@ class _Transaction:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        try:
-            if exc is None:
-                self._connection.execute("COMMIT")
+        connection = self._connection
+        if exc is None:
+            try:
+                connection.execute("COMMIT")
                 return
-            self._connection.execute("ROLLBACK")
-        except BaseException as error:
-            _reraise_translated(error, self._path)
-        if exc is not None:
-            _reraise_translated(exc, self._path)
+            except BaseException as error:
+                exc = error  # e.g. a deferred constraint: the transaction is still open
+        # After some errors (a full disk, an I/O error) SQLite has rolled back already;
+        # a ROLLBACK then fails with "no transaction is active", which would replace
+        # the error a person can act on.
+        if connection.in_transaction:
+            with suppress(sqlite3.Error):  # the error that made us roll back is the one
+                connection.execute("ROLLBACK")
+        _reraise_translated(exc, self._path)
 
 
 def _reraise_translated(error: BaseException, path: Path) -> NoReturn:
@@ -130,6 +137,18 @@ def _collector_paused() -> Iterator[None]:
         if gc.get_count()[0] >= _COLLECT_AFTER:
             gc.collect()
         gc.enable()
+
+
+def _refuse_unstorable(specs: Iterable[TaskSpec]) -> None:
+    """Raise InvalidTaskError for the first spec whose text sqlite3 cannot bind.
+
+    Called only after a UnicodeEncodeError (the transaction already rolled back), so
+    the usual write pays nothing for the check.
+    """
+    for spec in specs:
+        error = unstorable_text_error(spec)
+        if error is not None:
+            raise error from None
 
 
 def _run_record(row: tuple[Any, ...]) -> RunRecord:
@@ -198,25 +217,44 @@ class SqliteRepository:
         """Changes when *another* connection commits: the cheap way to notice the CLI."""
         return int(self._query("PRAGMA data_version")[0][0])
 
+    def take_over_checkpoints(self) -> None:
+        """Stop SQLite checkpointing inside commits; the owner calls ``checkpoint``.
+
+        An automatic checkpoint lands in whichever commit crosses 1,000 WAL pages and
+        stalls it for milliseconds; the scheduler would rather spend that time while
+        nothing is due than in the commit that precedes a dispatch.
+        """
+        self._query("PRAGMA wal_autocheckpoint = 0")
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database without waiting for readers (PASSIVE)."""
+        self._query("PRAGMA wal_checkpoint(PASSIVE)")
+
     # -------------------------------------------------------------- writes
 
     def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
         now_us = codec.to_us(now)
         new_row = codec.new_task_row
-        with self._transaction() as connection:
-            if len(specs) == 1:
-                # One task (a person pressed Add): SQLite picks the id, one statement.
-                cursor = connection.execute(_INSERT_TASK, (None, *new_row(specs[0], now_us)[1:]))
-                assert cursor.lastrowid is not None
-                return [specs[0].with_id(cursor.lastrowid)]
-            # Inside BEGIN IMMEDIATE nobody else can insert, so ids can be handed
-            # out up front and the whole batch written with one executemany.
-            row = connection.execute(
-                "SELECT seq FROM sqlite_sequence WHERE name = 'tasks'"
-            ).fetchone()
-            next_id = (row[0] if row else 0) + 1
-            stored = [spec.with_id(next_id + offset) for offset, spec in enumerate(specs)]
-            connection.executemany(_INSERT_TASK, [new_row(spec, now_us) for spec in stored])
+        try:
+            with self._transaction() as connection:
+                if len(specs) == 1:
+                    # One task (a person pressed Add): SQLite picks the id, one statement.
+                    cursor = connection.execute(
+                        _INSERT_TASK, (None, *new_row(specs[0], now_us)[1:])
+                    )
+                    assert cursor.lastrowid is not None
+                    return [specs[0].with_id(cursor.lastrowid)]
+                # Inside BEGIN IMMEDIATE nobody else can insert, so ids can be handed
+                # out up front and the whole batch written with one executemany.
+                row = connection.execute(
+                    "SELECT seq FROM sqlite_sequence WHERE name = 'tasks'"
+                ).fetchone()
+                next_id = (row[0] if row else 0) + 1
+                stored = [spec.with_id(next_id + offset) for offset, spec in enumerate(specs)]
+                connection.executemany(_INSERT_TASK, [new_row(spec, now_us) for spec in stored])
+        except UnicodeEncodeError:
+            _refuse_unstorable(specs)
+            raise
         return stored
 
     def apply(
@@ -229,6 +267,17 @@ class SqliteRepository:
             return
         now_us = codec.to_us(now)
         results = results or {}
+        try:
+            self._apply(events, now_us, results)
+        except UnicodeEncodeError:
+            _refuse_unstorable(
+                event.task.spec for event in events if isinstance(event, TaskChanged)
+            )
+            raise
+
+    def _apply(
+        self, events: Sequence[Event], now_us: int, results: Mapping[RunId, RunResult]
+    ) -> None:
         with self._transaction() as connection:
             execute = connection.execute
             for event in events:
@@ -275,6 +324,7 @@ class SqliteRepository:
                             f"skipped {count} occurrence{plural} ({_SKIP_WHY[event.reason]})",
                         ),
                     )
+                    self._prune(connection, event.task_id)  # a missed run is history too
                 elif isinstance(event, TaskRemoved):
                     execute("DELETE FROM tasks WHERE id = ?", (event.task_id,))
 
@@ -292,7 +342,7 @@ class SqliteRepository:
                 codec.to_us(event.finished_at),
                 event.outcome.value,
                 result.exit_code,
-                result.error,
+                None if result.error is None else storable_text(result.error),
                 cap_output(result.output),
                 row_id,
             ),
@@ -300,10 +350,11 @@ class SqliteRepository:
         self._prune(connection, event.run.task_id)
 
     def _prune(self, connection: sqlite3.Connection, task_id: TaskId) -> None:
-        """Keep the newest ``history_limit`` finished runs of a task."""
+        """Keep the newest ``history_limit`` finished runs of a task (open ones aside)."""
         connection.execute(
             "DELETE FROM runs WHERE task_id = ? AND outcome IS NOT NULL AND id < ("
-            "SELECT id FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)",
+            "SELECT id FROM runs WHERE task_id = ? AND outcome IS NOT NULL "
+            "ORDER BY id DESC LIMIT 1 OFFSET ?)",
             (task_id, task_id, self.history_limit - 1),
         )
 
@@ -354,7 +405,7 @@ class SqliteRepository:
         with self._transaction() as connection:
             connection.execute(
                 "UPDATE requests SET done_at = ?, error = ? WHERE id = ?",
-                (codec.to_us(now), error, request_id),
+                (codec.to_us(now), None if error is None else storable_text(error), request_id),
             )
             # Answers are read within seconds; a day later they are just clutter.
             connection.execute(
@@ -411,12 +462,28 @@ class SqliteRepository:
         return dict(zip(codec.TASK_COLUMNS, rows[0], strict=True))
 
     def get(self, task_id: TaskId) -> TaskSnapshot:
+        """One task; CodecError, naming it and what to do, when its row cannot be read."""
         rows = self._query(_SELECT_TASKS + " WHERE id = ?", (task_id,))
         if not rows:
             raise TaskNotFoundError(task_id)
-        return codec.RowDecoder().snapshot(rows[0])
+        try:
+            return codec.RowDecoder().snapshot(rows[0])
+        except CodecError as error:
+            problem = str(error)
+            if not problem.startswith(f"task {task_id}: "):
+                problem = f"task {task_id}: {problem}"
+            raise CodecError(
+                f"{problem}; it is kept on disk but left out of the schedule: repair its "
+                f"row in {self.path} with an SQLite tool, or restore the file from a backup",
+                self.path,
+            ) from None
 
     def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
+        """Tasks in id order, without rows that cannot be decoded.
+
+        Those are the rows ``load`` quarantines; a read does not write, so one that
+        has not been through a load yet is left out here without being recorded.
+        """
         quarantine = "id NOT IN (SELECT task_id FROM quarantine)"
         if state is None:
             rows = self._query(f"{_SELECT_TASKS} WHERE {quarantine} ORDER BY id")
@@ -424,8 +491,14 @@ class SqliteRepository:
             rows = self._query(
                 f"{_SELECT_TASKS} WHERE state = ? AND {quarantine} ORDER BY id", (state.value,)
             )
-        decoder = codec.RowDecoder()
-        return [decoder.snapshot(row) for row in rows]
+        snapshot = codec.RowDecoder().snapshot
+        tasks: list[TaskSnapshot] = []
+        for row in rows:
+            try:
+                tasks.append(snapshot(row))
+            except CodecError:
+                continue
+        return tasks
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
         rows = self._query(

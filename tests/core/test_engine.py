@@ -568,3 +568,17 @@ def test_a_cron_task_first_runs_at_its_first_match_not_at_its_start_time() -> No
     engine.add(spec)
     assert engine.next_deadline() == T0.replace(hour=14, minute=30)
     assert engine.snapshot(1).status == initial_status(spec)
+
+
+def test_a_run_started_after_its_task_was_removed_changes_nothing() -> None:
+    """Removal keeps the task's runs registered until they finish (the store closes
+    their rows then); a start reported in between is ignored, not a KeyError."""
+    engine = Engine()
+    engine.add(make_spec(1))
+    run = only_run(engine.due(T0, free_workers=1))
+    engine.remove(1)
+
+    assert engine.started(run.run_id, at(1)) == []
+    assert run.run_id in engine.running_runs
+    assert of_type(engine.finished(run.run_id, RunOutcome.CANCELLED, at(2)), RunFinished)
+    assert engine.running_runs == {}

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from taskgui.core.engine import Engine
-from taskgui.core.errors import InvalidStateError, TaskNotFoundError
+from taskgui.core.errors import InvalidStateError, InvalidTaskError, TaskNotFoundError
 from taskgui.core.events import (
     Event,
     OccurrencesSkipped,
@@ -35,8 +35,10 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKi
 from taskgui.core.status import RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskSpec
 from taskgui.store.memory import MemoryRepository
+from taskgui.store.operations import Operations
 from taskgui.store.recovery import recover
 from taskgui.store.repository import (
+    CUT_MARKER,
     DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
     OUTPUT_CAP_BYTES,
@@ -88,12 +90,6 @@ def repository(new_repository: RepositoryFactory) -> TaskRepository:
 @pytest.fixture
 def driver(repository: TaskRepository) -> Driver:
     return Driver(repository)
-
-
-def xfail_for(request: pytest.FixtureRequest, kind: str, which: str, reason: str) -> None:
-    """Mark the running test as a known (strict) failure for one implementation."""
-    if kind == which:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 # ------------------------------------------------------------------ add_tasks
@@ -155,16 +151,7 @@ def test_a_failed_bulk_add_stores_nothing(repository: TaskRepository) -> None:
     assert [task.id for task in repository.load(T0).tasks] == [kept.id]
 
 
-def test_a_failed_bulk_add_uses_up_no_ids(
-    request: pytest.FixtureRequest, kind: str, repository: TaskRepository
-) -> None:
-    xfail_for(
-        request,
-        kind,
-        "memory",
-        "bug: MemoryRepository.add_tasks draws ids from its counter before the batch "
-        "is known to be valid, so a failed batch burns ids (SQLite rolls them back)",
-    )
+def test_a_failed_bulk_add_uses_up_no_ids(repository: TaskRepository) -> None:
     batch: list[object] = [make_spec(0), make_spec(0), "not a TaskSpec"]
     with pytest.raises(AttributeError):
         repository.add_tasks(cast(list[TaskSpec], batch), T0)
@@ -262,19 +249,9 @@ def test_every_state_and_outcome_round_trips(repository: TaskRepository, state: 
             assert repository.get(spec.id).status == status
 
 
-def test_live_only_status_fields_are_not_kept(
-    request: pytest.FixtureRequest, kind: str, driver: Driver
-) -> None:
+def test_live_only_status_fields_are_not_kept(driver: Driver) -> None:
     """running / running_since / waiting describe this process; no repository can
     give them back after a restart, so both must answer the same: without them."""
-    xfail_for(
-        request,
-        kind,
-        "memory",
-        "bug: MemoryRepository stores the whole snapshot, so get()/list_tasks() return "
-        "running=1, running_since and waiting, which SqliteRepository has no columns for; "
-        "code tested against the memory repository sees data production never has",
-    )
     task_id = driver.add_one(make_spec(0, concurrency_key="k"))
     other = driver.add_one(make_spec(0, concurrency_key="k"))
     [ticket] = driver.due(T0, workers=2)
@@ -398,47 +375,101 @@ def test_long_output_is_cut_to_its_tail(driver: Driver) -> None:
     assert "cut" in run.output.splitlines()[0]
     kept = run.output.split("\n", 1)[1]
     assert kept == output[-len(kept) :]
-    assert len(kept.encode()) >= OUTPUT_CAP_BYTES - 16
+    assert len(kept.encode()) == OUTPUT_CAP_BYTES - len(CUT_MARKER.encode())
+    assert len(run.output.encode()) == OUTPUT_CAP_BYTES
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: cap_output keeps OUTPUT_CAP_BYTES of tail and then prepends a "
-    "29-byte '[... earlier output cut ...]' marker, so the stored text is 65,565 bytes, "
-    "over the 64 KiB its docstring promises",
-)
-def test_stored_output_fits_in_the_cap(driver: Driver) -> None:
+@pytest.mark.parametrize("character", ["x", "é", "€", "🙂"])
+def test_stored_output_fits_in_the_cap(driver: Driver, character: str) -> None:
     task_id = driver.add_one()
     [ticket] = driver.due(T0)
-    driver.finish(ticket, RunOutcome.FAILED, at(1), RunResult(output="x" * 200_000))
+    driver.finish(ticket, RunOutcome.FAILED, at(1), RunResult(output=character * 200_000))
 
     [run] = driver.repository.runs(task_id)
-    assert len(run.output.encode()) <= OUTPUT_CAP_BYTES
+    assert run.output.startswith(CUT_MARKER)
+    assert OUTPUT_CAP_BYTES - 4 < len(run.output.encode()) <= OUTPUT_CAP_BYTES
 
 
-def test_output_that_is_not_valid_unicode_is_stored(
-    request: pytest.FixtureRequest, kind: str, driver: Driver
-) -> None:
+def test_output_that_is_not_valid_unicode_is_stored(driver: Driver) -> None:
     """A runner decoding with errors='surrogateescape' hands over lone surrogates."""
-    xfail_for(
-        request,
-        kind,
-        "sqlite",
-        "bug: SqliteRepository.apply binds output/error as-is; sqlite3 cannot encode a "
-        "lone surrogate, so the whole apply() fails with a raw UnicodeEncodeError (not a "
-        "StoreError) and the run's result is never recorded",
-    )
     task_id = driver.add_one()
     [ticket] = driver.due(T0)
     raw = b"caf\xe9 au lait\n"
     output = raw.decode("utf-8", "surrogateescape")
+    error = "no such file: " + b"r\xe9sum\xe9.txt".decode("utf-8", "surrogateescape")
 
-    driver.finish(ticket, RunOutcome.FAILED, at(1), RunResult(exit_code=1, output=output))
+    driver.finish(
+        ticket, RunOutcome.FAILED, at(1), RunResult(exit_code=1, error=error, output=output)
+    )
 
     [run] = driver.repository.runs(task_id)
     assert run.outcome is RunOutcome.FAILED
-    assert run.output.startswith("caf")
-    assert run.output.endswith(" au lait\n")
+    assert run.output == "caf\ufffd au lait\n"
+    assert run.error == "no such file: r\ufffdsum\ufffd.txt"
+    assert driver.repository.get(task_id).status.last_outcome is RunOutcome.FAILED
+
+
+def test_long_output_that_is_not_valid_unicode_is_cut_and_stored(driver: Driver) -> None:
+    task_id = driver.add_one()
+    [ticket] = driver.due(T0)
+    output = ("é" + "\udce9") * 50_000 + "the end\n"
+
+    driver.finish(ticket, RunOutcome.FAILED, at(1), RunResult(output=output))
+
+    [run] = driver.repository.runs(task_id)
+    assert run.output.startswith(CUT_MARKER) and run.output.endswith("\ufffdthe end\n")
+    assert len(run.output.encode()) <= OUTPUT_CAP_BYTES
+
+
+SURROGATE = b"\xff".decode("utf-8", "surrogateescape")
+
+
+@pytest.mark.parametrize("field", ["name", "concurrency_key"])
+def test_a_name_or_key_that_cannot_be_stored_is_refused_and_nothing_is_added(
+    repository: TaskRepository, field: str
+) -> None:
+    [kept] = repository.add_tasks([make_spec(0)], T0)
+    bad = make_spec(0, **{field: f"report {SURROGATE}"})
+
+    for batch in ([bad], [make_spec(0), bad]):
+        with pytest.raises(InvalidTaskError) as caught:
+            repository.add_tasks(batch, T0)
+        assert field.replace("_", " ") in str(caught.value)
+        assert "retype" in str(caught.value)
+
+    assert [task.id for task in repository.list_tasks()] == [kept.id]
+    assert [spec.id for spec in repository.add_tasks([make_spec(0)], T0)] == [kept.id + 1]
+
+
+def test_an_edit_that_cannot_be_stored_is_refused_and_nothing_is_applied(
+    driver: Driver,
+) -> None:
+    task_id = driver.add_one(make_spec(0, retry=fixed_retry(3, delay=30)))
+    other = driver.add_one(make_spec(0, first_run_at=at(100)))
+    [ticket] = driver.due(T0)
+    before = driver.repository.get(task_id)
+    finished = driver.engine.finished(ticket.run_id, RunOutcome.FAILED, at(1))
+    edited = driver.engine.update(make_spec(other, name=f"bad {SURROGATE}"), at(1))
+
+    with pytest.raises(InvalidTaskError):
+        driver.repository.apply([*finished, *edited], at(1))
+
+    assert driver.repository.get(task_id) == before
+    assert [run.outcome for run in driver.repository.runs(task_id)] == [None]
+    assert driver.repository.get(other).spec.name == make_spec(0).name
+
+
+def test_operations_refuse_an_unstorable_edit_before_the_engine_takes_it(
+    repository: TaskRepository,
+) -> None:
+    operations = Operations(Engine(), repository)
+    [spec], _ = operations.add([make_spec(0, name="before")], T0)
+
+    with pytest.raises(InvalidTaskError):
+        operations.update(replace(spec, name=f"after {SURROGATE}"), at(1))
+
+    assert operations.engine.snapshot(spec.id).spec.name == "before"
+    assert repository.get(spec.id).spec.name == "before"
 
 
 def test_skipped_occurrences_are_recorded_as_a_missed_run(driver: Driver) -> None:
@@ -546,16 +577,8 @@ def test_history_keeps_the_newest_history_limit_finished_runs(
 
 
 def test_an_open_run_does_not_count_against_the_history_limit(
-    request: pytest.FixtureRequest, kind: str, new_repository: RepositoryFactory
+    new_repository: RepositoryFactory,
 ) -> None:
-    xfail_for(
-        request,
-        kind,
-        "sqlite",
-        "bug: SqliteRepository._prune finds its cut-off among *all* runs of the task "
-        "(ORDER BY id DESC LIMIT 1 OFFSET history_limit-1) but deletes only finished "
-        "ones, so each newer open run (overlap=parallel) costs one kept finished run",
-    )
     driver = Driver(new_repository(history_limit=3))
     spec = make_spec(0, recurrence=EVERY_10S, overlap=OverlapPolicy.PARALLEL)
     task_id = driver.add_one(spec)
@@ -573,13 +596,6 @@ def test_an_open_run_does_not_count_against_the_history_limit(
     assert [run.scheduled_at for run in runs[1:]] == [at(60), at(50), at(40)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug (both implementations): history is pruned only when a run finishes "
-    "(_finish_run/_finish), never when OccurrencesSkipped records a missed run, so a task "
-    "whose run hangs while its schedule keeps firing (overlap=skip) grows one row per "
-    "occurrence without bound, far past history_limit",
-)
 def test_skipped_runs_count_against_the_history_limit(
     new_repository: RepositoryFactory,
 ) -> None:
@@ -592,8 +608,9 @@ def test_skipped_runs_count_against_the_history_limit(
         events = driver.due_events(at(10 * index))
         assert any(isinstance(event, OccurrencesSkipped) for event in events)
 
-    finished = [run for run in driver.repository.runs(task_id) if run.outcome is not None]
-    assert len(finished) <= 5
+    runs = driver.repository.runs(task_id)
+    assert [run.outcome for run in runs] == [RunOutcome.MISSED] * 5 + [None]
+    assert [run.scheduled_at for run in runs[:5]] == [at(10 * i) for i in (12, 11, 10, 9, 8)]
 
 
 def test_runs_are_newest_first_and_limited(driver: Driver) -> None:
@@ -729,22 +746,6 @@ def test_a_loaded_schedule_resumes_where_it_stopped(driver: Driver) -> None:
     assert fresh.next_deadline() == driver.engine.next_deadline()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="bug (core, found driving the store): Engine.remove keeps the task's tickets in "
-    "Engine._runs (finished() copes with that), but Engine.started() then does "
-    "self._tasks[ticket.task_id] and raises KeyError for a run whose task was removed "
-    "between dispatch and process start",
-)
-def test_engine_started_after_the_task_was_removed(driver: Driver) -> None:
-    task_id = driver.add_one()
-    [ticket] = driver.due(T0)
-    driver.remove(task_id, at(1))
-
-    assert driver.start(ticket, at(2)) == []
-
-
 # -------------------------------------------------------------- cap_output
 
 
@@ -757,9 +758,26 @@ def test_cap_output_leaves_short_output_alone() -> None:
 def test_cap_output_never_splits_a_character() -> None:
     text = "€" * 30_000  # 3 bytes each, 90,000 bytes
     capped = cap_output(text)
-    kept = capped.split("\n", 1)[1]
+    assert capped.startswith(CUT_MARKER)
+    kept = capped[len(CUT_MARKER) :]
     assert set(kept) == {"€"}
-    assert OUTPUT_CAP_BYTES - 3 < len(kept.encode()) <= OUTPUT_CAP_BYTES
+    assert OUTPUT_CAP_BYTES - 3 < len(capped.encode()) <= OUTPUT_CAP_BYTES
+
+
+@pytest.mark.parametrize("character", ["a", "é"])
+def test_cap_output_keeps_output_at_the_cap_and_cuts_one_byte_more(character: str) -> None:
+    width = len(character.encode())
+    text = character * (OUTPUT_CAP_BYTES // width)
+    assert cap_output(text) == text
+
+    longer = cap_output(text + "!")
+
+    assert longer.startswith(CUT_MARKER) and longer.endswith(character + "!")
+    assert OUTPUT_CAP_BYTES - width < len(longer.encode()) <= OUTPUT_CAP_BYTES
+
+
+def test_cap_output_replaces_lone_surrogates_even_when_short() -> None:
+    assert cap_output("ok \udcff\ud800 done") == "ok \ufffd\ufffd done"
 
 
 # ------------------------------------------------------------ differential
@@ -858,8 +876,6 @@ def _run_differential(
             run_id = running[int(cast(int, operation[1])) % len(running)]
             now += timedelta(seconds=1)
             if name == "start":
-                if engine.running_runs[run_id].task_id not in engine:
-                    continue  # see test_engine_started_after_the_task_was_removed
                 events += engine.started(run_id, now)
             else:
                 code = int(cast(int, operation[3]))
@@ -898,8 +914,7 @@ def _run_differential(
         assert [_comparable(r) for r in sqlite.runs(task_id)] == [
             _comparable(r) for r in memory.runs(task_id)
         ], task_id
-        # Missed runs are not pruned (see test_skipped_runs_count_against_the_history_limit).
-        finished = [r for r in sqlite.runs(task_id) if r.outcome not in (None, RunOutcome.MISSED)]
+        finished = [r for r in sqlite.runs(task_id) if r.outcome is not None]
         assert len(finished) <= 3
     assert sqlite.interrupt_open_runs(now) == memory.interrupt_open_runs(now)
     for task in mem_tasks:

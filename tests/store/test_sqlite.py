@@ -41,6 +41,7 @@ from taskgui.store.errors import (
     CodecError,
     DatabaseCorruptError,
     DatabaseLockedError,
+    DatabasePathError,
     DatabaseReadOnlyError,
     DiskFullError,
     NewerSchemaError,
@@ -169,14 +170,6 @@ def test_a_batch_that_fails_half_way_through_the_insert_leaves_nothing(
     assert [spec.id for spec in repository.add_tasks([make_spec(0), make_spec(0)], T0)] == [1, 2]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=UnicodeEncodeError,
-    reason="bug: TaskSpec accepts a name or concurrency key holding a lone surrogate "
-    "(e.g. os.fsdecode of a non-UTF-8 file name; the JSON columns escape them and are "
-    "fine), but sqlite3 cannot bind it; add_tasks/apply raise a bare UnicodeEncodeError, "
-    "no TaskguiError, so a front end catching TaskguiError crashes instead of explaining",
-)
 def test_text_sqlite_cannot_store_is_refused_with_a_taskgui_error(
     open_repository: OpenRepository,
 ) -> None:
@@ -185,6 +178,18 @@ def test_text_sqlite_cannot_store_is_refused_with_a_taskgui_error(
         repository.add_tasks([make_spec(0, name=SURROGATE_NAME)], T0)
     with pytest.raises(TaskguiError):
         repository.add_tasks([make_spec(0, concurrency_key=SURROGATE_NAME)], T0)
+
+
+def test_a_request_error_with_text_sqlite_cannot_store_is_still_answered(
+    open_repository: OpenRepository,
+) -> None:
+    """The answer to a request quotes an error, which may quote a name from outside."""
+    repository = open_repository()
+    request_id = repository.submit_request("cancel", 1, None, T0)
+
+    repository.complete_request(request_id, f"no such file: {SURROGATE_NAME}", at(1))
+
+    assert repository.request_outcome(request_id) == (True, "no such file: report \ufffd")
 
 
 def test_a_second_repository_sees_changes_and_gets_distinct_ids(
@@ -260,12 +265,6 @@ def test_an_existing_readable_file_is_tightened_but_its_folder_is_left_alone(
     assert file_mode(folder) == 0o755
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: prepare_private_file treats any existing path as the database file and "
-    "chmods it 0600 before SQLite is asked to open it; a --db that names a folder by "
-    "mistake loses its x bits (untraversable) and the error says 'check the folder exists'",
-)
 def test_a_folder_given_as_the_database_keeps_its_mode(tmp_path: Path) -> None:
     folder = tmp_path / "not-a-file"
     folder.mkdir()
@@ -275,6 +274,68 @@ def test_a_folder_given_as_the_database_keeps_its_mode(tmp_path: Path) -> None:
         SqliteRepository(folder)
 
     assert file_mode(folder) == 0o755
+
+
+def test_a_folder_given_as_the_database_says_so_and_is_never_moved(tmp_path: Path) -> None:
+    folder = tmp_path / "schedules"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    folder.chmod(0o755)
+
+    with pytest.raises(DatabasePathError) as caught:
+        open_sqlite(folder, T0, reset_corrupt=True)  # not "damaged": not a file at all
+
+    message = str(caught.value)
+    assert f"{folder} is a folder, not a database file" in message
+    assert str(folder / DB_FILENAME) in message
+    assert caught.value.environment and caught.value.path == folder
+    assert file_mode(folder) == 0o755
+    assert folder_listing(folder) == ["notes.txt"]
+    assert folder_listing(tmp_path) == ["schedules"]
+
+
+def test_a_device_or_pipe_given_as_the_database_is_refused_untouched(tmp_path: Path) -> None:
+    pipe = tmp_path / "a-pipe"
+    os.mkfifo(pipe, 0o644)
+    pipe.chmod(0o644)
+
+    with pytest.raises(DatabasePathError) as caught:
+        SqliteRepository(pipe)
+
+    assert "not a regular file" in str(caught.value)
+    assert file_mode(pipe) == 0o644
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+
+
+@pytest.mark.parametrize("content", [b"my notes\n" * 100, b""], ids=["text", "empty"])
+def test_only_a_file_that_opens_as_a_database_is_made_private(
+    tmp_path: Path, content: bytes
+) -> None:
+    """A file given by mistake is refused with its mode as it was; an empty file is
+    a new database, and made private like one."""
+    path = tmp_path / "given.sqlite3"
+    path.write_bytes(content)
+    path.chmod(0o644)
+
+    if content:
+        with pytest.raises(DatabaseCorruptError):
+            SqliteRepository(path)
+        assert file_mode(path) == 0o644
+        assert path.read_bytes() == content
+    else:
+        SqliteRepository(path).close()
+        assert file_mode(path) == 0o600
+
+
+def test_a_newer_file_keeps_its_mode(db: Path) -> None:
+    with raw_connection(db) as connection:
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.chmod(0o644)
+
+    with pytest.raises(NewerSchemaError):
+        SqliteRepository(db)
+
+    assert file_mode(db) == 0o644
 
 
 def test_pragmas_wal_foreign_keys_and_busy_timeout(
@@ -522,12 +583,6 @@ def test_a_file_from_a_newer_taskgui_is_refused_and_left_alone(db: Path) -> None
     assert open_descriptors(db) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: connect() switches the file to WAL (rewriting header bytes 18-19) before "
-    "migrate() reads user_version, so a newer-schema file in rollback-journal mode is "
-    "modified although NewerSchemaError promises 'this one must not touch it'",
-)
 def test_a_newer_file_in_rollback_journal_mode_is_not_modified(db: Path) -> None:
     with raw_connection(db) as connection:
         connection.execute("CREATE TABLE future (x)")
@@ -538,6 +593,21 @@ def test_a_newer_file_in_rollback_journal_mode_is_not_modified(db: Path) -> None
         SqliteRepository(db)
 
     assert db.read_bytes() == original
+
+
+def test_a_migration_that_fills_the_disk_reports_the_full_disk(db: Path) -> None:
+    """Reported as a full disk (whether or not SQLite already rolled back), and the
+    file stays at its old version."""
+    with raw_connection(db) as connection:
+        connection.execute("PRAGMA journal_mode = WAL")  # as connect() leaves it
+        connection.execute("PRAGMA max_page_count = 1")
+        with pytest.raises(sqlite3.OperationalError) as raised:
+            migrate(connection, db)
+        assert not connection.in_transaction
+        assert connection.execute("PRAGMA user_version").fetchone() == (0,)
+
+    assert raised.value.sqlite_errorname == "SQLITE_FULL"
+    assert isinstance(classify(raised.value, db), DiskFullError)
 
 
 # ------------------------------------------------------------------ damage
@@ -625,12 +695,6 @@ def test_reset_corrupt_moves_damaged_pages_and_their_wal_aside(db: Path) -> None
         assert connection.execute("SELECT count(*) FROM tasks").fetchone() == (1,)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: open_sqlite never closes the SqliteRepository whose check_integrity() "
-    "failed; its connection (and the -wal/-shm of the moved file) stays open until the "
-    "garbage collector breaks the exception's reference cycle",
-)
 def test_open_sqlite_closes_the_damaged_database_it_gave_up_on(db: Path) -> None:
     _damage_pages(db)
     gc.disable()  # the leak is only undone when a collection happens to run
@@ -644,6 +708,19 @@ def test_open_sqlite_closes_the_damaged_database_it_gave_up_on(db: Path) -> None
     finally:
         gc.enable()
         gc.collect()
+
+
+def test_open_sqlite_closes_the_damaged_database_it_refuses(db: Path) -> None:
+    damaged = _damage_pages(db)
+    gc.disable()
+    try:
+        with pytest.raises(DatabaseCorruptError):
+            open_sqlite(db, T0)
+        assert open_descriptors(db) == []
+    finally:
+        gc.enable()
+        gc.collect()
+    assert db.read_bytes() == damaged
 
 
 def test_moving_aside_twice_in_one_second_keeps_both(tmp_path: Path) -> None:
@@ -803,13 +880,6 @@ def test_a_full_disk_loses_nothing(db: Path, open_repository: OpenRepository) ->
         assert other.execute("SELECT count(*) FROM tasks").fetchone() == (5,)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: on SQLITE_FULL SQLite has already rolled the transaction back, so the "
-    "unconditional ROLLBACK in sqlite._Transaction.__exit__ raises 'cannot rollback - no "
-    "transaction is active', and that error is the one translated: the user gets a generic "
-    "StoreError ('database error in ...') instead of DiskFullError",
-)
 def test_a_full_disk_is_reported_as_a_full_disk(open_repository: OpenRepository) -> None:
     repository = open_repository()
     repository.add_tasks([make_spec(0)], T0)
@@ -821,8 +891,29 @@ def test_a_full_disk_is_reported_as_a_full_disk(open_repository: OpenRepository)
     assert "full" in str(caught.value) and str(repository.path) in str(caught.value)
 
 
+def test_a_failed_commit_is_rolled_back_and_the_repository_stays_usable(
+    db: Path, open_repository: OpenRepository
+) -> None:
+    """A COMMIT can fail with the transaction still open (a deferred constraint);
+    it must be rolled back, or every later write fails 'within a transaction'."""
+    repository = open_repository()
+    [spec] = repository.add_tasks([make_spec(0)], T0)
+
+    with pytest.raises(StoreError) as caught, repository._transaction() as connection:
+        connection.execute("PRAGMA defer_foreign_keys = ON")
+        connection.execute(
+            "INSERT INTO runs (task_id, attempt, kind, scheduled_at) VALUES (999, 1, 'x', 0)"
+        )
+
+    assert "FOREIGN KEY" in str(caught.value)
+    assert not repository._connection.in_transaction
+    assert [s.id for s in repository.add_tasks([make_spec(0)], at(1))] == [spec.id + 1]
+    with raw_connection(db) as other:
+        assert other.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+
+
 def test_sqlite_full_is_classified_as_a_full_disk(db: Path) -> None:
-    """classify() itself is right; the xfail above is about the error never reaching it."""
+    """classify() itself is right (the test above shows the error reaching it)."""
     with raw_connection(db) as connection:
         connection.execute("CREATE TABLE t (x)")
         pages = connection.execute("PRAGMA page_count").fetchone()[0]
@@ -931,14 +1022,6 @@ def test_a_row_that_cannot_be_decoded_is_quarantined_not_lost(
     assert reopened.load(at(3)) == loaded
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="bug: RowDecoder.snapshot turns TaskguiError/KeyError/ValueError/TypeError/"
-    "OverflowError into CodecError but not AttributeError, which Command.__post_init__ "
-    "raises for a non-string cwd (self.cwd.strip()); load() then crashes instead of "
-    "quarantining the one bad row",
-)
 def test_a_wrongly_typed_json_value_is_quarantined(
     db: Path, open_repository: OpenRepository
 ) -> None:
@@ -954,6 +1037,39 @@ def test_a_wrongly_typed_json_value_is_quarantined(
 
     assert [task.id for task in loaded.tasks] == [good.id]
     assert [entry.task_id for entry in loaded.quarantined] == [bad.id]
+
+
+def test_a_corrupt_row_is_left_out_of_lists_and_named_by_get_before_any_load(
+    db: Path, open_repository: OpenRepository
+) -> None:
+    """The CLI lists and shows tasks without loading the schedule (which quarantines)."""
+    repository = open_repository()
+    [good, bad, cwd] = repository.add_tasks([make_spec(0), make_spec(0), make_spec(0)], T0)
+    with raw_connection(db) as other:
+        other.execute("UPDATE tasks SET command = 'not json' WHERE id = ?", (bad.id,))
+        other.execute(
+            "UPDATE tasks SET command = ? WHERE id = ?",
+            ('{"v": 1, "line": "true", "cwd": 5}', cwd.id),
+        )
+
+    assert [task.id for task in repository.list_tasks()] == [good.id]
+    assert [task.id for task in repository.list_tasks(TaskState.PENDING)] == [good.id]
+    for task_id, phrase in ((bad.id, "not valid JSON"), (cwd.id, "AttributeError")):
+        with pytest.raises(CodecError) as caught:
+            repository.get(task_id)
+        message = str(caught.value)
+        assert message.startswith(f"task {task_id}: ") and phrase in message
+        assert str(db) in message and "backup" in message
+    assert repository.quarantined() == []  # reading wrote nothing
+    assert repository.get(good.id).id == good.id
+
+
+def test_the_decoder_turns_any_surprise_into_a_codec_error_naming_the_task() -> None:
+    row = list(codec.new_task_row(make_spec(7), 0)[: len(codec.TASK_COLUMNS)])
+    row[codec.TASK_COLUMNS.index("command")] = '{"v": 1, "line": "true", "cwd": 5}'
+
+    with pytest.raises(CodecError, match=r"^task 7: unexpected AttributeError"):
+        codec.RowDecoder().snapshot(tuple(row))
 
 
 def test_removing_a_quarantined_task_clears_its_quarantine(
