@@ -12,6 +12,7 @@ Signals:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -32,17 +33,24 @@ class _Relay(QObject):
 
 
 class _RunJob(QRunnable):
-    def __init__(self, run_id: RunId, runner: CommandRunner, relay: _Relay) -> None:
+    def __init__(
+        self,
+        run_id: RunId,
+        runner: CommandRunner,
+        relay: _Relay,
+        gate: threading.Event | None,
+    ) -> None:
         super().__init__()
         self.setAutoDelete(False)  # the pool keeps the Python object alive until done
         self._run_id = run_id
         self._runner = runner
         self._relay = relay
+        self._gate = gate
 
     def run(self) -> None:
         # Nothing may escape QRunnable.run: a failure here becomes the run's result.
         try:
-            report = self._runner.run(on_started=self._on_started)
+            report = self._runner.run(on_started=self._on_started, gate=self._gate)
         except Exception as error:  # pragma: no cover - the runner reports, not raises
             log.exception("worker failed while running run %s", self._run_id)
             report = RunReport(
@@ -109,7 +117,9 @@ class WorkerPool(QObject):
         *,
         timeout: float | None,
         extra_env: Mapping[str, str] | None = None,
+        gate: threading.Event | None = None,
     ) -> None:
+        """Hand a run to a worker thread; with ``gate``, it starts once the gate is set."""
         runner = CommandRunner(
             command,
             timeout=timeout,
@@ -117,7 +127,7 @@ class WorkerPool(QObject):
             extra_env=extra_env,
             kill_grace=self._kill_grace,
         )
-        job = _RunJob(run_id, runner, self._relay)
+        job = _RunJob(run_id, runner, self._relay, gate)
         self._jobs[run_id] = (job, runner)
         self._threads.start(job)
 

@@ -180,13 +180,24 @@ class CommandRunner:
         with self._lock:
             return self._cancelled
 
-    def run(self, on_started: Callable[[int], None] | None = None) -> RunReport:
+    def run(
+        self,
+        on_started: Callable[[int], None] | None = None,
+        gate: threading.Event | None = None,
+    ) -> RunReport:
         """Run the command to the end and report how it went. Blocks; call once.
 
         ``on_started(pid)`` is called from this thread as soon as the process exists
         (the worker relays it, so the UI can show the pid). If it raises, the process
         group is killed and reaped before the exception propagates.
+
+        With a ``gate``, nothing starts until the gate is set: the scheduler hands the
+        run over first and commits it to the database meanwhile, so the thread's wake-up
+        overlaps the commit instead of following it. To abandon a gated run, cancel it
+        and then set the gate.
         """
+        if gate is not None:
+            gate.wait()
         with self._lock:
             if self._run_called:
                 raise RuntimeError("a CommandRunner runs its command only once")

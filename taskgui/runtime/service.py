@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -247,18 +248,26 @@ class SchedulerService(QObject):
             return
         now = self._clock.now()
         events = self._engine.due(now, self._pool.free)
+        dispatched = [event for event in events if isinstance(event, RunDispatched)]
+        # Commit before acting: the runs are handed over behind a closed gate, so the
+        # worker threads wake while the dispatch is committed; nothing starts until
+        # the commit has succeeded and the gate opens.
+        gate = threading.Event()
+        for event in dispatched:
+            self._start_run(event, gate)
         try:
-            self._repository.apply(events, now)  # commit before acting
+            self._repository.apply(events, now)
         except StoreError as error:
+            for event in dispatched:
+                self._pool.cancel(event.run.run_id)
+            gate.set()
             self._store_failed(error)
             return
-        for event in events:
-            if isinstance(event, RunDispatched):
-                self._start_run(event)
+        gate.set()
         self._publish(events)
         self._timer.arm(self._engine.next_deadline())
 
-    def _start_run(self, event: RunDispatched) -> None:
+    def _start_run(self, event: RunDispatched, gate: threading.Event) -> None:
         ticket = event.run
         spec = self._engine.snapshot(ticket.task_id).spec
         self._pool.submit(
@@ -270,6 +279,7 @@ class SchedulerService(QObject):
                 "TASKGUI_TASK_NAME": spec.name,
                 "TASKGUI_ATTEMPT": str(ticket.attempt),
             },
+            gate=gate,
         )
 
     def _on_timer_fired(self) -> None:
