@@ -66,3 +66,38 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# ---------------------------------------------------------------- desktop and dist
+# Desktop integration for the current user (XDG_DATA_HOME, default ~/.local/share) and
+# a frozen one-folder build. Files live in packaging/; see packaging/README.md.
+.PHONY: install-desktop uninstall-desktop dist dist-check
+
+ICON_BUILD := build/icons/hicolor
+# Touched once PyInstaller (the `dist` extra, build-only) is in the venv.
+DIST_STAMP := $(VENV)/.dist-installed
+
+# The entry's Exec= gets the absolute path of the venv's `taskgui`, which no launcher
+# finds on PATH; the icon sizes are rendered from the package's SVG at install time.
+install-desktop: $(STAMP)
+	rm -rf $(ICON_BUILD)
+	QT_QPA_PLATFORM=offscreen $(PY) packaging/linux/render_icons.py --out $(ICON_BUILD) >/dev/null
+	$(PY) packaging/linux/desktop_install.py install --icons $(ICON_BUILD) \
+		--exec "$$(cd $(BIN) && pwd)/taskgui"
+
+# Standard library only, so it also works once the venv is gone.
+uninstall-desktop:
+	@py=$(PY); [ -x "$$py" ] || py="$$(command -v python3)"; \
+	"$$py" packaging/linux/desktop_install.py uninstall
+
+$(DIST_STAMP): $(STAMP)
+	$(PY) -m pip install -e '.[dev,dist]'
+	@touch $@
+
+dist: $(DIST_STAMP)
+	rm -rf dist/taskgui build/pyinstaller
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist \
+		--workpath build/pyinstaller packaging/pyinstaller/taskgui.spec
+	@du -sh dist/taskgui
+
+dist-check:
+	packaging/pyinstaller/check_dist.sh dist/taskgui/taskgui
