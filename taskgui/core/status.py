@@ -47,9 +47,11 @@ class TaskStatus(NamedTuple):
     waiting: WaitReason | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TaskSnapshot:
-    """A task's definition and status at one moment."""
+class TaskSnapshot(NamedTuple):
+    """A task's definition and status at one moment.
+
+    A NamedTuple for the same reason as TaskStatus: one is made for every event.
+    """
 
     spec: TaskSpec
     status: TaskStatus

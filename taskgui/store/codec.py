@@ -332,7 +332,7 @@ def _unchecked_constructor(cls: type[T]) -> Callable[..., T]:
 
 _new_command = _unchecked_constructor(Command)
 _new_spec = _unchecked_constructor(TaskSpec)
-_new_snapshot = _unchecked_constructor(TaskSnapshot)
+_new_snapshot = TaskSnapshot  # a NamedTuple: nothing to skip
 
 _OVERLAP = {policy.value: policy for policy in OverlapPolicy}
 _MISFIRE = {policy.value: policy for policy in MisfirePolicy}

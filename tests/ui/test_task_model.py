@@ -256,22 +256,32 @@ def test_the_model_can_start_from_the_real_engine(model: TaskTableModel) -> None
 # ------------------------------------------------------------------------ counts
 
 
-def test_counts_follow_adds_changes_and_removes(model: TaskTableModel) -> None:
+def test_counts_follow_adds_changes_and_removes(qtbot: QtBot, model: TaskTableModel) -> None:
     loaded(model)
     emitted: list[bool] = []
     model.counts_changed.connect(lambda: emitted.append(True))
     assert model.counts()[TaskState.PENDING] == 2
     model.on_task_changed(snap(1, TaskState.RUNNING, running=1))
-    assert model.counts()[TaskState.PENDING] == 1
-    assert model.counts()[TaskState.RUNNING] == 2
-    assert emitted == [True]
+    model.on_task_changed(snap(3, TaskState.RUNNING, running=1))
+    assert model.counts()[TaskState.PENDING] == 1  # current at once
+    assert model.counts()[TaskState.RUNNING] == 3
+    assert emitted == []  # announced once, on the next turn
+    qtbot.waitUntil(lambda: emitted == [True], timeout=2000)
     model.on_task_changed(snap(1, TaskState.RUNNING, running=1, priority=3))
+    model.flush_pending()
     assert emitted == [True]  # same state: nothing to tell
     model.on_task_removed(2)
-    assert model.counts()[TaskState.RUNNING] == 1
-    assert count_for(StateFilter.FAILED, model) == 3
+    assert model.counts()[TaskState.RUNNING] == 2
+    model.flush_pending()
+    assert emitted == [True, True]
+    assert count_for(StateFilter.FAILED, model) == 2
     assert count_for(StateFilter.PENDING, model) == 2
     assert count_for(StateFilter.ALL, model) == 8
+    model.on_task_added(snap(30, TaskState.SUCCEEDED))
+    assert count_for(StateFilter.DONE, model) == 1  # counted once it is a row
+    model.flush_pending()
+    assert count_for(StateFilter.DONE, model) == 2
+    assert emitted == [True, True, True]
 
 
 _STATES = st.sampled_from(list(TaskState))
