@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from taskgui import __version__, cli_format
+from taskgui import __version__, cli_format, cli_transfer
 from taskgui.cli_spec import add_arguments, spec_from_args
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.engine import Engine
@@ -196,6 +196,15 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"how many tasks may run at once (default {DEFAULT_WORKERS})",
     )
     daemon.set_defaults(handler=_cmd_daemon)
+
+    export = _command(commands, "export", cli_transfer.EXPORT_SUMMARY, cli_transfer.EXPORT_EXAMPLES)
+    cli_transfer.export_arguments(export)
+    export.set_defaults(handler=_cmd_export)
+    importing = _command(
+        commands, "import", cli_transfer.IMPORT_SUMMARY, cli_transfer.IMPORT_EXAMPLES
+    )
+    cli_transfer.import_arguments(importing)
+    importing.set_defaults(handler=_cmd_import)
     return parser
 
 
@@ -360,6 +369,22 @@ def _cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
     except ImportError as error:
         raise OperationFailedError(f"cannot start the daemon: {error}") from None
     return int(run_daemon(ctx.database, args.workers, ctx.reset_corrupt))
+
+
+def _cmd_export(args: argparse.Namespace, ctx: Context) -> int:
+    with _repository(ctx) as repository:
+        return cli_transfer.export(args, repository, ctx.clock, _note)
+
+
+def _cmd_import(args: argparse.Namespace, ctx: Context) -> int:
+    with _repository(ctx) as repository:
+        return cli_transfer.import_(
+            args,
+            repository,
+            ctx.database,
+            ctx.clock,
+            lambda op, task_id: _request(repository, op, task_id, ctx),
+        )
 
 
 # ---------------------------------------------------------------------------- main

@@ -20,7 +20,13 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = REPO_ROOT / "taskgui"
 
-_ABOVE_UI = ("taskgui.cli", "taskgui.cli_format", "taskgui.cli_spec", "taskgui.app")
+_ABOVE_UI = (
+    "taskgui.cli",
+    "taskgui.cli_format",
+    "taskgui.cli_spec",
+    "taskgui.cli_transfer",
+    "taskgui.app",
+)
 
 # Layer (module prefix) -> module prefixes it must never import.
 FORBIDDEN_IMPORTS: dict[str, tuple[str, ...]] = {

@@ -1,0 +1,274 @@
+"""``taskgui export`` and ``taskgui import``: flags, reading and writing, the report.
+
+Kept out of ``cli.py`` so that file only registers the two commands. The rules that
+matter (the file format, the crontab, what is skipped) live in ``core``; the writes in
+``store.transfer``. What is here is the part only a command line has: files and
+stdin, the scheduler lock, and how the report is printed.
+
+Import reaches a running scheduler the way ``taskgui add`` does: the tasks are
+inserted in one transaction, then a running scheduler is told about each. With
+``--replace`` the replaced tasks must also leave the schedule: with no scheduler
+running, the CLI takes the lock and deletes them through the engine itself; while one
+runs, it asks that process to delete them and waits for its answers. The add is
+atomic either way; the deletes follow it (see ``store.transfer``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from taskgui.cli_spec import local_zone_name
+from taskgui.core.clock import Clock
+from taskgui.core.crontab import parse_crontab
+from taskgui.core.engine import Engine
+from taskgui.core.errors import InvalidTaskError, TaskguiError
+from taskgui.core.recurrence import load_zone
+from taskgui.core.task import TaskId, TaskSpec
+from taskgui.core.transfer_format import TransferFormatError, dump_document, parse_document
+from taskgui.core.transfer_plan import ImportPlan, plan_import
+from taskgui.store.errors import SchedulerAlreadyRunningError
+from taskgui.store.lock import SchedulerLock, is_locked
+from taskgui.store.operations import Op, Operations
+from taskgui.store.recovery import recover
+from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.transfer import PartialImportError, export_document, replace_planned
+
+STDIO = "-"
+Request = Callable[[Op, TaskId], None]  # submit a request and wait for its answer
+Note = Callable[[str], None]
+
+EXPORT_SUMMARY = "Write every task definition as JSON (to stdout without FILE)."
+EXPORT_EXAMPLES = """
+taskgui export backup.json
+taskgui export --with-history > everything.json
+"""
+IMPORT_SUMMARY = "Import tasks from an export file or a crontab."
+IMPORT_DESCRIPTION = """\
+Import tasks from a file written by 'taskgui export', or with --crontab from a
+crontab. The whole file is checked first; then every task is added in one
+transaction, or none is. A task whose name already exists is skipped (with
+--replace, the existing task is deleted and the imported one added). Tasks that
+had finished when they were exported are left out, and run history in the file is
+not imported. The report lists what was added and every line or task that was
+skipped, with the reason.
+
+Crontab: five-field entries and @hourly/@daily/@weekly/@monthly/@yearly become cron
+tasks (no retries, as in cron); VAR=value lines set the environment of the entries
+below them, CRON_TZ their time zone; the comment lines directly above an entry
+name it. @reboot and lines that cannot be converted are reported, never dropped.
+"""
+IMPORT_EXAMPLES = """
+taskgui import backup.json
+taskgui import --replace --dry-run backup.json
+crontab -l | taskgui import --crontab -
+taskgui import --crontab --tz Europe/Berlin --json old-crontab.txt
+"""
+
+
+# --------------------------------------------------------------------------- flags
+
+
+def export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file", nargs="?", metavar="FILE", help="where to write (default or '-': stdout)"
+    )
+    parser.add_argument(
+        "--with-history", action="store_true", help="add every task's recorded runs"
+    )
+
+
+def import_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = IMPORT_DESCRIPTION
+    parser.add_argument("file", metavar="FILE", help="the file to read; '-' reads stdin")
+    parser.add_argument(
+        "--crontab", action="store_true", help="FILE is a crontab (e.g. from 'crontab -l')"
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="delete existing tasks that have an imported task's name, instead of skipping",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="show what would be imported; change nothing"
+    )
+    parser.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="with --crontab: the zone of schedules before any CRON_TZ line (default: local)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+# -------------------------------------------------------------------------- export
+
+
+def export(
+    args: argparse.Namespace,
+    repository: SqliteRepository,
+    clock: Clock,
+    note: Note,
+    *,
+    stdout: TextIO | None = None,
+) -> int:
+    """Write the document to FILE (created private: definitions may hold secrets)."""
+    document = export_document(repository, clock.now(), with_history=args.with_history)
+    quarantined = repository.quarantined()
+    if quarantined:
+        ids = ", ".join(str(task.task_id) for task in quarantined)
+        note(f"{len(quarantined)} damaged task(s) could not be read and are not exported: {ids}")
+    text = dump_document(document)
+    if args.file in (None, STDIO):
+        (stdout or sys.stdout).write(text)
+        return 0
+    write_private(Path(args.file), text)
+    count = len(document["tasks"])
+    print(f"exported {count} task{'' if count == 1 else 's'} to {args.file}", file=stdout)
+    return 0
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step, readable only by its owner.
+
+    Written beside the target and renamed over it, so a full disk or an interrupted
+    export never leaves half a file where a good one was.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as error:  # name the file the person asked for, not the temporary one
+        raise OSError(error.errno, error.strerror, str(path)) from None
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+# -------------------------------------------------------------------------- import
+
+
+def import_(
+    args: argparse.Namespace,
+    repository: SqliteRepository,
+    database: Path,
+    clock: Clock,
+    request: Request,
+    *,
+    stdin: TextIO | None = None,
+) -> int:
+    """Read, validate all, plan against the existing tasks, write (unless --dry-run)."""
+    if args.tz is not None and not args.crontab:
+        raise InvalidTaskError("--tz goes with --crontab")
+    text = read_input(args.file, stdin or sys.stdin)
+    now = clock.now()
+    source = "stdin" if args.file == STDIO else args.file
+    try:
+        if args.crontab:
+            zone = args.tz if args.tz is not None else local_zone_name()
+            load_zone(zone)
+            parsed = parse_crontab(text, now=now, default_tz=zone)
+        else:
+            parsed = parse_document(text)
+    except TransferFormatError as error:
+        raise TransferFormatError(f"{source}: {error}", error.problems) from None
+    plan = plan_import(parsed, repository.list_tasks(), now, replace_existing=args.replace)
+    stored: list[TaskSpec] = []
+    if not args.dry_run:
+        stored = commit(plan, repository, database, clock, request)
+    report = plan.report if args.dry_run else plan.report.done()
+    if args.json:
+        data = report.to_json()
+        if not args.dry_run:
+            data["ids"] = [spec.id for spec in stored]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(report.render())
+    return 0
+
+
+def read_input(name: str, stdin: TextIO) -> str:
+    """The text of FILE, or of stdin for '-'; OSError (exit 1) when it cannot be read."""
+    if name == STDIO:
+        return stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidTaskError(f"{name} is not UTF-8 text") from None
+
+
+def commit(
+    plan: ImportPlan,
+    repository: SqliteRepository,
+    database: Path,
+    clock: Clock,
+    request: Request,
+) -> list[TaskSpec]:
+    """Write the plan and make sure whoever runs the schedule follows it."""
+    if not plan.to_delete:
+        # Insert first, check the lock second (as 'taskgui add' does): a scheduler that
+        # starts in between loads the rows, one already running gets the requests.
+        stored = _insert(repository, plan, clock)
+        if stored and is_locked(database):
+            _announce(repository, stored, clock)
+        return stored
+    lock = SchedulerLock(database)
+    try:
+        lock.acquire()
+    except SchedulerAlreadyRunningError:
+        return _replace_remotely(plan, repository, clock, request)
+    try:
+        engine = Engine()
+        now = clock.now()
+        recovery = recover(repository, engine, now)
+        # Lazy, as in cli.py: keeps the runtime package out of commands that never need it.
+        from taskgui.runtime.orphans import stop_orphaned_runs  # noqa: PLC0415
+
+        stop_orphaned_runs(recovery.interrupted)
+        return replace_planned(Operations(engine, repository), plan, now)
+    finally:
+        lock.release()
+
+
+def _insert(repository: SqliteRepository, plan: ImportPlan, clock: Clock) -> list[TaskSpec]:
+    """The plan's new tasks in one ``add_tasks`` call: one transaction, all or none."""
+    return repository.add_tasks(plan.to_add, clock.now()) if plan.to_add else []
+
+
+def _announce(repository: SqliteRepository, stored: list[TaskSpec], clock: Clock) -> None:
+    now = clock.now()
+    for spec in stored:
+        repository.submit_request(Op.ADDED, spec.id, None, now)
+
+
+def _replace_remotely(
+    plan: ImportPlan, repository: SqliteRepository, clock: Clock, request: Request
+) -> list[TaskSpec]:
+    """A scheduler runs: add and announce the new tasks, then ask it to delete the old.
+
+    Not atomic across the two steps: for a moment both the old and the new tasks are
+    scheduled, and if a delete is refused or unanswered, both stay (nothing is lost;
+    the error names the ids to delete).
+    """
+    stored = _insert(repository, plan, clock)
+    _announce(repository, stored, clock)
+    failed: list[TaskId] = []
+    causes: list[str] = []
+    for task_id in plan.delete_ids:
+        try:
+            request(Op.DELETE, task_id)
+        except TaskguiError as error:
+            failed.append(task_id)
+            causes.append(str(error))
+    if failed:
+        raise PartialImportError(stored, failed, "; ".join(dict.fromkeys(causes)))
+    return stored

@@ -1,0 +1,121 @@
+"""What an import did (or would do): added, replaced, skipped, and why.
+
+One value for both front ends: the CLI prints ``render()`` (or ``to_json()``), the GUI
+shows the same lists in its summary dialog. A person must be able to see every line
+or task that did *not* become a task, with the reason, so nothing is ever dropped
+silently; that is why skipped items carry the original text and a reason, not a count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from taskgui.core.task import TaskId
+
+
+@dataclass(frozen=True, slots=True)
+class AddedTask:
+    """A task the import creates: its name, its schedule in words, its command."""
+
+    name: str
+    schedule: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedItem:
+    """Something in the input that did not become a task.
+
+    ``where`` locates it in the input ("line 7" of a crontab, "task 3" of an export
+    file, counted from 1); ``text`` is the line itself or the task's name.
+    """
+
+    where: str
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplacedTask:
+    """An existing task that an import with replace deletes (an imported one has its name)."""
+
+    task_id: TaskId
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransferReport:
+    """The outcome of an import; ``preview`` while nothing has been written yet."""
+
+    added: tuple[AddedTask, ...] = ()
+    replaced: tuple[ReplacedTask, ...] = ()
+    skipped: tuple[SkippedItem, ...] = ()
+    notes: tuple[str, ...] = ()
+    preview: bool = False
+
+    def done(self) -> TransferReport:
+        """The same report, worded as something that happened."""
+        return replace(self, preview=False)
+
+    def summary(self) -> str:
+        """One line of counts, e.g. '3 tasks added, 1 replaced, 2 skipped'."""
+        verb = "to add" if self.preview else "added"
+        parts = [f"{_count(len(self.added), 'task')} {verb}"]
+        if self.replaced:
+            parts.append(f"{len(self.replaced)} {'to replace' if self.preview else 'replaced'}")
+        parts.append(f"{len(self.skipped)} skipped")
+        return ", ".join(parts)
+
+    def render(self) -> str:
+        """The whole report as text for a terminal or a dialog (no trailing newline)."""
+        lines: list[str] = []
+        if self.added:
+            verb = "Would add" if self.preview else "Added"
+            lines.append(f"{verb} {_count(len(self.added), 'task')}:")
+            for task in self.added:
+                lines.append(f"  + {task.name}: {task.schedule}")
+                lines.append(f"      $ {_one_line(task.command)}")
+        else:
+            lines.append("Would add no tasks." if self.preview else "Added no tasks.")
+        if self.replaced:
+            verb = "Would delete" if self.preview else "Deleted"
+            lines.append(
+                f"{verb} {_count(len(self.replaced), 'existing task')} "
+                "replaced by imported ones of the same name:"
+            )
+            lines.extend(f"  - task {task.task_id}: {task.name}" for task in self.replaced)
+        if self.skipped:
+            lines.append(f"Skipped {len(self.skipped)}:")
+            for item in self.skipped:
+                lines.append(f"  ! {item.where}: {_one_line(item.text)}")
+                lines.append(f"      {item.reason}")
+        if self.notes:
+            lines.append("Notes:")
+            lines.extend(f"  * {note}" for note in self.notes)
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON values, for ``--json`` (field names are part of the CLI contract)."""
+        return {
+            "preview": self.preview,
+            "added": [
+                {"name": task.name, "schedule": task.schedule, "command": task.command}
+                for task in self.added
+            ],
+            "replaced": [{"id": task.task_id, "name": task.name} for task in self.replaced],
+            "skipped": [
+                {"where": item.where, "text": item.text, "reason": item.reason}
+                for item in self.skipped
+            ],
+            "notes": list(self.notes),
+        }
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _one_line(text: str, width: int = 120) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
