@@ -101,3 +101,10 @@ dist: $(DIST_STAMP)
 
 dist-check:
 	packaging/pyinstaller/check_dist.sh dist/taskgui/taskgui
+
+# ------------------------------------------------------------------ screenshots
+# PNGs of the real app on a demo schedule, taken under a private Xvfb (skipped with a
+# message when Xvfb is missing); see scripts/screenshots.py.
+.PHONY: screenshots
+screenshots: $(STAMP)
+	$(PY) scripts/screenshots.py --out docs/screenshots

@@ -2,9 +2,17 @@
 
 The only module that sees every layer. It also owns the conversations that happen
 before there is a window: a damaged database (move it aside and start afresh only if
-the person agrees), a schedule already run by another process, a file that cannot be
-opened. Each ends in a dialog that says what happened and what to do, never a
-traceback.
+the person agrees), a file that cannot be opened. Each ends in a dialog that says what
+happened and what to do, never a traceback.
+
+Who runs the schedule is settled in this order:
+
+1. Another window already shows this database: it is asked to come to the front
+   (over a local socket, ``ui.single_instance``) and this start exits 0.
+2. Nobody holds the scheduler lock: this window takes it and runs the schedule.
+3. Someone else holds it (``taskgui daemon``): the window shows the same live view from
+   the database and sends its changes to that process, as the CLI does
+   (``runtime.remote``); it never starts a second scheduler.
 """
 
 from __future__ import annotations
@@ -16,24 +24,34 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from taskgui import __version__
-from taskgui.core.clock import SystemClock
+from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.daemon import SignalBridge, configure_logging
+from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock
-from taskgui.store.paths import resolve_database_path
+from taskgui.store.paths import default_database_path, resolve_database_path
 from taskgui.store.recovery import open_sqlite
 from taskgui.store.sqlite import SqliteRepository
-from taskgui.ui.main_window import MainWindow
+from taskgui.ui.autostart import Autostart, launch_command
+from taskgui.ui.dbus_notifier import desktop_notifier
+from taskgui.ui.icons import app_icon, app_icon_file
+from taskgui.ui.main_window import LOCAL_OWNER, MainWindow
+from taskgui.ui.settings import Settings
+from taskgui.ui.shell import DesktopShell
+from taskgui.ui.single_instance import SHOW, SingleInstance, server_name
 
 log = logging.getLogger("taskgui.app")
 
 SHUTDOWN_GRACE = 5.0
 LOCK_WAIT = 2.0
+# The installed desktop entry (packaging/linux): Wayland compositors and notification
+# servers find the app's name and icon through it.
+DESKTOP_ID = "io.github.taskgui.TaskGui"
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -78,6 +96,132 @@ def _shut_down(service: SchedulerService) -> None:
         loop.exec()
 
 
+def _acquire(lock: SchedulerLock) -> None:
+    """Take the scheduler lock, waiting a moment for a CLI command (not for a daemon)."""
+    try:
+        lock.acquire()
+    except SchedulerAlreadyRunningError as error:
+        if describe_owner(error.pid).startswith("taskgui daemon"):
+            raise  # it will not let go: follow it at once
+        lock.acquire_waiting(LOCK_WAIT, time.sleep)
+
+
+def _session(
+    app: QApplication,
+    *,
+    service: AnyScheduler,
+    clock: Clock,
+    path: Path,
+    owner: str,
+    instance: SingleInstance,
+    settings: Settings,
+) -> tuple[int, MainWindow]:
+    """The window, the tray and notifications around ``service``, until the app quits."""
+    database = path if path != default_database_path() else None
+    autostart = Autostart.for_user(launch_command(database))
+    window = MainWindow(service, clock, location=str(path), schedule_owner=owner)
+    tray_available = QSystemTrayIcon.isSystemTrayAvailable()
+    notifier = None
+    if not tray_available:
+        notifier = desktop_notifier(DESKTOP_ID, app_icon_file())
+    shell = DesktopShell(
+        window, settings, autostart, tray_available=tray_available, notifier=notifier
+    )
+    instance.message_received.connect(shell.handle_message)
+    # Ctrl+C in the terminal or a SIGTERM from the session quits the same way as Quit,
+    # so running commands are recorded, not orphaned (without asking: nobody could answer).
+    bridge = SignalBridge(app.quit)
+    shell.start()
+    code = app.exec()
+    bridge.close()
+    shell.close()
+    return int(code), window
+
+
+def _run_here(
+    app: QApplication,
+    path: Path,
+    reset_corrupt: bool,
+    instance: SingleInstance,
+    settings: Settings,
+) -> int:
+    """This window runs the schedule (the caller holds the lock)."""
+    repository: SqliteRepository | None = None
+    try:
+        repository = _open_store(path, reset_corrupt)
+        if repository is None:
+            return 1
+        clock = SystemClock()
+        service = SchedulerService(repository, clock, workers=settings.workers)
+        recovery = service.start()
+        if recovery.quarantined:
+            listed = "\n".join(f"task {q.task_id}: {q.error}" for q in recovery.quarantined)
+            QTimer.singleShot(
+                0,
+                lambda: QMessageBox.warning(
+                    None,
+                    "taskgui — tasks set aside",
+                    "Some stored tasks could not be read and were set aside (kept in the "
+                    f"database, not scheduled):\n\n{listed}",
+                ),
+            )
+        code, _window = _session(
+            app,
+            service=service,
+            clock=clock,
+            path=path,
+            owner=LOCAL_OWNER,
+            instance=instance,
+            settings=settings,
+        )
+        _shut_down(service)
+        return code
+    except TaskguiError as error:
+        QMessageBox.critical(None, "taskgui", str(error))
+        return 1
+    finally:
+        if repository is not None:
+            repository.close()
+
+
+def _run_remote(
+    app: QApplication,
+    path: Path,
+    pid: int | None,
+    instance: SingleInstance,
+    settings: Settings,
+) -> int:
+    """Another process runs the schedule: show it, and send it our changes."""
+    clock = SystemClock()
+    try:
+        # Never move a damaged file aside here: the process running it still uses it.
+        repository = SqliteRepository(path)
+    except TaskguiError as error:
+        QMessageBox.critical(None, "taskgui", str(error))
+        return 1
+    try:
+        service = RemoteScheduler(repository, clock)
+        service.start()
+        owner = service.owner or describe_owner(pid)
+        log.info("%s runs %s; this window follows it", owner, path)
+        code, _window = _session(
+            app,
+            service=service,
+            clock=clock,
+            path=path,
+            owner=owner,
+            instance=instance,
+            settings=settings,
+        )
+        service.shutdown()
+        return code
+    except TaskguiError as error:
+        QMessageBox.critical(None, "taskgui", str(error))
+        return 1
+    finally:
+        repository.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Open the window on the schedule in ``--db`` (or the default database)."""
     args = _parse(list(sys.argv[1:] if argv is None else argv))
@@ -87,46 +231,31 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("taskgui")
     app.setApplicationDisplayName("taskgui")
     app.setApplicationVersion(__version__)
-    app.setDesktopFileName("taskgui")
+    app.setDesktopFileName(DESKTOP_ID)
+    app.setWindowIcon(app_icon())
+    # The shell decides when closing the window quits (not when it hides to the tray,
+    # nor when a dialog opened from the tray closes).
+    app.setQuitOnLastWindowClosed(False)
     path = resolve_database_path(args.db)
-    lock = SchedulerLock(path)
+    instance = SingleInstance(server_name(path))
+    if instance.send(SHOW):
+        log.info("taskgui already shows %s; brought its window to the front", path)
+        return 0
+    if not instance.listen() and instance.send(SHOW):  # another start won a race
+        return 0
+    settings = Settings.for_user()
     try:
-        lock.acquire_waiting(LOCK_WAIT, time.sleep)
-    except SchedulerAlreadyRunningError as error:
-        QMessageBox.information(None, "taskgui", str(error))
-        return 1
-    except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
-        return 1
-    repository: SqliteRepository | None = None
-    try:
-        repository = _open_store(path, args.reset_corrupt)
-        if repository is None:
+        lock = SchedulerLock(path)
+        try:
+            _acquire(lock)
+        except SchedulerAlreadyRunningError as error:
+            return _run_remote(app, path, error.pid, instance, settings)
+        except TaskguiError as error:
+            QMessageBox.critical(None, "taskgui", str(error))
             return 1
-        clock = SystemClock()
-        service = SchedulerService(repository, clock)
-        recovery = service.start()
-        window = MainWindow(service, clock, location=str(path))
-        window.show()
-        # Ctrl+C in the terminal or a SIGTERM from the session closes the window the
-        # same way as Quit, so running commands are recorded, not orphaned.
-        bridge = SignalBridge(app.quit)
-        if recovery.quarantined:
-            listed = "\n".join(f"task {q.task_id}: {q.error}" for q in recovery.quarantined)
-            QMessageBox.warning(
-                window,
-                "taskgui — tasks set aside",
-                "Some stored tasks could not be read and were set aside (kept in the "
-                f"database, not scheduled):\n\n{listed}",
-            )
-        code = app.exec()
-        bridge.close()
-        _shut_down(service)
-        return int(code)
-    except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
-        return 1
+        try:
+            return _run_here(app, path, args.reset_corrupt, instance, settings)
+        finally:
+            lock.release()
     finally:
-        if repository is not None:
-            repository.close()
-        lock.release()
+        instance.close()

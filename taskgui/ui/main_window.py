@@ -5,12 +5,20 @@ act; it never touches the database. The table is a model/view pair: the model is
 by the service's events and the proxy filters and sorts; a ticker refreshes only the
 visible countdowns once a second.
 
+The window itself neither quits nor hides: with ``intercept_close`` set, closing it
+emits ``close_requested`` and the desktop shell (``ui.shell``) decides (hide to the
+tray, or quit after asking). Quit and Settings are requests for the shell too.
+
 Signals:
     history_requested(int): a task's history should be shown (used by notifications).
+    close_requested(): the window was asked to close while ``intercept_close`` is set.
+    quit_requested(): Quit was chosen.
+    settings_requested(): Settings… was chosen.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable, Sequence
 
@@ -40,18 +48,27 @@ from taskgui.core.errors import TaskguiError
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId
-from taskgui.runtime.service import SchedulerService
-from taskgui.ui.actions import TaskActions, Verb
+from taskgui.runtime.remote import AnyScheduler
+from taskgui.ui.actions import TaskActions, Verb, allowed
+from taskgui.ui.banner import Banner
 from taskgui.ui.countdown import CountdownTicker
 from taskgui.ui.formatting import LastRun
 from taskgui.ui.history_view import HistoryDialog
 from taskgui.ui.task_dialog import DialogMode, TaskDialog
 from taskgui.ui.task_filter import StateFilter, TaskFilterProxy, count_for
 from taskgui.ui.task_model import Column, Role, TaskTableModel
+from taskgui.ui.transfer_actions import TransferActions
+from taskgui.ui.window_actions import (
+    add_verb_groups,
+    add_verb_icons,
+    build_menus,
+    build_window_actions,
+)
 
 log = logging.getLogger(__name__)
 
 DialogFactory = Callable[..., TaskDialog]
+LOCAL_OWNER = "this window"
 Confirm = Callable[[QWidget, str, str], bool]
 
 
@@ -112,13 +129,17 @@ class MainWindow(QMainWindow):
     """The live list of tasks. See the module docstring."""
 
     history_requested = Signal(int)
+    close_requested = Signal()
+    quit_requested = Signal()
+    settings_requested = Signal()
 
     def __init__(
         self,
-        service: SchedulerService,
+        service: AnyScheduler,
         clock: Clock,
         *,
         location: str = "",
+        schedule_owner: str = LOCAL_OWNER,
         dialog_factory: DialogFactory = TaskDialog,
         confirm: Confirm = ask_yes_no,
         parent: QWidget | None = None,
@@ -129,6 +150,8 @@ class MainWindow(QMainWindow):
         self._dialog_factory = dialog_factory
         self._confirm = confirm
         self._histories: dict[TaskId, HistoryDialog] = {}
+        self.intercept_close = False
+        self._closing = False
         self.setWindowTitle("taskgui")
         self.resize(1100, 650)
 
@@ -137,20 +160,45 @@ class MainWindow(QMainWindow):
         self.proxy.setSourceModel(self.model)
         self.table = self._build_table()
         self.actions_ = TaskActions(self)
+        add_verb_icons(self.actions_)
+        self.window_actions = build_window_actions(
+            self,
+            {
+                "settings": self.settings_requested.emit,
+                "close": self.close,
+                "quit": self.quit_requested.emit,
+                "pause_all": lambda: self._safely(self.pause_all),
+                "resume_all": lambda: self._safely(self.resume_all),
+            },
+        )
         self.empty = EmptyState(self.actions_[Verb.NEW], self)
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.table)
         self.search = QLineEdit(self)
         self.filter_buttons: dict[StateFilter, QToolButton] = {}
+        self.banner = Banner(self)
         central = QWidget(self)
         layout = QVBoxLayout(central)
+        layout.addWidget(self.banner)
         layout.addLayout(self._build_filter_bar())
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
+        self.file_menu, self.tasks_menu = build_menus(
+            self.menuBar(), self.actions_, self.window_actions
+        )
+        # File > Import…, Import Crontab…, Export…: the same rules as the CLI's.
+        self.transfer = TransferActions(self, service, clock)
+        first_after_new = self.file_menu.actions()[1]  # the separator after New Task
+        self.file_menu.insertActions(first_after_new, self.transfer.actions())
+        self.file_menu.insertSeparator(first_after_new)
+        self.transfer.imported.connect(
+            lambda report: self.statusBar().showMessage(report.summary(), 10_000)
+        )
         self._build_toolbar()
-        self._build_status_bar(location)
+        self._build_status_bar(location, schedule_owner)
         self._connect()
+        self._set_tab_order()
         self.ticker = CountdownTicker(self.table, self.proxy, self.model, self)
         self.model.reset_tasks(
             service.snapshot(),
@@ -224,8 +272,9 @@ class MainWindow(QMainWindow):
     def _build_toolbar(self) -> None:
         toolbar = QToolBar("Tasks", self)
         toolbar.setObjectName("tasks-toolbar")
+        toolbar.setAccessibleName("Task actions")
         toolbar.setMovable(False)
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         toolbar.addAction(self.actions_[Verb.NEW])
         toolbar.addSeparator()
         for verb in (Verb.RUN_NOW, Verb.PAUSE, Verb.RESUME, Verb.RETRY, Verb.CANCEL):
@@ -235,22 +284,41 @@ class MainWindow(QMainWindow):
             toolbar.addAction(self.actions_[verb])
         self.addToolBar(toolbar)
         # Shortcuts work wherever focus is in the window, not only in the toolbar.
-        for action in self.actions_.by_verb.values():
+        for action in (*self.actions_.by_verb.values(), *self.window_actions.values()):
             self.addAction(action)
         self.actions_[Verb.EDIT].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         self.actions_[Verb.DELETE].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         self.table.addAction(self.actions_[Verb.EDIT])
         self.table.addAction(self.actions_[Verb.DELETE])
 
-    def _build_status_bar(self, location: str) -> None:
+    def _set_tab_order(self) -> None:
+        """Top to bottom, as the eye reads: notice, filters, search, then the tasks."""
+        chain: list[QWidget] = [
+            self.banner.history_button,
+            self.banner.dismiss_button,
+            *self.filter_buttons.values(),
+            self.search,
+            self.table,
+        ]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    def _build_status_bar(self, location: str, schedule_owner: str) -> None:
         status = self.statusBar()
         self.counts_label = QLabel(self)
+        self.counts_label.setAccessibleName("Task counts")
         self.workers_label = QLabel(self)
+        self.workers_label.setAccessibleName("Workers")
+        self.owner_label = QLabel(self)
+        self.owner_label.setAccessibleName("Who runs the schedule")
         self.location_label = QLabel(location, self)
-        self.location_label.setToolTip("The database this window runs")
+        self.location_label.setAccessibleName("Database")
+        self.location_label.setToolTip("The database this window shows")
         status.addWidget(self.counts_label)
         status.addWidget(self.workers_label)
+        status.addPermanentWidget(self.owner_label)
         status.addPermanentWidget(self.location_label)
+        self.set_schedule_owner(schedule_owner)
 
     def _connect(self) -> None:
         service = self.service
@@ -312,7 +380,45 @@ class MainWindow(QMainWindow):
         self.table.scrollTo(index)
         return True
 
+    def set_schedule_owner(self, owner: str) -> None:
+        """Say which process runs the schedule ("" when none does)."""
+        if owner:
+            text = f"Schedule run by {owner}"
+            tip = (
+                "This window starts the tasks; closing it to the tray keeps them running"
+                if owner == LOCAL_OWNER
+                else "Another process starts the tasks; this window shows them and sends "
+                "it your changes"
+            )
+        else:
+            text = "No process runs this schedule"
+            tip = "Tasks will not start until taskgui or taskgui daemon runs this database"
+        self.owner_label.setText(text)
+        self.owner_label.setToolTip(tip)
+
+    def reveal(self) -> None:
+        """Bring the window to the front, from the tray, a notification or a second start."""
+        if self.isMinimized():
+            self.showNormal()
+        else:
+            self.show()
+        self.raise_()
+        self.activateWindow()
+
     # -------------------------------------------------------------- actions
+
+    def pause_all(self) -> None:
+        """Pause every task that can be paused now."""
+        self._each(self.service.pause, self._all_where(Verb.PAUSE))
+
+    def resume_all(self) -> None:
+        """Resume every paused task."""
+        self._each(self.service.resume, self._all_where(Verb.RESUME))
+
+    def _all_where(self, verb: Verb) -> list[TaskSnapshot]:
+        self.model.flush_pending()
+        snapshots = (self.model.snapshot_of(task_id) for task_id in self.model.task_ids())
+        return [s for s in snapshots if s is not None and allowed(verb, s)]
 
     def set_state_filter(self, state_filter: StateFilter) -> None:
         self.filter_buttons[state_filter].setChecked(True)
@@ -441,10 +547,17 @@ class MainWindow(QMainWindow):
         self.counts_label.setText(f"Running: {running}   Pending: {pending}")
         self._update_workers()
 
+    def refresh_status(self) -> None:
+        """Redo the status bar texts (after the worker count changed, say)."""
+        self._on_model_counts_changed()
+
     def _update_workers(self) -> None:
-        self.workers_label.setText(
-            f"Workers: {self.service.busy_workers} of {self.service.workers} busy"
-        )
+        size = self.service.workers
+        # A schedule run elsewhere: its pool size is not known here (the counts say
+        # what runs), so the label goes rather than guess.
+        self.workers_label.setVisible(size > 0)
+        if size > 0:
+            self.workers_label.setText(f"Workers: {self.service.busy_workers} of {size} busy")
 
     def _on_model_rows_changed(self, *_: object) -> None:
         has_rows = self.model.rowCount() > 0
@@ -469,20 +582,20 @@ class MainWindow(QMainWindow):
 
     def build_context_menu(self) -> QMenu:
         menu = QMenu(self)
-        groups = (
-            (Verb.RUN_NOW, Verb.CANCEL, Verb.RETRY),
-            (Verb.PAUSE, Verb.RESUME),
-            (Verb.EDIT, Verb.DUPLICATE, Verb.DELETE),
-            (Verb.HISTORY,),
-        )
-        for number, group in enumerate(groups):
-            if number:
-                menu.addSeparator()
-            for verb in group:
-                menu.addAction(self.actions_[verb])
+        add_verb_groups(menu, self.actions_)
         return menu
 
+    def close_for_quit(self) -> None:
+        """Close for good (the app is quitting), past ``intercept_close``."""
+        self._closing = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self.intercept_close and not self._closing:
+            self.close_requested.emit()  # the shell hides the window, or quits
+            if not self._closing:
+                event.ignore()
+                return
         self.ticker.stop()
         for dialog in list(self._histories.values()):
             dialog.close()

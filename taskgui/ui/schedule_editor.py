@@ -324,7 +324,11 @@ class ScheduleEditor(QGroupBox):
                 self.preview.clear()
                 return None
         self._update_past_warning(start, first)
-        self._update_preview(first, recurrence)
+        # Show when it really runs: the engine starts a cron task at its first match.
+        try:
+            self._update_preview(recurrence.first_at_or_after(first), recurrence)
+        except (ValueError, OverflowError):
+            self.preview.clear()
         return Schedule(first, recurrence)
 
     def _every(self) -> Every:

@@ -1,0 +1,166 @@
+"""The in-process half of ``screenshots.py``: build the real app and grab its windows.
+
+Runs inside the Xvfb session that ``screenshots.py`` prepared (DISPLAY, XDG folders and
+TASKGUI_DB point into a temporary directory). It wires the same pieces as
+``taskgui.app`` (scheduler service, main window, desktop shell with its notifier) and
+saves ``QWidget.grab()`` images; nothing is read from or written to the screen.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
+
+from taskgui.app import DESKTOP_ID
+from taskgui.core.clock import SystemClock
+from taskgui.core.events import TaskExhausted
+from taskgui.core.states import RunOutcome, TaskState
+from taskgui.runtime.service import SchedulerService
+from taskgui.store.paths import resolve_database_path
+from taskgui.store.recovery import open_sqlite
+from taskgui.ui.autostart import Autostart, launch_command
+from taskgui.ui.history_view import HistoryDialog
+from taskgui.ui.icons import app_icon
+from taskgui.ui.main_window import LOCAL_OWNER, MainWindow
+from taskgui.ui.notifier import notice_for_exhausted
+from taskgui.ui.settings import Settings
+from taskgui.ui.shell import DesktopShell
+from taskgui.ui.task_dialog import DialogMode, TaskDialog
+from taskgui.ui.tray import Tray
+
+WINDOW_SIZE = (1180, 600)
+
+
+def settle(ms: int = 300) -> None:
+    """Let the event loop run (layouts, paints, timers) for ``ms`` milliseconds."""
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def save(widget: QWidget, out: Path, name: str) -> None:
+    settle(200)
+    pixmap = widget.grab()
+    if pixmap.isNull() or not pixmap.save(str(out / name), "PNG"):
+        raise RuntimeError(f"could not save {name}")
+
+
+def dark_palette() -> QPalette:
+    """A dark Fusion palette, as a dark desktop theme would give."""
+    palette = QPalette()
+    colors = {
+        QPalette.ColorRole.Window: "#2b2b2b",
+        QPalette.ColorRole.WindowText: "#e8e8e8",
+        QPalette.ColorRole.Base: "#1f1f1f",
+        QPalette.ColorRole.AlternateBase: "#262626",
+        QPalette.ColorRole.Text: "#e8e8e8",
+        QPalette.ColorRole.Button: "#353535",
+        QPalette.ColorRole.ButtonText: "#e8e8e8",
+        QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.ToolTipBase: "#353535",
+        QPalette.ColorRole.ToolTipText: "#e8e8e8",
+        QPalette.ColorRole.PlaceholderText: "#8a8a8a",
+        QPalette.ColorRole.Link: "#6ea8fe",
+    }
+    for role, color in colors.items():
+        palette.setColor(role, QColor(color))
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.WindowText,
+    ):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    return palette
+
+
+def drive(out: Path) -> int:
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("taskgui")
+    app.setDesktopFileName(DESKTOP_ID)
+    app.setWindowIcon(app_icon())
+    app.setQuitOnLastWindowClosed(False)
+    clock = SystemClock()
+    path = resolve_database_path()
+    repository, _moved = open_sqlite(path, clock.now())
+    service = SchedulerService(repository, clock, workers=4, kill_grace=0.5)
+    service.start()
+    try:
+        return _shoot(app, service, clock, path, out)
+    finally:
+        loop = QEventLoop()
+        service.stopped.connect(loop.quit)
+        QTimer.singleShot(15_000, loop.quit)
+        service.shutdown(0.5)  # stops the demo's long-running command
+        if service.busy_workers:
+            loop.exec()
+        repository.close()
+
+
+def _shoot(
+    app: QApplication, service: SchedulerService, clock: SystemClock, path: Path, out: Path
+) -> int:
+    by_name = {snapshot.spec.name: snapshot for snapshot in service.snapshot()}
+    if by_name["Long import"].state is not TaskState.RUNNING:
+        service.run_now(by_name["Long import"].id)  # a running row, with its stopwatch
+
+    window = MainWindow(service, clock, location=str(path), schedule_owner=LOCAL_OWNER)
+    tray_available = QSystemTrayIcon.isSystemTrayAvailable()
+    shell = DesktopShell(
+        window,
+        Settings.for_user(),
+        Autostart.for_user(launch_command(path)),
+        tray_available=tray_available,
+        quit_app=app.quit,
+    )
+    shell.start()
+    window.resize(*WINDOW_SIZE)
+    settle(2_500)  # the running task gets a few seconds on its stopwatch
+    window.select_task(by_name["Upload report"].id)
+    save(window, out, "main-window.png")
+
+    # What the person sees when a task gives up: the banner (no tray, no bus here).
+    fetch = by_name["Fetch mail"]
+    exhausted = TaskExhausted(
+        task_id=fetch.id, name=fetch.spec.name, attempts=3, outcome=RunOutcome.FAILED
+    )
+    shell.notifier.notify(notice_for_exhausted(exhausted, "exit status 1"))
+    window.table.clearSelection()
+    save(window, out, "notification.png")
+    window.banner.dismiss()
+
+    dialog = TaskDialog(clock, window, spec=by_name["Nightly backup"].spec, mode=DialogMode.EDIT)
+    dialog.show()
+    save(dialog, out, "task-dialog.png")
+    dialog.close()
+
+    window.show_history(fetch.id)
+    histories = [w for w in app.topLevelWidgets() if isinstance(w, HistoryDialog)]
+    history = histories[0]
+    history.resize(980, 560)
+    history.table.selectRow(0)
+    save(history, out, "history.png")
+    history.close()
+
+    tray = shell.tray or Tray()  # without a tray: the same menu, built for the picture
+    tray.set_window_visible(True)
+    tray.menu.popup(window.mapToGlobal(QPoint(40, 40)))
+    save(tray.menu, out, "tray-menu.png")
+    tray.menu.hide()
+
+    settings = shell.open_settings()
+    save(settings, out, "settings.png")
+    settings.reject()
+
+    app.setPalette(dark_palette())
+    window.select_task(by_name["Upload report"].id)
+    window.table.setFocus(Qt.FocusReason.OtherFocusReason)
+    save(window, out, "main-window-dark.png")
+
+    window.close_for_quit()
+    shell.close()
+    return 0

@@ -1,0 +1,370 @@
+"""Following a schedule that another process runs (``taskgui daemon``).
+
+When the scheduler lock of a database is held and no window answers for it, the window
+must not start a second scheduler. It shows the same live view from a
+``RemoteScheduler``, which has the interface of ``SchedulerService`` that the window
+uses, and behaves like the CLI:
+
+* **Reads** come from the database. Every ``POLL_MS`` it asks SQLite for
+  ``PRAGMA data_version``, which changes only when another connection commits; then it
+  reloads the tasks and the latest run of each, diffs them against what it had and
+  emits what changed: ``task_added`` / ``task_changed`` / ``task_removed``,
+  ``run_finished`` for a run that ended, and ``retry_scheduled`` / ``task_exhausted``
+  for a failed one (so notifications work the same).
+* **Changes** are requests in the database's requests table, which the owner performs
+  with ``Operations.perform`` and answers. A request returns at once; the answer is
+  checked on the next polls (faster while one is open) and a refusal, or no answer
+  within ``ANSWER_TIMEOUT``, is reported through ``error_occurred``. New tasks are
+  inserted here and announced with an ``added`` request, as the CLI does.
+
+It also watches the lock: when the owner stops, ``owner_changed("")`` says nobody runs
+the schedule any more (and changes are refused until someone does).
+
+QtCore only; the window sees it through the same signals as the real service.
+
+Signals:
+    task_added(object), task_changed(object), task_removed(int),
+    run_started(object), run_finished(object, object, object),
+    retry_scheduled(object), task_exhausted(object, str), occurrences_skipped(object),
+    error_occurred(str), stopped(): as on ``SchedulerService``.
+    owner_changed(str): who runs the schedule now ("" for nobody).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeAlias
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from taskgui.core.clock import Clock
+from taskgui.core.errors import TaskguiError, TaskNotFoundError
+from taskgui.core.events import RetryScheduled, TaskExhausted
+from taskgui.core.states import TaskState
+from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
+from taskgui.core.task import TaskId, TaskSpec
+from taskgui.runtime.service import SchedulerService
+from taskgui.store.errors import StoreError
+from taskgui.store.lock import holder_pid, is_locked, lock_path_for
+from taskgui.store.operations import Op, encode_spec
+from taskgui.store.sqlite import SqliteRepository
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 500
+FAST_POLL_MS = 100  # while a request waits for its answer
+ANSWER_TIMEOUT = 10.0  # seconds; as long as the CLI waits
+
+_VERBS = {
+    Op.ADDED: "schedule",
+    Op.UPDATE: "change",
+    Op.CANCEL: "cancel",
+    Op.PAUSE: "pause",
+    Op.RESUME: "resume",
+    Op.RUN_NOW: "run",
+    Op.RETRY_NOW: "retry",
+    Op.DELETE: "delete",
+}
+
+
+class ScheduleNotRunningError(TaskguiError):
+    """Nobody runs the schedule, so a request would never be answered."""
+
+
+def describe_owner(pid: int | None, proc: Path = Path("/proc")) -> str:
+    """``taskgui daemon (pid 1234)`` or ``process 1234``: who holds the lock."""
+    if not pid:
+        return "another process"
+    try:
+        arguments = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return f"process {pid}"
+    words = [os.path.basename(a.decode("utf-8", "replace")) for a in arguments if a]
+    if "daemon" in words and any("taskgui" in word for word in words):
+        return f"taskgui daemon (pid {pid})"
+    if any("taskgui" in word for word in words):
+        return f"another taskgui (pid {pid})"
+    return f"process {pid}"
+
+
+def lock_owner(database: Path) -> str:
+    """Who holds the scheduler lock of ``database``, or "" when nobody does."""
+    if not is_locked(database):
+        return ""
+    return describe_owner(holder_pid(lock_path_for(database)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    op: Op
+    name: str
+    deadline: float  # monotonic
+
+
+class RemoteScheduler(QObject):
+    """A schedule run elsewhere, seen and steered through its database."""
+
+    task_added = Signal(object)
+    task_changed = Signal(object)
+    task_removed = Signal(int)
+    run_started = Signal(object)
+    run_finished = Signal(object, object, object)
+    retry_scheduled = Signal(object)
+    task_exhausted = Signal(object, str)
+    occurrences_skipped = Signal(object)
+    error_occurred = Signal(str)
+    stopped = Signal()
+    owner_changed = Signal(str)
+
+    def __init__(
+        self,
+        repository: SqliteRepository,
+        clock: Clock,
+        *,
+        owner: Callable[[], str] | None = None,
+        poll_ms: int = POLL_MS,
+        answer_timeout: float = ANSWER_TIMEOUT,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._clock = clock
+        self._owner_of = owner or (lambda: lock_owner(repository.path))
+        self._answer_timeout = answer_timeout
+        self._poll_ms = poll_ms
+        self._tasks: dict[TaskId, TaskSnapshot] = {}
+        self._last: dict[TaskId, RunRecord] = {}
+        self._pending: dict[int, _Request] = {}
+        self._version: int | None = None
+        self._last_error = ""
+        self.owner = ""
+        self._timer = QTimer(self)
+        self._timer.setInterval(poll_ms)
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+    # ----------------------------------------------------------------- life
+
+    def start(self) -> None:
+        """Read the schedule as it is and start following it. Raises StoreError."""
+        self.owner = self._owner_of()
+        self._version = self._repository.data_version()
+        self._tasks = {snapshot.id: snapshot for snapshot in self._repository.list_tasks()}
+        self._last = self._repository.last_runs()
+        self._timer.start()
+
+    def shutdown(self, grace: float = 0.0) -> None:
+        """Stop following. The schedule itself runs on in its own process."""
+        self._timer.stop()
+        self.stopped.emit()
+
+    # ---------------------------------------------------------------- reads
+
+    def snapshot(self) -> list[TaskSnapshot]:
+        return list(self._tasks.values())
+
+    def task(self, task_id: TaskId) -> TaskSnapshot:
+        snapshot = self._tasks.get(task_id)
+        if snapshot is None:
+            raise TaskNotFoundError(task_id)
+        return snapshot
+
+    def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]:
+        return self._repository.runs(task_id, limit)
+
+    def last_runs(self) -> dict[TaskId, RunRecord]:
+        return self._repository.last_runs()
+
+    @property
+    def workers(self) -> int:
+        """Unknown here: the owner's pool size is not stored. 0 says so."""
+        return 0
+
+    @property
+    def busy_workers(self) -> int:
+        return sum(snapshot.status.running for snapshot in self._tasks.values())
+
+    @property
+    def pending_requests(self) -> int:
+        return len(self._pending)
+
+    def set_workers(self, count: int) -> None:
+        raise TaskguiError(
+            "the worker count of a schedule run by another process is set when it starts "
+            "(taskgui daemon --workers N)"
+        )
+
+    # ---------------------------------------------------------- operations
+
+    def add_task(self, spec: TaskSpec) -> TaskSpec:
+        """Store the task, then ask the owner to schedule it (as the CLI does)."""
+        now = self._clock.now()
+        stored = self._repository.add_tasks([spec], now)[0]
+        if self._owner_of():
+            self._submit(Op.ADDED, stored.id, stored.name)
+        snapshot = self._repository.get(stored.id)
+        self._tasks[stored.id] = snapshot
+        self.task_added.emit(snapshot)
+        return stored
+
+    def add_tasks(self, specs: Sequence[TaskSpec]) -> list[TaskSpec]:
+        """Store the tasks in one transaction, then ask the owner to schedule each."""
+        stored = self._repository.add_tasks(specs, self._clock.now()) if specs else []
+        owned = bool(self._owner_of())
+        for spec in stored:
+            if owned:
+                self._submit(Op.ADDED, spec.id, spec.name)
+            snapshot = self._repository.get(spec.id)
+            self._tasks[spec.id] = snapshot
+            self.task_added.emit(snapshot)
+        return stored
+
+    def update_task(self, spec: TaskSpec) -> None:
+        self._request(Op.UPDATE, spec.id, encode_spec(spec))
+
+    def cancel(self, task_id: TaskId) -> None:
+        self._request(Op.CANCEL, task_id)
+
+    def pause(self, task_id: TaskId) -> None:
+        self._request(Op.PAUSE, task_id)
+
+    def resume(self, task_id: TaskId) -> None:
+        self._request(Op.RESUME, task_id)
+
+    def run_now(self, task_id: TaskId) -> None:
+        self._request(Op.RUN_NOW, task_id)
+
+    def retry_now(self, task_id: TaskId) -> None:
+        self._request(Op.RETRY_NOW, task_id)
+
+    def delete(self, task_id: TaskId) -> None:
+        self._request(Op.DELETE, task_id)
+
+    def _request(self, op: Op, task_id: TaskId, payload: str | None = None) -> None:
+        name = self.task(task_id).spec.name
+        if not self.owner:
+            raise ScheduleNotRunningError(
+                "no process runs this schedule now; start taskgui again (or taskgui daemon) "
+                "to change it"
+            )
+        self._submit(op, task_id, name, payload)
+
+    def _submit(self, op: Op, task_id: TaskId, name: str, payload: str | None = None) -> None:
+        request_id = self._repository.submit_request(op, task_id, payload, self._clock.now())
+        deadline = self._clock.monotonic() + self._answer_timeout
+        self._pending[request_id] = _Request(op, name, deadline)
+        self._timer.setInterval(FAST_POLL_MS)
+
+    # ------------------------------------------------------------- polling
+
+    def poll(self) -> None:
+        """Check the owner, the database and open requests now (the timer's work)."""
+        owner = self._owner_of()
+        if owner != self.owner:
+            self.owner = owner
+            self.owner_changed.emit(owner)
+        version = self._repository.data_version()
+        if version != self._version:
+            self._version = version
+            self._reload()
+        if self._pending:
+            self._check_answers()
+        if not self._pending:
+            self._timer.setInterval(self._poll_ms)
+
+    def _on_timer_timeout(self) -> None:
+        try:
+            self.poll()
+            self._last_error = ""
+        except StoreError as error:
+            message = str(error)
+            if message != self._last_error:  # once, not twice a second
+                self._last_error = message
+                log.error("following the schedule: %s", message)
+                self.error_occurred.emit(message)
+        except Exception:
+            log.exception("following the schedule failed")
+
+    def _reload(self) -> None:
+        fresh = {snapshot.id: snapshot for snapshot in self._repository.list_tasks()}
+        last = self._repository.last_runs()
+        old = self._tasks
+        self._tasks = fresh
+        for task_id in old.keys() - fresh.keys():
+            self._last.pop(task_id, None)
+            self.task_removed.emit(task_id)
+        for task_id, snapshot in fresh.items():
+            before = old.get(task_id)
+            if before is None:
+                self.task_added.emit(snapshot)
+            elif before != snapshot:
+                self.task_changed.emit(snapshot)
+        for task_id, record in last.items():
+            previous = self._last.get(task_id)
+            if previous is not None and previous.id == record.id:
+                continue
+            self._last[task_id] = record
+            current = fresh.get(task_id)
+            if current is not None:
+                self._announce_run(current, record)
+
+    def _announce_run(self, snapshot: TaskSnapshot, record: RunRecord) -> None:
+        """A run that ended since the last poll: say so, and what its failure means."""
+        outcome = record.outcome
+        if outcome is None:
+            return
+        ticket = RunTicket(
+            run_id=record.id,
+            task_id=record.task_id,
+            attempt=record.attempt,
+            kind=record.kind,
+            scheduled_at=record.scheduled_at,
+            dispatched_at=record.started_at or record.scheduled_at,
+        )
+        result = RunResult(exit_code=record.exit_code, error=record.error, output=record.output)
+        self.run_finished.emit(ticket, outcome, result)
+        if not outcome.is_failure:
+            return
+        spec = snapshot.spec
+        status = snapshot.status
+        if snapshot.state is TaskState.RETRYING and status.next_run_at is not None:
+            finished = record.finished_at or status.next_run_at
+            self.retry_scheduled.emit(
+                RetryScheduled(
+                    task_id=spec.id,
+                    attempt=status.slot_attempt,
+                    max_attempts=spec.max_attempts,
+                    run_at=status.next_run_at,
+                    delay=status.next_run_at - finished,
+                )
+            )
+        elif record.attempt >= spec.max_attempts or not spec.retry.retries:
+            self.task_exhausted.emit(
+                TaskExhausted(
+                    task_id=spec.id, name=spec.name, attempts=record.attempt, outcome=outcome
+                ),
+                record.error or "",
+            )
+
+    def _check_answers(self) -> None:
+        now = self._clock.monotonic()
+        for request_id, request in list(self._pending.items()):
+            done, error = self._repository.request_outcome(request_id)
+            verb = _VERBS.get(request.op, request.op.value)
+            if done:
+                del self._pending[request_id]
+                if error:
+                    self.error_occurred.emit(f"Could not {verb} “{request.name}”: {error}")
+            elif now >= request.deadline:
+                del self._pending[request_id]
+                self.error_occurred.emit(
+                    f"{self.owner or 'The scheduler'} did not answer the request to {verb} "
+                    f"“{request.name}”; it stays queued and may still be carried out"
+                )
+
+
+# What the window and the shell accept: the scheduler itself, or a view of one.
+AnyScheduler: TypeAlias = SchedulerService | RemoteScheduler

@@ -1,0 +1,125 @@
+"""The person's preferences, kept with QSettings (organization and app "taskgui").
+
+A thin typed layer over a ``QSettings`` that the caller passes in: the app gives the
+user's native store (``Settings.for_user()``), tests give one on a file in a temporary
+folder, so a test never writes the real configuration. Every setter writes through at
+once and ``sync()``s, so a crash right after a change does not lose it.
+
+Whether taskgui starts at login is not stored here: the autostart entry on disk is the
+truth (see ``autostart``), so removing it by hand is respected.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSettings
+
+ORGANIZATION = "taskgui"
+APPLICATION = "taskgui"
+DEFAULT_WORKERS = 4
+MAX_WORKERS = 64
+
+_WORKERS = "scheduler/workers"
+_NOTIFY_EXHAUSTED = "notifications/exhausted"
+_NOTIFY_FAILURES = "notifications/each_failure"
+_START_MINIMIZED = "startup/minimized"
+_CLOSE_HINT_SHOWN = "window/close_hint_shown"
+_GEOMETRY = "window/geometry"
+
+
+class Settings:
+    """Typed access to the stored preferences."""
+
+    def __init__(self, store: QSettings) -> None:
+        self.store = store
+
+    @classmethod
+    def for_user(cls) -> Settings:
+        return cls(
+            QSettings(
+                QSettings.Format.NativeFormat,
+                QSettings.Scope.UserScope,
+                ORGANIZATION,
+                APPLICATION,
+            )
+        )
+
+    @classmethod
+    def at(cls, path: str) -> Settings:
+        """Settings kept in the INI file ``path`` (tests, portable setups)."""
+        return cls(QSettings(path, QSettings.Format.IniFormat))
+
+    def _bool(self, key: str, default: bool) -> bool:
+        value = self.store.value(key, default)
+        if isinstance(value, str):  # INI files hold text
+            return value.strip().lower() in ("true", "1", "yes", "on")
+        return bool(value)
+
+    def _set(self, key: str, value: object) -> None:
+        self.store.setValue(key, value)
+        self.store.sync()
+
+    @property
+    def workers(self) -> int:
+        value = self.store.value(_WORKERS, DEFAULT_WORKERS)
+        try:
+            count = int(str(value))
+        except ValueError:
+            return DEFAULT_WORKERS
+        return min(max(count, 1), MAX_WORKERS)
+
+    @workers.setter
+    def workers(self, count: int) -> None:
+        self._set(_WORKERS, min(max(int(count), 1), MAX_WORKERS))
+
+    @property
+    def notify_exhausted(self) -> bool:
+        """Notify when a task gives up after its last attempt (default on)."""
+        return self._bool(_NOTIFY_EXHAUSTED, True)
+
+    @notify_exhausted.setter
+    def notify_exhausted(self, value: bool) -> None:
+        self._set(_NOTIFY_EXHAUSTED, bool(value))
+
+    @property
+    def notify_failures(self) -> bool:
+        """Notify on every failed run that will be retried (default off: it can be noisy)."""
+        return self._bool(_NOTIFY_FAILURES, False)
+
+    @notify_failures.setter
+    def notify_failures(self, value: bool) -> None:
+        self._set(_NOTIFY_FAILURES, bool(value))
+
+    @property
+    def start_minimized(self) -> bool:
+        """Start in the tray without showing the window (where there is a tray)."""
+        return self._bool(_START_MINIMIZED, False)
+
+    @start_minimized.setter
+    def start_minimized(self, value: bool) -> None:
+        self._set(_START_MINIMIZED, bool(value))
+
+    @property
+    def close_hint_shown(self) -> bool:
+        """Whether we already said that closing the window keeps taskgui in the tray."""
+        return self._bool(_CLOSE_HINT_SHOWN, False)
+
+    @close_hint_shown.setter
+    def close_hint_shown(self, value: bool) -> None:
+        self._set(_CLOSE_HINT_SHOWN, bool(value))
+
+    @property
+    def window_geometry(self) -> bytes | None:
+        value = self.store.value(_GEOMETRY)
+        if value is None:
+            return None
+        if isinstance(value, QByteArray):
+            return bytes(value.data())
+        return bytes(value) if isinstance(value, bytes | bytearray) else None
+
+    @window_geometry.setter
+    def window_geometry(self, value: bytes) -> None:
+        # As a QByteArray: plain bytes would be stored as a pickled Python object.
+        self._set(_GEOMETRY, QByteArray(value))
+
+    def sync(self) -> None:
+        self.store.sync()

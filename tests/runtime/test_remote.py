@@ -1,0 +1,233 @@
+"""Following a schedule that another process runs, and steering it through requests.
+
+The other process is ``tests.cli.request_server``: it holds the scheduler lock and
+performs requests with ``Operations.perform``, which is what a daemon does with them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from taskgui.core.clock import SystemClock
+from taskgui.core.engine import Engine
+from taskgui.core.errors import TaskNotFoundError
+from taskgui.core.events import RetryScheduled, RunDispatched, TaskExhausted
+from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.states import RunOutcome, TaskState
+from taskgui.core.status import RunResult, TaskSnapshot
+from taskgui.core.task import Command, TaskSpec
+from taskgui.runtime.remote import RemoteScheduler, ScheduleNotRunningError, describe_owner
+from taskgui.store.operations import Operations
+from taskgui.store.sqlite import SqliteRepository
+
+ROOT = Path(__file__).resolve().parents[2]
+CLOCK = SystemClock()
+LATER = timedelta(hours=1)
+
+
+def spec(name: str, **fields: Any) -> TaskSpec:
+    values: dict[str, Any] = {
+        "name": name,
+        "command": Command(line="true"),
+        "first_run_at": CLOCK.now() + LATER,
+        "retry": RetryPolicy.no_retry(),
+    }
+    values.update(fields)
+    return TaskSpec(**values)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "remote.sqlite3"
+    SqliteRepository(path).close()  # created before anyone opens it
+    return path
+
+
+@pytest.fixture
+def scheduler(db: Path) -> Iterator[subprocess.Popen[str]]:
+    """A separate process holding the scheduler lock and answering requests."""
+    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "tests.cli.request_server", str(db)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=environ,
+        cwd=ROOT,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "ready\n"
+            yield child
+        finally:
+            child.terminate()
+            child.wait(timeout=10)
+
+
+@pytest.fixture
+def repository(db: Path) -> Iterator[SqliteRepository]:
+    opened = SqliteRepository(db)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def remote(repository: SqliteRepository) -> Iterator[RemoteScheduler]:
+    view = RemoteScheduler(repository, CLOCK)
+    yield view
+    view.shutdown()
+
+
+def named(name: str) -> Any:
+    return lambda snapshot: isinstance(snapshot, TaskSnapshot) and snapshot.spec.name == name
+
+
+def test_the_view_picks_up_a_task_added_by_another_process(
+    db: Path, scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
+) -> None:
+    remote.start()
+    assert remote.owner.startswith("process ")  # the lock holder, by pid
+    assert remote.snapshot() == []
+    writer = SqliteRepository(db)  # another connection: as the CLI would
+    try:
+        with qtbot.waitSignal(remote.task_added, timeout=3_000, check_params_cb=named("CLI")):
+            (stored,) = writer.add_tasks([spec("CLI")], CLOCK.now())
+    finally:
+        writer.close()
+    assert [s.id for s in remote.snapshot()] == [stored.id]
+    assert remote.task(stored.id).spec.name == "CLI"
+
+
+def test_a_cancel_reaches_the_process_that_runs_the_schedule(
+    scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
+) -> None:
+    remote.start()
+    with qtbot.waitSignal(remote.task_added, timeout=1_000):
+        task = remote.add_task(spec("Doomed"))  # inserted here, scheduled there
+    errors: list[str] = []
+    remote.error_occurred.connect(errors.append)
+
+    def cancelled(snapshot: object) -> bool:
+        return isinstance(snapshot, TaskSnapshot) and snapshot.state is TaskState.CANCELLED
+
+    with qtbot.waitSignal(remote.task_changed, timeout=3_000, check_params_cb=cancelled):
+        remote.cancel(task.id)
+    qtbot.waitUntil(lambda: remote.pending_requests == 0, timeout=3_000)
+    assert errors == []
+    assert remote.task(task.id).state is TaskState.CANCELLED
+
+
+def test_a_refused_request_is_reported(
+    scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
+) -> None:
+    remote.start()
+    task = remote.add_task(spec("Fine"))
+    with qtbot.waitSignal(remote.error_occurred, timeout=3_000) as refused:
+        remote.retry_now(task.id)  # it has not failed: the owner says no
+    assert refused.args[0].startswith("Could not retry “Fine”: ")
+    with pytest.raises(TaskNotFoundError):
+        remote.pause(9_999)
+
+
+def test_when_the_owner_stops_changes_are_refused(
+    scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
+) -> None:
+    remote.start()
+    task = remote.add_task(spec("Left behind"))
+    with qtbot.waitSignal(remote.owner_changed, timeout=5_000) as changed:
+        scheduler.terminate()
+        scheduler.wait(timeout=10)
+    assert changed.args == [""]
+    with pytest.raises(ScheduleNotRunningError):
+        remote.pause(task.id)
+
+
+def test_finished_runs_are_announced_with_what_their_failure_means(
+    db: Path, repository: SqliteRepository, qtbot: QtBot
+) -> None:
+    """Another process runs a task that fails twice; the view says so, run by run."""
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test")
+    remote.start()
+    writer = SqliteRepository(db)
+    engine = Engine()
+    operations = Operations(engine, writer)
+    now = CLOCK.now()
+    retry = RetryPolicy(
+        backoff=Backoff.FIXED,
+        max_attempts=2,
+        base_delay=timedelta(seconds=30),
+        max_delay=timedelta(seconds=30),
+    )
+    (task,), _ = operations.add([spec("Flaky", first_run_at=now, retry=retry)], now)
+    finished: list[tuple[Any, ...]] = []
+    retries: list[RetryScheduled] = []
+    exhausted: list[tuple[TaskExhausted, str]] = []
+    remote.run_finished.connect(lambda *args: finished.append(args))
+    remote.retry_scheduled.connect(retries.append)
+    remote.task_exhausted.connect(lambda event, error: exhausted.append((event, error)))
+
+    def fail_once(at: Any) -> None:
+        dispatched = engine.due(at, 1)
+        writer.apply(dispatched, at)
+        (run,) = [e.run for e in dispatched if isinstance(e, RunDispatched)]
+        ended = engine.finished(run.run_id, RunOutcome.FAILED, at)
+        writer.apply(ended, at, {run.run_id: RunResult(exit_code=1, error="exit status 1")})
+
+    try:
+        fail_once(now)
+        remote.poll()
+        assert [(t.task_id, outcome) for t, outcome, _ in finished] == [
+            (task.id, RunOutcome.FAILED)
+        ]
+        assert finished[0][2].error == "exit status 1"
+        assert [(r.task_id, r.attempt, r.max_attempts) for r in retries] == [(task.id, 2, 2)]
+        assert remote.task(task.id).state is TaskState.RETRYING
+        fail_once(now + timedelta(seconds=31))
+        remote.poll()
+    finally:
+        writer.close()
+    assert len(finished) == 2
+    ((event, error),) = exhausted
+    assert (event.task_id, event.name, event.attempts, error) == (
+        task.id,
+        "Flaky",
+        2,
+        "exit status 1",
+    )
+    assert remote.task(task.id).state is TaskState.EXHAUSTED
+    remote.shutdown()
+
+
+def test_the_owner_is_named_from_its_command_line(tmp_path: Path) -> None:
+    def process(pid: int, *arguments: str) -> None:
+        folder = tmp_path / str(pid)
+        folder.mkdir()
+        (folder / "cmdline").write_bytes(b"\0".join(a.encode() for a in arguments) + b"\0")
+
+    process(10, "/usr/bin/python3", "-m", "taskgui", "--db", "x", "daemon")
+    process(11, "/home/me/.venv/bin/taskgui", "daemon", "--workers", "2")
+    process(12, "/home/me/.venv/bin/taskgui")
+    process(13, "bash")
+    assert describe_owner(10, tmp_path) == "taskgui daemon (pid 10)"
+    assert describe_owner(11, tmp_path) == "taskgui daemon (pid 11)"
+    assert describe_owner(12, tmp_path) == "another taskgui (pid 12)"
+    assert describe_owner(13, tmp_path) == "process 13"
+    assert describe_owner(14, tmp_path) == "process 14"
+    assert describe_owner(None, tmp_path) == "another process"
+
+
+def test_a_schedule_run_elsewhere_has_no_worker_count_to_set(
+    repository: SqliteRepository,
+) -> None:
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a daemon")
+    assert remote.workers == 0
+    with pytest.raises(Exception, match="taskgui daemon --workers"):
+        remote.set_workers(3)
