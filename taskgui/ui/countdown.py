@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QAbstractProxyModel, QObject, Qt, QTimer
 from PySide6.QtWidgets import QTableView
 
 from taskgui.ui.task_model import TaskTableModel
@@ -34,7 +34,7 @@ class CountdownTicker(QObject):
     def __init__(
         self,
         view: QTableView,
-        proxy: QSortFilterProxyModel,
+        proxy: QAbstractProxyModel,
         model: TaskTableModel,
         parent: QObject | None = None,
         *,

@@ -8,15 +8,18 @@ tasks. Service events become precise ``rowsInserted`` / ``dataChanged`` /
 Three decisions keep a 100,000-task table responsive:
 
 * **Adds and changes are coalesced.** The service publishes a bulk import, or a wake
-  that finds thousands of tasks due, as a synchronous burst of signals. A sorted proxy
-  answers each row event with a binary search that calls back into Python a few dozen
-  times, so handling every event on the spot would freeze the window for seconds. The
-  slots only update the cache (and the per-state counts); rows are inserted and
-  ``dataChanged`` emitted on the next turns of the event loop, changes first, as many
-  per turn as keep the turn near 25 ms (measured with the clock's monotonic time), so
-  paints and input get in between. ``flush_pending()`` does it all at once.
-* **Sort keys and schedule texts are cached** per task: the proxy asks for a key
-  twice per comparison, and describing a cron expression takes ~0.3 ms.
+  that finds thousands of tasks due, as a synchronous burst of signals, and every row
+  event costs the proxy and the view some work (placing the row, relayout), so
+  handling each on the spot would freeze the window for seconds. The slots only
+  update the cache (and the per-state counts); rows are inserted and ``dataChanged``
+  emitted on the next turns of the event loop, changes first, as many per turn as
+  keep the turn near 25 ms (measured with the clock's monotonic time), so paints and
+  input get in between. ``flush_pending()`` does it all at once.
+* **Sort keys and schedule texts are cached** per task. The proxy
+  (``task_filter.TaskFilterProxy``) sorts in Python on keys it reads straight from
+  here (``sort_keys``), once per row, not through ``data()`` per comparison; a cached
+  key makes clicking back to a column cheap, and describing a cron expression takes
+  ~0.3 ms.
 * **The id -> row index is repaired lazily.** Removing row r shifts every later row;
   rather than rewrite their entries, the index remembers that rows from r on are
   stale and re-walks them only as far as a lookup needs.
@@ -40,7 +43,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QColor, QIcon
 
 from taskgui.core.clock import Clock
 from taskgui.core.states import RunOutcome, TaskState
@@ -59,6 +62,7 @@ from taskgui.ui.formatting import (
     state_text,
     waiting_text,
 )
+from taskgui.ui.icons import state_icon
 
 __all__ = ["Column", "LastRun", "Role", "TaskTableModel"]
 
@@ -73,7 +77,6 @@ MIN_BATCH = 8
 TURN_TARGET_S = 0.025
 FIRST_BUDGET_S = 0.010
 MIN_BUDGET_S = 0.003
-ICON_SIZE = 12
 
 
 class Column(IntEnum):
@@ -124,17 +127,6 @@ STATE_ORDER = {
     )
 }
 
-STATE_COLORS = {
-    TaskState.PENDING: "#3b82f6",
-    TaskState.RUNNING: "#22a454",
-    TaskState.RETRYING: "#f59e0b",
-    TaskState.PAUSED: "#9ca3af",
-    TaskState.SUCCEEDED: "#0f766e",
-    TaskState.EXHAUSTED: "#dc2626",
-    TaskState.CANCELLED: "#6b7280",
-    TaskState.MISSED: "#a855f7",
-}
-
 # Mid grey reads as "dim" on light and dark palettes alike; red marks failures.
 _DIM = QColor(128, 128, 128)
 _ALERT = QColor(198, 40, 40)
@@ -162,16 +154,19 @@ ModelIndex = QModelIndex | QPersistentModelIndex
 class _Entry:
     """What the model knows of one task, with what is derived from it cached.
 
-    ``keys`` holds the sort key of each column, computed on first use: the proxy asks
-    for them twice per comparison, so a sort or a binary search must not recompute
-    them. Every cached field is cleared when the snapshot or the last run changes.
+    ``keys`` holds the sort key of each column, computed on first use, so sorting by a
+    column a second time reads them back. Every cached field is cleared when the
+    snapshot or the last run changes. ``seq`` numbers rows in the order they were
+    inserted, which is always their source row order (rows are only ever appended or
+    removed): the proxy's key for "unsorted".
     """
 
-    __slots__ = ("haystack", "keys", "last_run", "schedule", "snapshot")
+    __slots__ = ("haystack", "keys", "last_run", "schedule", "seq", "snapshot")
 
     def __init__(self, snapshot: TaskSnapshot, last_run: LastRun | None) -> None:
         self.snapshot = snapshot
         self.last_run = last_run
+        self.seq = -1  # set when the task becomes a row
         self.keys: list[Any] | None = None  # per column; allocated on first use
         self.schedule: str | None = None
         self.haystack: str | None = None  # casefolded name and command, built on demand
@@ -198,38 +193,42 @@ class _Entry:
         return LastRun(outcome=status.last_outcome, finished_at=status.last_run_at)
 
 
-def _sort_key(entry: _Entry, column: int, schedule: str) -> Any:
-    spec = entry.snapshot.spec
-    status = entry.snapshot.status
-    if column == Column.NAME:
-        return spec.name.casefold()
-    if column == Column.STATE:
-        return STATE_ORDER.get(status.state, len(STATE_ORDER))
-    if column == Column.PRIORITY:
-        return spec.priority
-    if column == Column.NEXT_RUN:
-        at = status.next_run_at
-        return at.timestamp() if at is not None else _INF
-    if column == Column.ATTEMPTS:
-        return status.attempt
-    if column == Column.LAST_RESULT:
-        last = entry.effective_last_run()
-        if last is None or last.finished_at is None:
-            return -_INF
-        return last.finished_at.timestamp()
-    if column == Column.SCHEDULE:
-        return schedule.casefold()
-    return None
+def _next_run_key(entry: _Entry) -> float:
+    at = entry.snapshot.status.next_run_at
+    return at.timestamp() if at is not None else _INF
+
+
+def _last_result_key(entry: _Entry) -> float:
+    last = entry.effective_last_run()
+    if last is None or last.finished_at is None:
+        return -_INF
+    return last.finished_at.timestamp()
+
+
+_STATE_COUNT = len(STATE_ORDER)
+
+# The sort key of each column but "Schedule" (which needs the model's text cache),
+# indexed by column: a sort computes 100,000 of them, so no chain of comparisons.
+_KEY_OF_COLUMN: tuple[Callable[[_Entry], Any] | None, ...] = (
+    lambda e: e.snapshot.spec.name.casefold(),  # NAME
+    lambda e: STATE_ORDER.get(e.snapshot.status.state, _STATE_COUNT),  # STATE
+    lambda e: e.snapshot.spec.priority,  # PRIORITY
+    _next_run_key,  # NEXT_RUN
+    None,  # SCHEDULE
+    _last_result_key,  # LAST_RESULT
+    lambda e: e.snapshot.status.attempt,  # ATTEMPTS
+)
+assert len(_KEY_OF_COLUMN) == len(Column) and _KEY_OF_COLUMN[Column.SCHEDULE] is None
 
 
 class TaskTableModel(QAbstractTableModel):
     """Every task as a row; see the module docstring for how it stays fast.
 
-    Rows are in arrival order (the proxy sorts). ``counts()`` is kept per state as
-    tasks change, for the filter buttons; it covers the rows in the model, not adds
-    still queued for insertion. It is current at once; ``counts_changed`` is
-    coalesced like the row signals, so a burst of 10,000 changes emits it a handful
-    of times rather than 10,000.
+    Rows are in arrival order (the proxy sorts, on ``sort_keys``). ``counts()`` is
+    kept per state as tasks change, for the filter buttons; it covers the rows in the
+    model, not adds still queued for insertion. It is current at once;
+    ``counts_changed`` is coalesced like the row signals, so a burst of 10,000 changes
+    emits it a handful of times rather than 10,000.
 
     Signals:
         counts_changed(): the number of rows in some state changed (once per
@@ -254,6 +253,7 @@ class TaskTableModel(QAbstractTableModel):
         self._flushed_at: float | None = None  # monotonic end of the last flush turn
         self._ids: list[TaskId] = []
         self._entries: dict[TaskId, _Entry] = {}
+        self._next_seq = 0  # _Entry.seq of the next row
         # id -> row, correct for every row below _valid_below (see _reindex_to).
         self._row_of: dict[TaskId, int] = {}
         self._valid_below = 0
@@ -292,33 +292,41 @@ class TaskTableModel(QAbstractTableModel):
             # An invalid index has row and column -1; no isValid() call needed.
             if row < 0 or column < 0 or row >= len(self._ids) or column >= _COLUMNS:
                 return None
-            entry = self._entries[self._ids[row]]
-            if role == _SORT_KEY:  # first: the proxy asks this twice per comparison
-                keys = entry.keys
-                if keys is None:
-                    keys = entry.keys = [_UNSET] * _COLUMNS
-                key = keys[column]
-                if key is _UNSET:
-                    key = keys[column] = _sort_key(entry, column, self._schedule(entry))
-                return key
-            if role == _DISPLAY:
-                return self._cell_text[column](entry, self._clock.now())
-            if role == _FOREGROUND:
-                return _foreground(entry.snapshot.status.state)
-            if role == _ALIGNMENT:
-                return _RIGHT if column in (Column.PRIORITY, Column.ATTEMPTS) else None
-            if role == _DECORATION:
-                return self._icon(entry.snapshot.status.state) if column == Column.STATE else None
-            if role == _TOOLTIP:
-                return self._tooltip(entry, column)
-            if role == _TASK_ID:
-                return entry.snapshot.spec.id
-            if role == _STATE:
-                return entry.snapshot.status.state
-            if role == _SNAPSHOT:
-                return entry.snapshot
+            return self._value(self._entries[self._ids[row]], column, role)
         except Exception:  # a model method must never raise into Qt
             log.exception("task table: data(%s, %s) failed", index, role)
+        return None
+
+    def data_of(self, task_id: TaskId, column: int, role: int = _DISPLAY) -> Any:
+        """``data()`` of a task's cell by id: the proxy's path, with no row lookup."""
+        try:
+            entry = self._entries.get(task_id)
+            if entry is None or not 0 <= column < _COLUMNS:
+                return None
+            return self._value(entry, column, role)
+        except Exception:  # called from the proxy's data(): never raise into Qt
+            log.exception("task table: data of task %s (%s, %s) failed", task_id, column, role)
+        return None
+
+    def _value(self, entry: _Entry, column: int, role: int) -> Any:
+        if role == _DISPLAY:
+            return self._cell_text[column](entry, self._clock.now())
+        if role == _FOREGROUND:
+            return _foreground(entry.snapshot.status.state)
+        if role == _ALIGNMENT:
+            return _RIGHT if column in (Column.PRIORITY, Column.ATTEMPTS) else None
+        if role == _DECORATION:
+            return self._icon(entry.snapshot.status.state) if column == Column.STATE else None
+        if role == _TOOLTIP:
+            return self._tooltip(entry, column)
+        if role == _SORT_KEY:
+            return self._sort_key(entry, column)
+        if role == _TASK_ID:
+            return entry.snapshot.spec.id
+        if role == _STATE:
+            return entry.snapshot.status.state
+        if role == _SNAPSHOT:
+            return entry.snapshot
         return None
 
     def headerData(  # noqa: N802
@@ -356,11 +364,57 @@ class TaskTableModel(QAbstractTableModel):
         """Casefolded name and command line of source ``row``, for text search."""
         if not 0 <= row < len(self._ids):
             return ""
-        entry = self._entries[self._ids[row]]
+        return self.search_text_of(self._ids[row])
+
+    def search_text_of(self, task_id: TaskId) -> str:
+        """Casefolded name and command line of a task, for text search ("" if unknown)."""
+        entry = self._entries.get(task_id)
+        if entry is None:
+            return ""
         if entry.haystack is None:
             spec = entry.snapshot.spec
             entry.haystack = f"{spec.name}\0{spec.command.line}".casefold()
         return entry.haystack
+
+    def id_at(self, row: int) -> TaskId | None:
+        """The task in source ``row``, or None outside the table."""
+        return self._ids[row] if 0 <= row < len(self._ids) else None
+
+    def sort_key(self, task_id: TaskId, column: int) -> Any:
+        """What ``Role.SORT_KEY`` answers for a task's cell (cached).
+
+        Column -1 ("unsorted") gives the row's insertion number, which orders rows as
+        the model does. Keys of one column are all of one type and never NaN, so they
+        compare totally.
+        """
+        return self._sort_key(self._entries[task_id], column)
+
+    def sort_keys(self, task_ids: Iterable[TaskId], column: int) -> list[Any]:
+        """``sort_key`` of many tasks at once: what the proxy sorts a column on.
+
+        The loop is ``_sort_key`` inlined: at 100,000 rows a method call per row is
+        a sizeable part of a header click.
+        """
+        entries = self._entries
+        if column < 0:
+            return [entries[task_id].seq for task_id in task_ids]
+        compute = _KEY_OF_COLUMN[column]
+        if compute is None:
+            sort_key = self._sort_key
+            return [sort_key(entries[task_id], column) for task_id in task_ids]
+        unset = _UNSET
+        keys_out: list[Any] = []
+        append = keys_out.append
+        for task_id in task_ids:
+            entry = entries[task_id]
+            keys = entry.keys
+            if keys is None:
+                keys = entry.keys = [unset] * _COLUMNS
+            key = keys[column]
+            if key is unset:
+                key = keys[column] = compute(entry)
+            append(key)
+        return keys_out
 
     def row_of(self, task_id: TaskId) -> int | None:
         """The source row of a task, or None (unknown, or its insert is queued)."""
@@ -396,8 +450,9 @@ class TaskTableModel(QAbstractTableModel):
             entries[snapshot.spec.id] = _Entry(snapshot, last_runs.get(snapshot.spec.id))
         ids = list(entries)
         counts = dict.fromkeys(TaskState, 0)
-        for entry in entries.values():
+        for seq, entry in enumerate(entries.values()):
             counts[entry.snapshot.status.state] += 1
+            entry.seq = seq
         self._flush_timer.stop()
         self._flushed_at = None
         self.beginResetModel()
@@ -405,6 +460,7 @@ class TaskTableModel(QAbstractTableModel):
         self._entries = entries
         self._row_of = {task_id: row for row, task_id in enumerate(ids)}
         self._valid_below = len(ids)
+        self._next_seq = len(ids)
         self._pending = {}
         self._dirty = {}
         self._counts = counts
@@ -496,10 +552,9 @@ class TaskTableModel(QAbstractTableModel):
     def refresh_countdowns(self, first_row: int, last_row: int, *, ages: bool = False) -> None:
         """Announce new "Next run" texts for source rows ``first_row..last_row`` now.
 
-        The signal names ``DisplayRole`` only: nothing but the text moves with time.
-        (QSortFilterProxyModel still re-checks the filter and sort place of those rows,
-        a constant cost per visible row.) ``ages`` also refreshes "Last result" ("5m
-        ago"), which goes stale slowly.
+        The signal names ``DisplayRole`` only: nothing but the text moves with time, so
+        the proxy forwards it without re-checking filters or sort places. ``ages`` also
+        refreshes "Last result" ("5m ago"), which goes stale slowly.
         """
         try:
             first = max(first_row, 0)
@@ -559,8 +614,7 @@ class TaskTableModel(QAbstractTableModel):
     def _flush(self, limit: int) -> int:
         """Announce up to ``limit`` queued rows, changes first; returns how many.
 
-        Changes go first so the proxy's order is current before it binary-searches
-        the places of new rows.
+        Changes go first, so rows already shown are current before new ones join them.
         """
         done = self._emit_changes(limit) if self._dirty else 0
         if done < limit and not self._dirty and self._pending:
@@ -589,9 +643,13 @@ class TaskTableModel(QAbstractTableModel):
         row_of = self._row_of
         counts = self._counts
         entries = self._entries
+        seq = self._next_seq
         for offset, task_id in enumerate(batch):
             row_of[task_id] = first + offset
-            counts[entries[task_id].snapshot.status.state] += 1
+            entry = entries[task_id]
+            entry.seq = seq + offset
+            counts[entry.snapshot.status.state] += 1
+        self._next_seq = seq + len(batch)
         if was_valid:
             self._valid_below = len(ids)
         self.endInsertRows()
@@ -617,6 +675,20 @@ class TaskTableModel(QAbstractTableModel):
 
     # -------------------------------------------------------------- display
 
+    def _sort_key(self, entry: _Entry, column: int) -> Any:
+        if column < 0:
+            return entry.seq
+        keys = entry.keys
+        if keys is None:
+            keys = entry.keys = [_UNSET] * _COLUMNS
+        key = keys[column]
+        if key is _UNSET:
+            compute = _KEY_OF_COLUMN[column]
+            key = keys[column] = (
+                compute(entry) if compute is not None else self._schedule(entry).casefold()
+            )
+        return key
+
     def _schedule(self, entry: _Entry) -> str:
         text = entry.schedule
         if text is None:
@@ -635,7 +707,7 @@ class TaskTableModel(QAbstractTableModel):
     def _icon(self, state: TaskState) -> QIcon:
         icon = self._icons.get(state)
         if icon is None:
-            icon = self._icons[state] = QIcon(_circle(STATE_COLORS.get(state, "#808080")))
+            icon = self._icons[state] = state_icon(state)
         return icon
 
     def _tooltip(self, entry: _Entry, column: int) -> str | None:
@@ -672,18 +744,3 @@ def _foreground(state: TaskState) -> QColor | None:
     if state.is_terminal:
         return _DIM
     return None
-
-
-def _circle(color: str) -> QPixmap:
-    """A filled, antialiased dot: drawn once per state, then cached as an icon."""
-    pixmap = QPixmap(ICON_SIZE, ICON_SIZE)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(color))
-        painter.drawEllipse(1, 1, ICON_SIZE - 2, ICON_SIZE - 2)
-    finally:
-        painter.end()
-    return pixmap

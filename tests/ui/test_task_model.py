@@ -593,11 +593,44 @@ def test_the_filter_follows_changes(model: TaskTableModel, proxy: TaskFilterProx
     assert proxy.rowCount() == 1
 
 
-def test_the_proxy_sorts_and_filters_on_the_task_model_only(qapp: QApplication) -> None:
-    proxy = TaskFilterProxy()
-    assert proxy.filterAcceptsRow(0, QModelIndex())  # no task model: accept
-    assert proxy.sortRole() == Role.SORT_KEY
-    assert proxy.dynamicSortFilter()
+def test_the_proxy_sorts_on_the_sort_key_role(
+    model: TaskTableModel, proxy: TaskFilterProxy
+) -> None:
+    loaded(model)
+    model.on_run_finished(*finished_run(2))
+    model.flush_pending()
+    for column in Column:
+        proxy.sort(column)
+        ids = [proxy.task_id_at(row) for row in range(proxy.rowCount())]
+        keys = [proxy.data(proxy.index(row, column), Role.SORT_KEY) for row in range(len(ids))]
+        assert list(zip(keys, ids, strict=True)) == sorted(zip(keys, ids, strict=True)), column
+
+
+def test_bulk_reads_agree_with_data(model: TaskTableModel) -> None:
+    loaded(model)
+    model.on_task_added(snap(40, name="late"))
+    model.on_task_removed(2)
+    model.flush_pending()
+    ids = model.task_ids()
+    for column in Column:
+        by_role = [model.data(model.index(row, column), Role.SORT_KEY) for row in range(len(ids))]
+        assert model.sort_keys(ids, column) == by_role
+        assert [model.sort_key(task_id, column) for task_id in ids] == by_role
+        for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Role.SNAPSHOT):
+            assert [model.data_of(t, column, role) for t in ids] == [
+                model.data(model.index(row, column), role) for row in range(len(ids))
+            ]
+    # Column -1: the insertion order, which is the row order.
+    unsorted = model.sort_keys(ids, -1)
+    assert unsorted == sorted(unsorted) and len(set(unsorted)) == len(ids)
+    assert [model.id_at(row) for row in range(len(ids))] == list(ids)
+    assert model.id_at(-1) is None and model.id_at(len(ids)) is None
+    assert (
+        model.search_text_of(1) == model.search_text_at(0) == "backup home\0rsync -a ~ /mnt/backup"
+    )
+    assert model.search_text_of(999) == ""
+    assert model.data_of(999, 0) is None
+    assert model.data_of(1, 99) is None
 
 
 def test_the_model_survives_a_clock_that_fails(model: TaskTableModel, caplog: Any) -> None:
