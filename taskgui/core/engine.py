@@ -557,6 +557,8 @@ class Engine:
         self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
 
     def _snapshot(self, entry: _Entry) -> TaskSnapshot:
+        if entry.terminal is not None:  # a finished task waits for nothing
+            return entry.snapshot(None)
         waiting = self._queues.waiting_reason(entry.spec.id, entry.spec.concurrency_key)
         return entry.snapshot(waiting)
 

@@ -85,20 +85,22 @@ class TaskEntry:
 
     def snapshot(self, waiting: WaitReason | None) -> TaskSnapshot:
         started = self.started
+        # Positional, in TaskStatus's field order: twice as fast as keywords, and this
+        # runs for every event the engine returns.
         return TaskSnapshot(
             self.spec,
             TaskStatus(
-                state=self.state,
-                attempt=self.attempt,
-                next_run_at=self.slot_at,
-                slot_kind=self.slot_kind,
-                scheduled_at=self.slot_scheduled,
-                slot_attempt=self.slot_attempt,
-                deferred_at=self.deferred_at,
-                last_outcome=self.last_outcome,
-                last_run_at=self.last_run_at,
-                running=len(self.runs),
-                running_since=min(started.values()) if started else None,
-                waiting=waiting,
+                self.state,
+                self.attempt,
+                self.slot_at,
+                self.slot_kind,
+                self.slot_scheduled,
+                self.slot_attempt,
+                self.deferred_at,
+                self.last_outcome,
+                self.last_run_at,
+                len(self.runs),
+                min(started.values()) if started else None,
+                waiting,
             ),
         )
