@@ -34,6 +34,7 @@ from taskgui.store.lock import SchedulerLock, is_locked
 from taskgui.store.recovery import recover
 from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.factories import T0, make_spec
+from tests.helpers.processes import request_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$")
@@ -472,21 +473,8 @@ def test_retry_brings_a_failing_task_forward(run: Run, db: Path) -> None:
 @pytest.fixture
 def scheduler(db: Path) -> Iterator[subprocess.Popen[str]]:
     """A separate process holding the scheduler lock and answering requests."""
-    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "tests.cli.request_server", str(db)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environ,
-        cwd=ROOT,
-    ) as child:
-        try:
-            assert child.stdout is not None
-            assert child.stdout.readline() == "ready\n"
-            yield child
-        finally:
-            child.terminate()
-            child.wait(timeout=10)
+    with request_server(db) as child:
+        yield child
 
 
 def test_requests_reach_the_running_scheduler(

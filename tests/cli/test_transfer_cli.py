@@ -24,6 +24,7 @@ from taskgui import cli
 from taskgui.core.clock import FakeClock
 from taskgui.store.lock import is_locked
 from tests.helpers.factories import T0
+from tests.helpers.processes import request_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -379,21 +380,8 @@ def test_crontab_l_piped_into_the_real_program(db: Path) -> None:
 @pytest.fixture
 def scheduler(db: Path) -> Iterator[subprocess.Popen[str]]:
     """A separate process holding the scheduler lock and answering requests."""
-    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "tests.cli.request_server", str(db)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environ,
-        cwd=ROOT,
-    ) as child:
-        try:
-            assert child.stdout is not None
-            assert child.stdout.readline() == "ready\n"
-            yield child
-        finally:
-            child.terminate()
-            child.wait(timeout=10)
+    with request_server(db) as child:
+        yield child
 
 
 def test_import_reaches_a_running_scheduler(

@@ -6,9 +6,7 @@ performs requests with ``Operations.perform``, which is what a daemon does with 
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -28,8 +26,8 @@ from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.remote import RemoteScheduler, ScheduleNotRunningError, describe_owner
 from taskgui.store.operations import Operations
 from taskgui.store.sqlite import SqliteRepository
+from tests.helpers.processes import request_server
 
-ROOT = Path(__file__).resolve().parents[2]
 CLOCK = SystemClock()
 LATER = timedelta(hours=1)
 
@@ -55,21 +53,8 @@ def db(tmp_path: Path) -> Path:
 @pytest.fixture
 def scheduler(db: Path) -> Iterator[subprocess.Popen[str]]:
     """A separate process holding the scheduler lock and answering requests."""
-    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "tests.cli.request_server", str(db)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environ,
-        cwd=ROOT,
-    ) as child:
-        try:
-            assert child.stdout is not None
-            assert child.stdout.readline() == "ready\n"
-            yield child
-        finally:
-            child.terminate()
-            child.wait(timeout=10)
+    with request_server(db) as child:
+        yield child
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from taskgui.runtime.remote import RemoteScheduler
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.actions import Verb
 from taskgui.ui.main_window import MainWindow
+from tests.helpers.processes import request_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOCK = SystemClock()
@@ -37,21 +38,8 @@ def db(tmp_path: Path) -> Path:
 @pytest.fixture
 def daemon(db: Path) -> Iterator[subprocess.Popen[str]]:
     """Stands in for ``taskgui daemon``: holds the lock and answers requests."""
-    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "tests.cli.request_server", str(db)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environ,
-        cwd=ROOT,
-    ) as child:
-        try:
-            assert child.stdout is not None
-            assert child.stdout.readline() == "ready\n"
-            yield child
-        finally:
-            child.terminate()
-            child.wait(timeout=10)
+    with request_server(db) as child:
+        yield child
 
 
 def test_the_window_shows_and_steers_a_schedule_run_elsewhere(
