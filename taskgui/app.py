@@ -18,6 +18,7 @@ Who runs the schedule is settled in this order:
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 import time
@@ -154,6 +155,10 @@ def _run_here(
         clock = SystemClock()
         service = SchedulerService(repository, clock, workers=settings.workers)
         recovery = service.start()
+        # Everything loaded at start lives as long as the process: move it out of the
+        # cyclic collector's reach, or each full collection walks every task again
+        # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
+        gc.freeze()
         if recovery.quarantined:
             listed = "\n".join(f"task {q.task_id}: {q.error}" for q in recovery.quarantined)
             QTimer.singleShot(

@@ -7,6 +7,7 @@ and exits 0. Logs go to ``platformdirs.user_log_dir("taskgui")/taskgui.log`` and
 
 from __future__ import annotations
 
+import gc
 import logging
 import logging.handlers
 import os
@@ -113,6 +114,10 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
     try:
         recovery = service.start()
+        # Everything loaded at start lives as long as the process: move it out of the
+        # cyclic collector's reach, or each full collection walks every task again
+        # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
+        gc.freeze()
         log.info(
             "taskgui daemon (pid %d) runs %s: %d tasks, %d workers%s",
             os.getpid(),
