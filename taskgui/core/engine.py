@@ -119,41 +119,47 @@ class Engine:
         events: list[Event] = []
         interrupted: list[_Entry] = []
         time_items: list[tuple[TaskId, TimeKey]] = []
-        for snapshot in snapshots:
-            entry = self._entry_from_snapshot(snapshot)
-            if entry.spec.id in self._tasks:
-                raise InvalidTaskError(f"task id {entry.spec.id} appears twice")
-            self._tasks[entry.spec.id] = entry
-            if snapshot.status.state is TaskState.RUNNING:
+        tasks = self._tasks
+        seq = next(self._seq)
+        # Written out (no helper calls per task): a cold start loads every task here.
+        for spec, status in snapshots:
+            task_id = spec.id
+            if task_id in tasks:
+                raise InvalidTaskError(f"task id {task_id} appears twice")
+            entry = _Entry(spec)
+            tasks[task_id] = entry
+            state = status.state
+            if state in _TERMINAL_STATES:
+                entry.terminal = state
+            entry.attempt = status.attempt
+            at = status.next_run_at
+            kind = status.slot_kind
+            if at is not None and kind is not None:
+                entry.slot_kind = kind
+                entry.slot_at = at
+                entry.slot_scheduled = status.scheduled_at or at
+                entry.slot_attempt = status.slot_attempt
+            entry.deferred_at = status.deferred_at
+            entry.last_outcome = status.last_outcome
+            entry.last_run_at = status.last_run_at
+            if state is TaskState.RUNNING:
                 interrupted.append(entry)
-            elif self._should_queue(entry):
-                assert entry.slot_at is not None
-                entry.seq = next(self._seq)
-                time_items.append((entry.spec.id, (entry.slot_at.timestamp(), entry.seq)))
+            elif (
+                at is not None
+                and kind is not None
+                and entry.terminal is None
+                and (not spec.paused or kind is SlotKind.MANUAL)
+            ):
+                seq += 1
+                entry.seq = seq
+                time_items.append((task_id, (at.timestamp(), seq)))
+        self._seq = itertools.count(seq + 1)
         self._time.heapify(time_items)
         for entry in interrupted:
             entry.attempt = max(entry.attempt, 1)
             self._after_run(entry, RunOutcome.INTERRUPTED, now, events)
             events.append(TaskChanged(self._snapshot(entry)))
         return events
-
-    def _entry_from_snapshot(self, snapshot: TaskSnapshot) -> _Entry:
-        entry = _Entry(snapshot.spec)
-        status = snapshot.status
-        if status.state.is_terminal:
-            entry.terminal = status.state
-        entry.attempt = status.attempt
-        if status.next_run_at is not None and status.slot_kind is not None:
-            entry.set_slot(
-                status.slot_kind,
-                status.next_run_at,
-                scheduled=status.scheduled_at,
-                attempt=status.slot_attempt,
-            )
-        entry.deferred_at = status.deferred_at
-        entry.last_outcome = status.last_outcome
-        entry.last_run_at = status.last_run_at
-        return entry
 
     # ------------------------------------------------------ changing the set
 
@@ -562,6 +568,8 @@ class Engine:
         waiting = self._queues.waiting_reason(entry.spec.id, entry.spec.concurrency_key)
         return entry.snapshot(waiting)
 
+
+_TERMINAL_STATES = frozenset(state for state in TaskState if state.is_terminal)
 
 _TERMINAL_FOR = {
     RunOutcome.SUCCEEDED: TaskState.SUCCEEDED,

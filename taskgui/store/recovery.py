@@ -10,6 +10,7 @@ are recorded and retried: at-least-once delivery.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -65,7 +66,16 @@ def open_sqlite(
 def recover(repository: TaskRepository, engine: Engine, now: datetime) -> Recovery:
     """Close runs left open, load every task into ``engine``, commit its decisions."""
     interrupted = repository.interrupt_open_runs(now)
-    loaded = repository.load(now)
-    events = engine.load(loaded.tasks, now)
+    # Loading allocates a few objects per task and frees almost none; the cyclic
+    # collector would walk every one of them again and again while the heap grows
+    # (a third of a 100,000-task cold start). Nothing here makes cycles to collect.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        loaded = repository.load(now)
+        events = engine.load(loaded.tasks, now)
+    finally:
+        if collecting:
+            gc.enable()
     repository.apply(events, now)
     return Recovery(interrupted, loaded.quarantined, events, len(loaded.tasks))
