@@ -20,27 +20,49 @@ IdT = TypeVar("IdT", bound=Hashable)
 KeyT = TypeVar("KeyT", bound=Any)
 
 
-class IndexedHeap(Generic[IdT, KeyT]):
-    """Min-heap of ``(key, id)`` entries with an id -> position index."""
+class _Dead:
+    """Marks an entry that ``discard`` removed lazily; never a real id."""
 
-    __slots__ = ("_heap", "_pos")
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<dead>"
+
+
+DEAD: Any = _Dead()
+# Compact when dead entries are more than half the array (and not trivially few).
+_COMPACT_MIN = 64
+
+
+class IndexedHeap(Generic[IdT, KeyT]):
+    """Min-heap of ``(key, id)`` entries with an id -> position index.
+
+    ``discard`` is lazy: it drops the id from the index and marks its entry ``DEAD``
+    in place (O(1), no sifting); marked entries are skipped when they reach the top
+    and swept out when they outnumber the live ones. Cancelling a task is a discard,
+    and at 100,000 entries an eager removal costs several cache misses per level.
+    ``remove`` stays eager because it returns the key.
+    """
+
+    __slots__ = ("_dead", "_heap", "_pos")
 
     def __init__(self) -> None:
         self._heap: list[tuple[KeyT, IdT]] = []
         self._pos: dict[IdT, int] = {}
+        self._dead = 0
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return len(self._heap) - self._dead
 
     def __bool__(self) -> bool:
-        return bool(self._heap)
+        return len(self._heap) > self._dead
 
     def __contains__(self, item_id: object) -> bool:
-        return item_id in self._pos
+        return item_id is not DEAD and item_id in self._pos
 
     def __iter__(self) -> Iterator[IdT]:
         """Ids in heap-array order (not sorted); for inspection and tests."""
-        return (item_id for _, item_id in self._heap)
+        return (item_id for _, item_id in self._heap if item_id is not DEAD)
 
     def key_of(self, item_id: IdT) -> KeyT:
         """The key an item is queued under. KeyError if absent."""
@@ -48,6 +70,8 @@ class IndexedHeap(Generic[IdT, KeyT]):
 
     def peek(self) -> tuple[IdT, KeyT]:
         """The smallest entry as ``(id, key)`` without removing it. IndexError if empty."""
+        if self._dead:
+            self._drop_dead_top()
         key, item_id = self._heap[0]
         return item_id, key
 
@@ -61,6 +85,8 @@ class IndexedHeap(Generic[IdT, KeyT]):
 
     def pop(self) -> tuple[IdT, KeyT]:
         """Remove and return the smallest entry as ``(id, key)``. IndexError if empty."""
+        if self._dead:
+            self._drop_dead_top()
         heap = self._heap
         last = heap.pop()
         if not heap:
@@ -87,11 +113,35 @@ class IndexedHeap(Generic[IdT, KeyT]):
         return key
 
     def discard(self, item_id: IdT) -> bool:
-        """Remove an item if present; return whether it was."""
-        if item_id not in self._pos:
+        """Remove an item if present (lazily, see the class docstring); return whether it was."""
+        if item_id is DEAD:
             return False
-        self.remove(item_id)
+        pos = self._pos.pop(item_id, None)
+        if pos is None:
+            return False
+        heap = self._heap
+        heap[pos] = (heap[pos][0], DEAD)
+        self._dead += 1
+        if self._dead > _COMPACT_MIN and self._dead * 2 > len(heap):
+            self._compact()
         return True
+
+    def _drop_dead_top(self) -> None:
+        heap = self._heap
+        while heap and heap[0][1] is DEAD:
+            last = heap.pop()
+            self._dead -= 1
+            if heap:
+                heap[0] = last
+                self._sift_down(0)
+        self._pos.pop(DEAD, None)
+
+    def _compact(self) -> None:
+        live = [(key, item_id) for key, item_id in self._heap if item_id is not DEAD]
+        heapq.heapify(live)
+        self._heap = live
+        self._pos = {item_id: index for index, (_, item_id) in enumerate(live)}
+        self._dead = 0
 
     def update(self, item_id: IdT, key: KeyT) -> None:
         """Give a queued item a new key and restore heap order. KeyError if absent."""
@@ -115,10 +165,12 @@ class IndexedHeap(Generic[IdT, KeyT]):
             raise ValueError("duplicate ids given to heapify")
         self._heap = heap
         self._pos = pos
+        self._dead = 0
 
     def clear(self) -> None:
         self._heap.clear()
         self._pos.clear()
+        self._dead = 0
 
     def _sift_up(self, pos: int) -> None:
         heap = self._heap

@@ -23,7 +23,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from taskgui.core.heap import IndexedHeap
+from taskgui.core.heap import DEAD, IndexedHeap
 
 Key = tuple[int, int]
 IdT = TypeVar("IdT", bound=Hashable)
@@ -38,11 +38,11 @@ def check_internals(heap: IndexedHeap[IdT, Any]) -> None:
         assert entries[parent][0] < entries[index][0], (
             f"heap property broken: slot {parent} {entries[parent]} > slot {index} {entries[index]}"
         )
-    assert len(positions) == len(entries), "index and heap differ in size"
-    for index, (_key, item_id) in enumerate(entries):
-        assert positions.get(item_id) == index, (
-            f"index maps {item_id!r} to {positions.get(item_id)}, it sits at {index}"
-        )
+    # Entries discarded lazily stay in the array, marked DEAD, until swept out.
+    live = {item_id: index for index, (_key, item_id) in enumerate(entries) if item_id is not DEAD}
+    indexed = {item_id: index for item_id, index in positions.items() if item_id is not DEAD}
+    assert indexed == live, "the index is not the exact inverse of the live entries"
+    assert len(entries) - len(live) == heap._dead, "the dead count is off"
 
 
 def drain(heap: IndexedHeap[IdT, Key]) -> list[tuple[IdT, Key]]:
@@ -556,3 +556,23 @@ IndexedHeapMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestIndexedHeapMachine = IndexedHeapMachine.TestCase
+
+
+def test_lazy_discards_are_skipped_at_the_top_and_swept_out_in_bulk() -> None:
+    heap: IndexedHeap[int, Key] = IndexedHeap()
+    for item_id in range(200):
+        heap.push(item_id, (item_id, item_id))
+    for item_id in range(0, 60):
+        assert heap.discard(item_id)
+    assert heap._dead == 60  # below the sweep threshold: still marked in place
+    check_internals(heap)
+    assert heap.peek() == (60, (60, 60))  # the marked top entries are skipped
+    assert len(heap) == 140 and 5 not in heap and 60 in heap
+    for item_id in range(61, 150):
+        heap.discard(item_id)
+    check_internals(heap)
+    assert heap._dead < len(heap._heap) / 2  # swept once the dead outnumbered the live
+    assert [item for item, _ in drain(heap)] == [60, *range(150, 200)]
+    assert not heap and len(heap) == 0
+    with pytest.raises(IndexError):
+        heap.peek()
