@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +31,7 @@ from taskgui.core.recurrence import load_zone
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.core.transfer_format import TransferFormatError, dump_document, parse_document
 from taskgui.core.transfer_plan import ImportPlan, plan_import
+from taskgui.runtime.files import write_private
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock, is_locked
 from taskgui.store.operations import Op, Operations
@@ -130,28 +130,6 @@ def export(
     count = len(document["tasks"])
     print(f"exported {count} task{'' if count == 1 else 's'} to {args.file}", file=stdout)
     return 0
-
-
-def write_private(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step, readable only by its owner.
-
-    Written beside the target and renamed over it, so a full disk or an interrupted
-    export never leaves half a file where a good one was.
-    """
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as error:  # name the file the person asked for, not the temporary one
-        raise OSError(error.errno, error.strerror, str(path)) from None
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 # -------------------------------------------------------------------------- import

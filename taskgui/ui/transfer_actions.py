@@ -17,7 +17,6 @@ real dialogs without a modal loop.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +39,7 @@ from taskgui.core.transfer_format import (
 )
 from taskgui.core.transfer_plan import ImportPlan, ParsedImport, plan_import
 from taskgui.core.transfer_report import TransferReport
+from taskgui.runtime.files import write_private
 from taskgui.ui.dialog_fields import local_zone_name
 from taskgui.ui.transfer_dialogs import (
     CrontabDialog,
@@ -92,25 +92,6 @@ def show_info(parent: QWidget, title: str, text: str) -> None:
 
 def exec_dialog(dialog: QDialog) -> int:
     return dialog.exec()
-
-
-def write_private(path: Path, text: str) -> None:
-    """Replace ``path`` in one step, readable only by its owner (definitions may hold
-    secrets); never leaves half a file behind. The CLI's export does the same."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as error:  # name the file the person asked for, not the temporary one
-        raise OSError(error.errno, error.strerror, str(path)) from None
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 class TransferActions(QObject):
