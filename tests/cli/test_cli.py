@@ -14,8 +14,7 @@ import shlex
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -33,30 +32,13 @@ from taskgui.core.status import RunResult
 from taskgui.store.lock import SchedulerLock, is_locked
 from taskgui.store.recovery import recover
 from taskgui.store.sqlite import SqliteRepository
+from tests.helpers.cli import Result, Run
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.processes import request_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$")
 ERROR_LINE = re.compile(r"^taskgui: error: \S.*\n$")
-
-
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-Run = Callable[..., Result]
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "t.sqlite3"
 
 
 @pytest.fixture

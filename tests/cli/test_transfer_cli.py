@@ -13,8 +13,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import pytest
 from taskgui import cli
 from taskgui.core.clock import FakeClock
 from taskgui.store.lock import is_locked
+from tests.helpers.cli import Result, Run
 from tests.helpers.factories import T0
 from tests.helpers.processes import request_server
 
@@ -37,24 +37,6 @@ PATH=/usr/bin:/bin
 complete garbage here
 @daily echo %oops
 """
-
-
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-Run = Callable[..., Result]
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "t.sqlite3"
 
 
 @pytest.fixture
