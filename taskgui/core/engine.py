@@ -20,12 +20,19 @@ from __future__ import annotations
 
 import itertools
 import random
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from taskgui.core.deferred import DeferredTasks, TaskTable
 from taskgui.core.entry import TaskEntry as _Entry
-from taskgui.core.errors import InvalidStateError, InvalidTaskError, TaskNotFoundError
+from taskgui.core.errors import (
+    InvalidStateError,
+    InvalidTaskError,
+    TaskNotFoundError,
+    UnreadableTaskError,
+)
 from taskgui.core.events import (
     Event,
     OccurrencesSkipped,
@@ -36,6 +43,7 @@ from taskgui.core.events import (
     SkipReason,
     TaskAdded,
     TaskChanged,
+    TaskDropped,
     TaskExhausted,
     TaskRemoved,
 )
@@ -51,6 +59,7 @@ from taskgui.core.status import RunId, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 
 DEFAULT_RUN_ALL_LIMIT = 100
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class Engine:
@@ -63,7 +72,7 @@ class Engine:
             raise ValueError("run_all_limit must be at least 1")
         self._rng = rng or random.Random()
         self._run_all_limit = run_all_limit
-        self._tasks: dict[TaskId, _Entry] = {}
+        self._tasks = TaskTable()
         self._queues = DispatchQueues()
         self._time = self._queues.time
         self._ready = self._queues.ready
@@ -74,15 +83,18 @@ class Engine:
     # ----------------------------------------------------------------- queries
 
     def __len__(self) -> int:
-        return len(self._tasks)
+        return self._tasks.total()
 
     def __contains__(self, task_id: object) -> bool:
-        return task_id in self._tasks
+        return self._tasks.knows(task_id)
 
     def snapshot(self, task_id: TaskId) -> TaskSnapshot:
         return self._snapshot(self._entry(task_id))
 
     def snapshots(self) -> Iterator[TaskSnapshot]:
+        """Every task. Loads deferred ones first; to report those that cannot be
+        read, call ``hydrate`` before."""
+        self.hydrate()
         return (self._snapshot(entry) for entry in self._tasks.values())
 
     def next_deadline(self) -> datetime | None:
@@ -90,7 +102,28 @@ class Engine:
         if not self._time:
             return None
         task_id, _ = self._time.peek()
+        at_us = self._tasks.deferred_run_at_us(task_id)
+        if at_us is not None:  # known from the heap alone: no need to load the task
+            return _EPOCH + timedelta(microseconds=at_us)
         return self._tasks[task_id].slot_at
+
+    @property
+    def deferred_count(self) -> int:
+        """How many tasks are known only by id and run time so far (see ``load``)."""
+        return self._tasks.deferred_count
+
+    def hydrate(self, limit: int | None = None) -> list[Event]:
+        """Load up to ``limit`` deferred tasks (all when None).
+
+        Returns a ``TaskDropped`` for each one that could not be read: the store set
+        its row aside, and the engine forgets it.
+        """
+        return [self._drop(error) for error in self._tasks.load_deferred(limit)]
+
+    def _drop(self, error: UnreadableTaskError) -> TaskDropped:
+        self._tasks.drop_deferred(error.task_id)
+        self._time.discard(error.task_id)
+        return TaskDropped(error.task_id, error.reason)
 
     def has_ready(self) -> bool:
         """True when a due task waits only for a free worker."""
@@ -105,13 +138,22 @@ class Engine:
 
     # ---------------------------------------------------------- bulk loading
 
-    def load(self, snapshots: Iterable[TaskSnapshot], now: datetime) -> list[Event]:
+    def load(
+        self,
+        snapshots: Iterable[TaskSnapshot],
+        now: datetime,
+        deferred: DeferredTasks | None = None,
+    ) -> list[Event]:
         """Replace the engine's contents with stored tasks, in O(n).
 
         Tasks stored as running were interrupted (the app stopped or crashed while
         they ran): each counts as a failed attempt with outcome ``interrupted`` and
         goes to its retry policy, so a crash loses at most the runs in flight and
         those are retried (at-least-once).
+
+        ``deferred`` tasks are known by id and run time only and are fetched from
+        their source when first needed (see ``taskgui.core.deferred``): a cold start
+        then builds the heaps without decoding every task.
         """
         self._tasks.clear()
         self._queues.clear()
@@ -121,38 +163,23 @@ class Engine:
         time_items: list[tuple[TaskId, TimeKey]] = []
         tasks = self._tasks
         seq = next(self._seq)
-        # Written out (no helper calls per task): a cold start loads every task here.
-        for spec, status in snapshots:
-            task_id = spec.id
+        restored = _Entry.restored
+        should_queue = self._should_queue
+        for snapshot in snapshots:
+            task_id = snapshot.spec.id
             if task_id in tasks:
                 raise InvalidTaskError(f"task id {task_id} appears twice")
-            entry = _Entry(spec)
-            tasks[task_id] = entry
-            state = status.state
-            if state in _TERMINAL_STATES:
-                entry.terminal = state
-            entry.attempt = status.attempt
-            at = status.next_run_at
-            kind = status.slot_kind
-            if at is not None and kind is not None:
-                entry.slot_kind = kind
-                entry.slot_at = at
-                entry.slot_scheduled = status.scheduled_at or at
-                entry.slot_attempt = status.slot_attempt
-            entry.deferred_at = status.deferred_at
-            entry.last_outcome = status.last_outcome
-            entry.last_run_at = status.last_run_at
-            if state is TaskState.RUNNING:
+            entry = tasks[task_id] = restored(snapshot)
+            if snapshot.status.state is TaskState.RUNNING:
                 interrupted.append(entry)
-            elif (
-                at is not None
-                and kind is not None
-                and entry.terminal is None
-                and (not spec.paused or kind is SlotKind.MANUAL)
-            ):
+            elif should_queue(entry):
+                assert entry.slot_at is not None
                 seq += 1
                 entry.seq = seq
-                time_items.append((task_id, (at.timestamp(), seq)))
+                time_items.append((task_id, (entry.slot_at.timestamp(), seq)))
+        if deferred is not None:
+            deferred_items, seq = tasks.defer(deferred, seq + 1)
+            time_items += deferred_items
         self._seq = itertools.count(seq + 1)
         self._time.heapify(time_items)
         for entry in interrupted:
@@ -167,7 +194,7 @@ class Engine:
         """Queue a new task for its first run time. The id must be set and unused."""
         if spec.id <= 0:
             raise InvalidTaskError("a task needs an id before the engine can schedule it")
-        if spec.id in self._tasks:
+        if self._tasks.knows(spec.id):
             raise InvalidTaskError(f"a task with id {spec.id} already exists")
         entry = _Entry(spec)
         entry.set_slot(SlotKind.OCCURRENCE, spec.recurrence.first_at_or_after(spec.first_run_at))
@@ -328,6 +355,8 @@ class Engine:
         ready = self._ready
         tasks = self._tasks
         arrived: list[TaskId] = []
+        if tasks.deferred_count:
+            self._load_due(now_ts, events)
         while time_heap and time_heap.peek()[1][0] <= now_ts:
             task_id, (_at_ts, seq) = time_heap.pop()
             entry = tasks[task_id]
@@ -362,6 +391,17 @@ class Engine:
             if not entry.runs or self._queues.waits_for_previous_run(task_id):
                 events.append(TaskChanged(self._snapshot(entry)))
         return events
+
+    def _load_due(self, now_ts: float, events: list[Event]) -> None:
+        """Load every deferred task that is due, before ``due`` changes anything, and
+        drop those that cannot be read (so one bad row cannot stop a dispatch half-way)."""
+        tasks = self._tasks
+        for task_id in self._time.ids_with_key_at_most((now_ts, sys.maxsize)):
+            if tasks.is_deferred(task_id):
+                try:
+                    tasks[task_id]
+                except UnreadableTaskError as error:
+                    events.append(self._drop(error))
 
     def _dispatch(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
         assert entry.slot_kind is not None and entry.slot_scheduled is not None

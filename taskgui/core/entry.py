@@ -51,6 +51,31 @@ class TaskEntry:
         self.runs: dict[RunId, RunTicket] = {}
         self.started: dict[RunId, datetime] = {}
 
+    @classmethod
+    def restored(cls, snapshot: TaskSnapshot) -> TaskEntry:
+        """The bookkeeping for a task as it was stored.
+
+        A task stored as running comes back with no runs (they ended with the process
+        that ran them); ``Engine.load`` sends it to its retry policy.
+        """
+        spec, status = snapshot
+        entry = cls(spec)
+        state = status.state
+        if state.is_terminal:
+            entry.terminal = state
+        entry.attempt = status.attempt
+        at = status.next_run_at
+        kind = status.slot_kind
+        if at is not None and kind is not None:
+            entry.slot_kind = kind
+            entry.slot_at = at
+            entry.slot_scheduled = status.scheduled_at or at
+            entry.slot_attempt = status.slot_attempt
+        entry.deferred_at = status.deferred_at
+        entry.last_outcome = status.last_outcome
+        entry.last_run_at = status.last_run_at
+        return entry
+
     @property
     def uses_fixed_delay(self) -> bool:
         return getattr(self.spec.recurrence, "mode", None) is EveryMode.FIXED_DELAY

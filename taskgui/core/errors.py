@@ -26,3 +26,18 @@ class TaskNotFoundError(TaskguiError, LookupError):
 
 class InvalidStateError(TaskguiError):
     """The operation does not fit the task's current state (e.g. retry a running task)."""
+
+
+class UnreadableTaskError(TaskguiError):
+    """A stored task could not be read back when it was first needed.
+
+    The store has already set the row aside (quarantined, never deleted); the engine
+    drops the task so the rest of the schedule runs on.
+    """
+
+    def __init__(self, task_id: int, reason: str) -> None:
+        super().__init__(
+            f"task {task_id} could not be read from the database and was set aside: {reason}"
+        )
+        self.task_id = task_id
+        self.reason = reason

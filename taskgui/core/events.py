@@ -34,6 +34,18 @@ class TaskRemoved:
 
 
 @dataclass(frozen=True, slots=True)
+class TaskDropped:
+    """A stored task could not be read when first needed; the engine no longer has it.
+
+    Not a deletion: the store set the row aside (quarantine) and keeps it, so a
+    repository applying this event changes nothing. Front ends report ``reason``.
+    """
+
+    task_id: TaskId
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunDispatched:
     """The engine chose this run; the runtime must record it, then start it."""
 
@@ -95,6 +107,7 @@ Event: TypeAlias = (
     TaskAdded
     | TaskChanged
     | TaskRemoved
+    | TaskDropped
     | RunDispatched
     | RunFinished
     | RetryScheduled

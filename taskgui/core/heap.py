@@ -167,6 +167,30 @@ class IndexedHeap(Generic[IdT, KeyT]):
         self._pos = pos
         self._dead = 0
 
+    def ids_with_key_at_most(self, bound: KeyT) -> list[IdT]:
+        """Ids whose key is ``<= bound``, in no particular order, without removing them.
+
+        O(k) for k such entries: the walk stops below any entry greater than
+        ``bound``, since everything under it in the heap is greater still.
+        """
+        heap = self._heap
+        size = len(heap)
+        found: list[IdT] = []
+        stack = [0] if heap else []
+        while stack:
+            pos = stack.pop()
+            key, item_id = heap[pos]
+            if key > bound:
+                continue
+            if item_id is not DEAD:
+                found.append(item_id)
+            child = 2 * pos + 1
+            if child < size:
+                stack.append(child)
+                if child + 1 < size:
+                    stack.append(child + 1)
+        return found
+
     def clear(self) -> None:
         self._heap.clear()
         self._pos.clear()

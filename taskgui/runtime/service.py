@@ -36,7 +36,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from taskgui.core.clock import Clock
 from taskgui.core.engine import Engine
-from taskgui.core.errors import TaskguiError
+from taskgui.core.errors import TaskguiError, UnreadableTaskError
 from taskgui.core.events import (
     Event,
     OccurrencesSkipped,
@@ -46,6 +46,7 @@ from taskgui.core.events import (
     RunFinished,
     TaskAdded,
     TaskChanged,
+    TaskDropped,
     TaskExhausted,
     TaskRemoved,
 )
@@ -53,6 +54,7 @@ from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.deadline_timer import DeadlineTimer
+from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.runner import RunReport
@@ -110,6 +112,7 @@ class SchedulerService(QObject):
         self._timer = DeadlineTimer(clock, self)
         self._timer.fired.connect(self._on_timer_fired)
         self._timer.clock_jumped.connect(self._on_timer_clock_jumped)
+        self._hydration = Hydration(self._engine, clock, self._publish, self)
         self._requests = QTimer(self)
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
@@ -137,6 +140,7 @@ class SchedulerService(QObject):
             log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
         stop_orphaned_runs(recovery.interrupted)
         self._running = True
+        self._hydration.start()
         if isinstance(self._repository, SqliteRepository):
             self._repository.take_over_checkpoints()
             self._data_version = self._repository.data_version()
@@ -155,6 +159,7 @@ class SchedulerService(QObject):
             return
         self._stopping = True
         self._timer.disarm()
+        self._hydration.stop()
         self._requests.stop()
         if not self._pool.busy:
             self._finish_shutdown()
@@ -174,6 +179,7 @@ class SchedulerService(QObject):
 
     def snapshot(self) -> list[TaskSnapshot]:
         """Every task as it is now: where a view starts before following the signals."""
+        self._hydration.complete()
         return list(self._engine.snapshots())
 
     def task(self, task_id: TaskId) -> TaskSnapshot:
@@ -417,6 +423,8 @@ class SchedulerService(QObject):
         self._engine = engine
         self._ops = Operations(engine, self._repository)
         self._healthy = True
+        self._hydration.engine = engine
+        self._hydration.complete()  # every task is re-sent below anyway
         for snapshot in engine.snapshots():
             self.task_changed.emit(snapshot)
         self._dispatch()
@@ -443,3 +451,7 @@ class SchedulerService(QObject):
                 self.occurrences_skipped.emit(event)
             elif isinstance(event, RunCancelRequested):
                 self._pool.cancel(event.run.run_id)
+            elif isinstance(event, TaskDropped):
+                message = str(UnreadableTaskError(event.task_id, event.reason))
+                log.error("%s", message)
+                self.error_occurred.emit(message)

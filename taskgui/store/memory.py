@@ -32,6 +32,7 @@ from taskgui.store.repository import (
     LoadResult,
     QuarantinedTask,
     RunRecord,
+    StartLoad,
     cap_output,
     check_storable,
     storable_text,
@@ -185,6 +186,9 @@ class MemoryRepository:
 
     def load(self, now: datetime) -> LoadResult:
         return LoadResult(list(self._tasks.values()), [])
+
+    def load_for_start(self, now: datetime) -> StartLoad:
+        return StartLoad(list(self._tasks.values()), None, [])  # nothing to decode
 
     def get(self, task_id: TaskId) -> TaskSnapshot:
         try:

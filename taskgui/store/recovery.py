@@ -72,10 +72,10 @@ def recover(repository: TaskRepository, engine: Engine, now: datetime) -> Recove
     collecting = gc.isenabled()
     gc.disable()
     try:
-        loaded = repository.load(now)
-        events = engine.load(loaded.tasks, now)
+        loaded = repository.load_for_start(now)
+        events = engine.load(loaded.tasks, now, loaded.deferred)
     finally:
         if collecting:
             gc.enable()
     repository.apply(events, now)
-    return Recovery(interrupted, loaded.quarantined, events, len(loaded.tasks))
+    return Recovery(interrupted, loaded.quarantined, events, len(engine))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from taskgui.core.deferred import DeferredTasks
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import Event
 from taskgui.core.states import TaskState
@@ -43,6 +44,21 @@ class LoadResult:
     quarantined: list[QuarantinedTask]
 
 
+@dataclass(frozen=True, slots=True)
+class StartLoad:
+    """What a scheduler starts from: some tasks whole, the rest deferred.
+
+    ``tasks`` always holds the tasks stored as running (loading sends them to their
+    retry policy); a store that can read the rest more cheaply later hands them over
+    as ``deferred`` (see ``taskgui.core.deferred``), else they are in ``tasks`` too.
+    ``quarantined`` is what was set aside so far; deferred rows are judged when read.
+    """
+
+    tasks: list[TaskSnapshot]
+    deferred: DeferredTasks | None
+    quarantined: list[QuarantinedTask]
+
+
 class TaskRepository(Protocol):
     """Storage of task definitions, their scheduling state and their run history."""
 
@@ -65,6 +81,10 @@ class TaskRepository(Protocol):
 
     def load(self, now: datetime) -> LoadResult:
         """Every decodable task; rows that cannot be decoded are quarantined (at ``now``)."""
+        ...
+
+    def load_for_start(self, now: datetime) -> StartLoad:
+        """What ``Engine.load`` needs to start scheduling, as cheaply as the store can."""
         ...
 
     def get(self, task_id: TaskId) -> TaskSnapshot:

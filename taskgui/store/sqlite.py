@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
 
+from taskgui.core.deferred import DeferredTasks
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import (
     Event,
@@ -31,13 +32,16 @@ from taskgui.core.status import RunId, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
 from taskgui.store.connection import connect, translate_errors
+from taskgui.store.deferred_source import SELECT_DEFERRED, SELECT_LOADED_WHOLE, SqliteTaskSource
 from taskgui.store.errors import CodecError, DatabaseCorruptError
+from taskgui.store.insert import insert_new_tasks
 from taskgui.store.repository import (
     DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
     LoadResult,
     QuarantinedTask,
     RunRecord,
+    StartLoad,
     cap_output,
     storable_text,
     unstorable_text_error,
@@ -45,10 +49,6 @@ from taskgui.store.repository import (
 from taskgui.store.schema import migrate
 
 _SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
-_INSERT_TASK = (
-    f"INSERT INTO tasks ({', '.join(codec.TASK_COLUMNS)}, created_at, updated_at) "
-    f"VALUES ({', '.join('?' * (len(codec.TASK_COLUMNS) + 2))})"
-)
 _UPDATE_TASK = (
     "UPDATE tasks SET "
     + ", ".join(f"{column} = ?" for column in codec.TASK_COLUMNS[1:])
@@ -234,24 +234,22 @@ class SqliteRepository:
 
     def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
         now_us = codec.to_us(now)
-        new_row = codec.new_task_row
+        values = codec.new_task_values
         try:
             with self._transaction() as connection:
                 if len(specs) == 1:
-                    # One task (a person pressed Add): SQLite picks the id, one statement.
-                    cursor = connection.execute(
-                        _INSERT_TASK, (None, *new_row(specs[0], now_us)[1:])
-                    )
-                    assert cursor.lastrowid is not None
-                    return [specs[0].with_id(cursor.lastrowid)]
+                    # One task (a person pressed Add): SQLite picks the id.
+                    last_id = insert_new_tasks(connection, [(None, *values(specs[0])[1:])], now_us)
+                    assert last_id is not None
+                    return [specs[0].with_id(last_id)]
                 # Inside BEGIN IMMEDIATE nobody else can insert, so ids can be handed
-                # out up front and the whole batch written with one executemany.
+                # out up front and the whole batch written in a few statements.
                 row = connection.execute(
                     "SELECT seq FROM sqlite_sequence WHERE name = 'tasks'"
                 ).fetchone()
                 next_id = (row[0] if row else 0) + 1
                 stored = [spec.with_id(next_id + offset) for offset, spec in enumerate(specs)]
-                connection.executemany(_INSERT_TASK, [new_row(spec, now_us) for spec in stored])
+                insert_new_tasks(connection, [values(spec) for spec in stored], now_us)
         except UnicodeEncodeError:
             _refuse_unstorable(specs)
             raise
@@ -441,6 +439,29 @@ class SqliteRepository:
         if bad:
             self._quarantine(bad, now)
         return LoadResult(tasks, self.quarantined())
+
+    def load_for_start(self, now: datetime) -> StartLoad:
+        """Running tasks whole; every other task by id and next run time only.
+
+        The rest of a row is read and decoded when the engine first needs it, through
+        a ``SqliteTaskSource`` on this connection (so, from this thread). That keeps a
+        cold start to one narrow scan: at 100,000 tasks, building Python objects for
+        every column was two thirds of it.
+        """
+        decoder = codec.RowDecoder()
+        whole: list[TaskSnapshot] = []
+        bad: list[tuple[tuple[Any, ...], CodecError]] = []
+        for row in self._query(SELECT_LOADED_WHOLE):
+            try:
+                whole.append(decoder.snapshot(row))
+            except CodecError as error:
+                bad.append((row, error))
+        if bad:
+            self._quarantine(bad, now)
+        with _collector_paused():
+            queued = self._query(SELECT_DEFERRED)
+        source = SqliteTaskSource(self._query, lambda rows: self._quarantine(rows, now))
+        return StartLoad(whole, DeferredTasks(queued, source), self.quarantined())
 
     def _quarantine(self, bad: list[tuple[tuple[Any, ...], CodecError]], now: datetime) -> None:
         now_us = codec.to_us(now)

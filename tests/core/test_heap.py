@@ -14,7 +14,7 @@ from collections.abc import Hashable
 from typing import Any, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -576,3 +576,26 @@ def test_lazy_discards_are_skipped_at_the_top_and_swept_out_in_bulk() -> None:
     assert not heap and len(heap) == 0
     with pytest.raises(IndexError):
         heap.peek()
+
+
+@settings(max_examples=200)
+@given(
+    keys=st.lists(st.integers(0, 50), max_size=80),
+    discarded=st.sets(st.integers(0, 79)),
+    bound=st.integers(-1, 51),
+)
+def test_ids_with_key_at_most_finds_exactly_the_live_entries_up_to_the_bound(
+    keys: list[int], discarded: set[int], bound: int
+) -> None:
+    heap: IndexedHeap[int, tuple[int, int]] = IndexedHeap()
+    heap.heapify([(item_id, (key, item_id)) for item_id, key in enumerate(keys)])
+    for item_id in discarded:
+        heap.discard(item_id)
+    expected = {
+        item_id for item_id, key in enumerate(keys) if key <= bound and item_id not in discarded
+    }
+
+    found = heap.ids_with_key_at_most((bound, len(keys)))
+
+    assert sorted(found) == sorted(expected)
+    assert len(heap) == len(keys) - len(discarded & set(range(len(keys))))  # nothing removed

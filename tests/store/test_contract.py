@@ -746,6 +746,30 @@ def test_a_loaded_schedule_resumes_where_it_stopped(driver: Driver) -> None:
     assert fresh.next_deadline() == driver.engine.next_deadline()
 
 
+def test_a_start_with_deferred_tasks_decides_as_a_full_load_does(driver: Driver) -> None:
+    """load_for_start (ids and run times, the rest on first use) against load()."""
+    ids = _tasks_in_every_state(driver)
+    recurring = driver.add_one(
+        make_spec(0, first_run_at=at(50), recurrence=Every(timedelta(hours=1)), priority=3)
+    )
+    repository = driver.repository
+
+    full = Engine()
+    full_events = full.load(repository.load(at(7)).tasks, at(7))
+    start = repository.load_for_start(at(7))
+    lazy = Engine()
+    lazy_events = lazy.load(start.tasks, at(7), start.deferred)
+
+    assert start.quarantined == []
+    assert lazy_events == full_events  # the running task, sent to its retry policy
+    assert len(lazy) == len(full) == len(ids) + 1
+    assert lazy.next_deadline() == full.next_deadline()
+    for when in (at(60), at(100_001), at(200_000)):
+        assert lazy.due(when, 10) == full.due(when, 10)
+    assert lazy.snapshot(recurring) == full.snapshot(recurring)
+    assert {s.id: s for s in lazy.snapshots()} == {s.id: s for s in full.snapshots()}
+
+
 # -------------------------------------------------------------- cap_output
 
 

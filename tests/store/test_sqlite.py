@@ -29,7 +29,7 @@ import pytest
 
 from taskgui.core.engine import Engine
 from taskgui.core.errors import TaskguiError
-from taskgui.core.events import RetryScheduled, TaskExhausted, TaskRemoved
+from taskgui.core.events import RetryScheduled, TaskDropped, TaskExhausted, TaskRemoved
 from taskgui.core.recurrence import Every
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
@@ -387,6 +387,15 @@ class Expected:
     next_id: int = 1
 
 
+def _insert_task_row(connection: sqlite3.Connection, values: tuple[Any, ...]) -> None:
+    """A task row as any version wrote it: ``TASK_COLUMNS``, created and updated at 0."""
+    connection.execute(
+        f"INSERT INTO tasks ({', '.join(codec.TASK_COLUMNS)}, created_at, updated_at) "
+        f"VALUES ({', '.join('?' * len(codec.TASK_COLUMNS))}, 0, 0)",
+        values,
+    )
+
+
 def _insert_v1_rows(connection: sqlite3.Connection) -> Expected:
     """Rows a version-1 file could hold: a task mid-retry and its two runs."""
     spec = rich_specs()["exponential-jitter-retry"].with_id(7)
@@ -401,11 +410,7 @@ def _insert_v1_rows(connection: sqlite3.Connection) -> Expected:
         last_outcome=RunOutcome.FAILED,
         last_run_at=at(11),
     )
-    connection.execute(
-        f"INSERT INTO tasks ({', '.join(codec.TASK_COLUMNS)}, created_at, updated_at) "
-        f"VALUES ({', '.join('?' * (len(codec.TASK_COLUMNS) + 2))})",
-        (7, *codec.spec_values(spec), *codec.status_values(status), 0, 0),
-    )
+    _insert_task_row(connection, (7, *codec.spec_values(spec), *codec.status_values(status)))
     runs = [
         RunRecord(
             id=3,
@@ -456,12 +461,8 @@ def _insert_v2_rows(connection: sqlite3.Connection) -> Expected:
     """Version 2 added the quarantine: also a task set aside there."""
     expected = _insert_v1_rows(connection)
     spec = make_spec(8, name="set aside")
-    bad = (8, *codec.spec_values(spec), *codec.status_values(TaskStatus()), 0, 0)
-    connection.execute(
-        f"INSERT INTO tasks ({', '.join(codec.TASK_COLUMNS)}, created_at, updated_at) "
-        f"VALUES ({', '.join('?' * (len(codec.TASK_COLUMNS) + 2))})",
-        (bad[0], bad[1], "not json", *bad[3:]),
-    )
+    bad = (8, *codec.spec_values(spec), *codec.status_values(TaskStatus()))
+    _insert_task_row(connection, (bad[0], bad[1], "not json", *bad[3:]))
     error = "the stored command is not valid JSON (hand-edited)"
     connection.execute("INSERT INTO quarantine (task_id, error, at) VALUES (8, ?, 0)", (error,))
     return replace(expected, quarantined=[QuarantinedTask(8, error)], next_id=9)
@@ -477,12 +478,45 @@ def _insert_v3_rows(connection: sqlite3.Connection) -> Expected:
     return expected
 
 
+def _insert_v4_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 4 recorded each run's pid: also a task left running, with its pid."""
+    expected = _insert_v3_rows(connection)
+    spec = make_spec(9, name="left running")
+    status = TaskStatus(
+        state=TaskState.RUNNING, attempt=1, last_run_at=at(20), slot_kind=None, next_run_at=None
+    )
+    _insert_task_row(connection, (9, *codec.spec_values(spec), *codec.status_values(status)))
+    run = RunRecord(
+        id=5,
+        task_id=9,
+        attempt=1,
+        kind=SlotKind.OCCURRENCE,
+        scheduled_at=at(20),
+        started_at=at(20),
+        finished_at=None,
+        outcome=None,
+        pid=4242,
+    )
+    connection.execute(
+        "INSERT INTO runs (id, task_id, attempt, kind, scheduled_at, started_at, pid) "
+        "VALUES (5, 9, 1, 'occurrence', ?, ?, 4242)",
+        (codec.to_us(at(20)), codec.to_us(at(20))),
+    )
+    return replace(
+        expected,
+        tasks=[*expected.tasks, TaskSnapshot(spec, status)],
+        runs={**expected.runs, 9: [run]},
+        next_id=10,
+    )
+
+
 # Representative rows for each released schema version. Adding migration N+1 means
 # adding the rows a version-N file can hold here (the test below insists).
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     1: _insert_v1_rows,
     2: _insert_v2_rows,
     3: _insert_v3_rows,
+    4: _insert_v4_rows,
 }
 
 
@@ -525,6 +559,14 @@ def test_a_file_at_every_older_version_is_upgraded_with_its_rows(
     assert loaded.quarantined == expected.quarantined
     for task_id, runs in expected.runs.items():
         assert repository.runs(task_id) == runs
+    # A start reads tasks left running whole (through their index), the rest deferred.
+    start = repository.load_for_start(T0)
+    running = [task for task in expected.tasks if task.state is TaskState.RUNNING]
+    assert start.tasks == running
+    assert start.deferred is not None
+    assert {task_id for task_id, _ in start.deferred.queued} == {
+        task.id for task in expected.tasks if task.state is not TaskState.RUNNING
+    }
     assert [spec.id for spec in repository.add_tasks([make_spec(0)], T0)] == [expected.next_id]
     repository.check_integrity()
 
@@ -1144,11 +1186,38 @@ def test_recovery_after_a_restart_retries_the_interrupted_run(
     assert after.interrupt_open_runs(at(31)) == []
 
 
-def test_recovery_reports_quarantined_tasks(db: Path, open_repository: OpenRepository) -> None:
+def test_recovery_defers_a_bad_row_and_hydrating_quarantines_it(
+    db: Path, open_repository: OpenRepository
+) -> None:
     repository = open_repository()
     [good, bad] = repository.add_tasks([make_spec(0), make_spec(0)], T0)
     with raw_connection(db) as other:
         other.execute("UPDATE tasks SET recurrence = 'garbage' WHERE id = ?", (bad.id,))
+
+    engine = Engine()
+    recovery = recover(repository, engine, T0)
+    # A start reads ids and run times only: the bad row is found when it is read.
+    assert recovery.task_count == 2 and engine.deferred_count == 2
+    events = engine.hydrate()
+
+    [dropped] = events
+    assert isinstance(dropped, TaskDropped)
+    assert dropped.task_id == bad.id and "schedule is not valid" in dropped.reason
+    assert [entry.task_id for entry in repository.quarantined()] == [bad.id]
+    assert good.id in engine and bad.id not in engine and len(engine) == 1
+    assert engine.next_deadline() == good.first_run_at
+
+
+def test_recovery_quarantines_a_bad_running_row_at_once(
+    db: Path, open_repository: OpenRepository
+) -> None:
+    """A task stored as running is loaded whole (it goes to its retry policy)."""
+    repository = open_repository()
+    [good, bad] = repository.add_tasks([make_spec(0), make_spec(0)], T0)
+    with raw_connection(db) as other:
+        other.execute(
+            "UPDATE tasks SET state = 'running', recurrence = 'garbage' WHERE id = ?", (bad.id,)
+        )
 
     engine = Engine()
     recovery = recover(repository, engine, T0)

@@ -1,0 +1,75 @@
+"""Loading the deferred rest of the schedule in the background after a start.
+
+A cold start arms the timer from each task's id and run time alone (see
+``taskgui.core.deferred``). ``Hydration`` then reads the rest a chunk per event-loop
+turn, so the scheduler is live at once and every stored row has still been read (and
+any unreadable one reported) within about a second. A chunk costs a few milliseconds;
+one is never started when a deadline is that close, so hydrating never delays a run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+
+from PySide6.QtCore import QObject, QTimer
+
+from taskgui.core.clock import Clock
+from taskgui.core.engine import Engine
+from taskgui.core.events import Event
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1_000  # tasks per turn: about 5 ms of reading and decoding
+_CLEARANCE = timedelta(milliseconds=20)  # no chunk when a deadline is closer than this
+_POSTPONE_MS = 25
+
+
+class Hydration(QObject):
+    """Drives ``Engine.hydrate`` from the event loop; events go to ``publish``."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Clock,
+        publish: Callable[[list[Event]], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.engine = engine  # replaced when the service rebuilds its engine
+        self._clock = clock
+        self._publish = publish
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._step)
+
+    @property
+    def active(self) -> bool:
+        return self._timer.isActive()
+
+    def start(self) -> None:
+        """Begin (or carry on); does nothing once every task is loaded."""
+        if self.engine.deferred_count:
+            log.info("loading %d stored tasks in the background", self.engine.deferred_count)
+            self._timer.start(0)
+
+    def complete(self) -> None:
+        """Load whatever is left now (a view wants every task)."""
+        self._timer.stop()
+        if self.engine.deferred_count:
+            self._publish(self.engine.hydrate())
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _step(self) -> None:
+        deadline = self.engine.next_deadline()
+        if deadline is not None and deadline - self._clock.now() < _CLEARANCE:
+            self._timer.start(_POSTPONE_MS)
+            return
+        self._publish(self.engine.hydrate(CHUNK))
+        if self.engine.deferred_count:
+            self._timer.start(0)
+        else:
+            log.info("every stored task is loaded")

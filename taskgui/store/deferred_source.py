@@ -1,0 +1,96 @@
+"""Reading deferred tasks back from SQLite when the engine first needs them.
+
+A cold start reads only each task's id and next run time (see
+``taskgui.core.deferred``); ``SqliteTaskSource`` fetches and decodes the rest of a row
+on first use, and in batches while the scheduler hydrates after its start. A row that
+cannot be decoded is quarantined exactly as a full load would: set aside and kept on
+disk, reported, never deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from taskgui.core.errors import UnreadableTaskError
+from taskgui.core.states import TaskState
+from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import TaskId
+from taskgui.store import codec
+from taskgui.store.errors import CodecError
+
+Row = tuple[Any, ...]
+Query = Callable[[str, Sequence[Any]], list[Row]]
+Quarantine = Callable[[list[tuple[Row, CodecError]]], None]
+
+_SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
+_GONE = "it is no longer in the database"
+
+# The engine's rule for a task waiting in the time heap (Engine._should_queue), in
+# SQL: a slot, not finished, not paused unless a person asked for the run. A row
+# whose run time is not an integer is left for the decoder to judge when it loads.
+_TERMINAL = ", ".join(f"'{state.value}'" for state in TaskState if state.is_terminal)
+_QUEUED_AT = (
+    "CASE WHEN typeof(next_run_at) = 'integer' AND slot_kind IS NOT NULL "
+    f"AND state NOT IN ({_TERMINAL}) AND (paused = 0 OR slot_kind = 'manual') "
+    "THEN next_run_at END"
+)
+_NOT_QUARANTINED = "id NOT IN (SELECT task_id FROM quarantine)"
+SELECT_DEFERRED = (
+    f"SELECT id, {_QUEUED_AT} FROM tasks "
+    f"WHERE state != 'running' AND {_NOT_QUARANTINED} ORDER BY id"
+)
+SELECT_LOADED_WHOLE = f"{_SELECT_TASKS} WHERE state = 'running' AND {_NOT_QUARANTINED} ORDER BY id"
+
+_BATCH = 500  # ids per query while hydrating: one range scan, few rows wasted
+
+
+class SqliteTaskSource:
+    """``TaskSource`` over the repository's connection (same thread, same snapshot)."""
+
+    def __init__(self, query: Query, quarantine: Quarantine) -> None:
+        self._query = query
+        self._quarantine = quarantine
+        self._decoder = codec.RowDecoder()  # shares repeated JSON values across rows
+
+    def fetch(self, task_id: TaskId) -> TaskSnapshot:
+        rows = self._query(_SELECT_TASKS + " WHERE id = ?", (task_id,))
+        if not rows:
+            raise UnreadableTaskError(task_id, _GONE)
+        try:
+            return self._decoder.snapshot(rows[0])
+        except CodecError as error:
+            self._quarantine([(rows[0], error)])
+            raise UnreadableTaskError(task_id, _reason(task_id, error)) from None
+
+    def fetch_many(
+        self, task_ids: Sequence[TaskId]
+    ) -> tuple[list[TaskSnapshot], list[UnreadableTaskError]]:
+        snapshots: list[TaskSnapshot] = []
+        bad: list[tuple[Row, CodecError]] = []
+        wanted = set(task_ids)
+        found: set[TaskId] = set()
+        decode = self._decoder.snapshot
+        for start in range(0, len(task_ids), _BATCH):
+            chunk = task_ids[start : start + _BATCH]
+            rows = self._query(
+                _SELECT_TASKS + " WHERE id BETWEEN ? AND ?", (min(chunk), max(chunk))
+            )
+            for row in rows:
+                if row[0] not in wanted:
+                    continue
+                found.add(row[0])
+                try:
+                    snapshots.append(decode(row))
+                except CodecError as error:
+                    bad.append((row, error))
+        if bad:
+            self._quarantine(bad)
+        errors = [UnreadableTaskError(row[0], _reason(row[0], error)) for row, error in bad]
+        errors += [UnreadableTaskError(task_id, _GONE) for task_id in wanted - found]
+        return snapshots, errors
+
+
+def _reason(task_id: TaskId, error: CodecError) -> str:
+    # CodecError names the task already; UnreadableTaskError says it once.
+    return str(error).removeprefix(f"task {task_id}: ")
