@@ -22,14 +22,23 @@ Scenarios (from the issue), all measured in this run on this machine:
 What "late" means (lateness = that moment minus the scheduled time, wall clock):
 
 - **worker start** (the issue's definition, and the goal's): taskgui - the moment a
-  pool thread begins the run (``QRunnable.run`` entered); APScheduler - the moment its
-  executor thread enters the job function. For taskgui it includes the wake-up, the
-  engine, the SQLite commit of the dispatch and the QThreadPool hand-off. taskgui has no
-  hook there, so the benchmark wraps the worker's ``run`` (and ``_on_started``) in this
-  process only: one ``time.time()`` call each, nothing in taskgui/ is changed.
+  pool thread begins the run of the command at its time: it has left every wait (the
+  gate that holds it until the dispatch is committed and, for a run dispatched ahead,
+  its own wait for the start time) and begins the spawn (``CommandRunner._run``
+  entered); APScheduler - the moment its executor thread enters the job function.
+  taskgui dispatches a run up to ``DISPATCH_AHEAD`` (5 ms) before its time when a
+  worker is free, so the pool thread is usually woken early and this is the moment
+  it leaves its own timed wait; otherwise it includes the wake-up, the engine, the
+  SQLite commit of the dispatch and the QThreadPool hand-off. taskgui has no hook
+  there, so the benchmark wraps the worker's ``run`` (to know the run id on that
+  thread), the runner's ``_run`` and the worker's ``_on_started`` in this process only:
+  one ``time.time()`` call each, nothing in taskgui/ is changed. (Before dispatch
+  ahead, this was taken when ``QRunnable.run`` was entered, before the gate.)
 - **dispatch**: taskgui only, ``ticket.dispatched_at - ticket.scheduled_at``, the time
-  the engine records: the timer's wake-up up to the start of the dispatch, before the
-  commit and the hand-off.
+  the engine records. For a run dispatched at its deadline: the timer's wake-up up to
+  the start of dispatching, before the commit and the hand-off. For a run dispatched
+  ahead, ``dispatched_at`` is the deadline it was held for, so this is 0 by
+  construction: the scheduler's work then happens before the deadline.
 - **process spawned**: taskgui only, when the command's process exists (the runner's
   ``on_started``); adds the fork/exec of ``/bin/sh -c true``, for information.
 
@@ -90,6 +99,7 @@ from taskgui.core.states import RunOutcome  # noqa: E402
 from taskgui.core.status import RunTicket  # noqa: E402
 from taskgui.core.task import Command, TaskSpec  # noqa: E402
 from taskgui.runtime import pool as pool_module  # noqa: E402
+from taskgui.runtime import runner as runner_module  # noqa: E402
 from taskgui.runtime.service import SchedulerService  # noqa: E402
 from taskgui.store.sqlite import SqliteRepository  # noqa: E402
 
@@ -152,37 +162,54 @@ class Samples:
 # Filled on pool threads by the wrapped worker (run id -> wall time).
 _WORKER_STARTS: dict[int, float] = {}
 _SPAWNED: dict[int, float] = {}
+_CURRENT = threading.local()  # the run id a pool thread is running
 
 
 @contextmanager
 def instrumented_workers() -> Iterator[bool]:
-    """Record when each taskgui worker begins a run and when its process exists.
+    """Record when each taskgui worker begins its command and when its process exists.
 
-    Wraps ``_RunJob.run`` and ``_RunJob._on_started`` of this process's pool module
-    (restored on exit); yields False, and records nothing, if they are not there.
+    Wraps ``_RunJob.run`` and ``_RunJob._on_started`` of this process's pool module and
+    ``CommandRunner._run`` (entered once the run's waits are over, right before the
+    spawn), restored on exit; yields False, and records nothing, if they are not there.
     """
     job_class: Any = getattr(pool_module, "_RunJob", None)
+    runner_class: Any = getattr(runner_module, "CommandRunner", None)
     original_run = getattr(job_class, "run", None)
     original_started = getattr(job_class, "_on_started", None)
-    if job_class is None or original_run is None or original_started is None:
+    original_spawn = getattr(runner_class, "_run", None)
+    if original_run is None or original_started is None or original_spawn is None:
         yield False
         return
 
     def run(job: Any) -> None:
-        _WORKER_STARTS[job._run_id] = time.time()
-        original_run(job)
+        _CURRENT.run_id = job._run_id
+        try:
+            original_run(job)
+        finally:
+            _CURRENT.run_id = None
+
+    def spawn(runner: Any, *args: Any, **kwargs: Any) -> Any:
+        began = time.time()
+        run_id = getattr(_CURRENT, "run_id", None)
+        if run_id is not None:
+            _WORKER_STARTS[run_id] = began
+        return original_spawn(runner, *args, **kwargs)
 
     def on_started(job: Any, pid: int) -> None:
         _SPAWNED[job._run_id] = time.time()
         original_started(job, pid)
 
-    setattr(job_class, "run", run)  # noqa: B010 - mypy rejects assigning to a method
+    # setattr: mypy rejects assigning to a method.
+    setattr(job_class, "run", run)  # noqa: B010
     setattr(job_class, "_on_started", on_started)  # noqa: B010
+    setattr(runner_class, "_run", spawn)  # noqa: B010
     try:
         yield True
     finally:
         setattr(job_class, "run", original_run)  # noqa: B010
         setattr(job_class, "_on_started", original_started)  # noqa: B010
+        setattr(runner_class, "_run", original_spawn)  # noqa: B010
 
 
 class TaskguiSystem:
@@ -650,12 +677,17 @@ def measure_all(profile: Profile, directory: Path, with_aps: bool) -> list[Row]:
 
 def notes(profile: Profile, instrumented: bool, aps_skipped: str | None) -> list[str]:
     lines = [
-        "worker start = a pool thread begins the run (taskgui: QRunnable.run entered; "
-        "APScheduler: the job function entered) minus the scheduled time. It is what the "
-        "goal is about; taskgui's includes the timer, the engine, the SQLite commit of the "
-        "dispatch and the QThreadPool hand-off.",
+        "worker start = a pool thread begins the run of the command at its time "
+        "(taskgui: it has left the commit gate and, for a run dispatched ahead, its own "
+        "wait for the start time, and begins the spawn; APScheduler: the job function "
+        "entered) minus the scheduled time. It is what the goal is about. A taskgui run "
+        "dispatched at its deadline includes the timer, the engine, the SQLite commit "
+        "and the QThreadPool hand-off; one dispatched ahead (a free worker, up to 5 ms "
+        "early) has done all that before, and its thread wakes on its own timer.",
         "dispatch = ticket.dispatched_at - scheduled_at (taskgui only): the timer's "
-        "wake-up up to the start of dispatching, before the commit and the hand-off.",
+        "wake-up up to the start of dispatching, before the commit and the hand-off; "
+        "0 by construction for a run dispatched ahead (dispatched_at is then the "
+        "deadline it was held for).",
         "spawned = the command's process exists (runner's on_started): adds the fork/exec "
         "of /bin/sh -c true. No goal.",
         f"throughput: {profile.throughput:,} tasks due at one moment, pool of 4, until the "

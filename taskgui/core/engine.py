@@ -91,10 +91,11 @@ class Engine:
     def snapshot(self, task_id: TaskId) -> TaskSnapshot:
         return self._snapshot(self._entry(task_id))
 
-    def snapshots(self) -> Iterator[TaskSnapshot]:
-        """Every task. Loads deferred ones first; to report those that cannot be
-        read, call ``hydrate`` before."""
-        self.hydrate()
+    def snapshots(self, *, load_deferred: bool = True) -> Iterator[TaskSnapshot]:
+        """Every task: deferred ones are loaded first (call ``hydrate`` before to learn
+        of any that cannot be read). With ``load_deferred=False``, loaded ones only."""
+        if load_deferred:
+            self.hydrate()
         return (self._snapshot(entry) for entry in self._tasks.values())
 
     def next_deadline(self) -> datetime | None:

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QTimer
 from taskgui.core.clock import Clock
 from taskgui.core.engine import Engine
 from taskgui.core.events import Event
+from taskgui.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +35,11 @@ class Hydration(QObject):
         engine: Engine,
         clock: Clock,
         publish: Callable[[list[Event]], None],
+        failed: Callable[[StoreError], None],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self._failed = failed  # the file could not be read: not the tasks' fault
         self.engine = engine  # replaced when the service rebuilds its engine
         self._clock = clock
         self._publish = publish
@@ -54,11 +57,11 @@ class Hydration(QObject):
             log.info("loading %d stored tasks in the background", self.engine.deferred_count)
             self._timer.start(0)
 
-    def complete(self) -> None:
-        """Load whatever is left now (a view wants every task)."""
+    def complete(self) -> bool:
+        """Load whatever is left now (a view wants every task); False if the store
+        failed (reported to ``failed``), leaving the rest deferred."""
         self._timer.stop()
-        if self.engine.deferred_count:
-            self._publish(self.engine.hydrate())
+        return self._load(None)
 
     def stop(self) -> None:
         self._timer.stop()
@@ -68,8 +71,20 @@ class Hydration(QObject):
         if deadline is not None and deadline - self._clock.now() < _CLEARANCE:
             self._timer.start(_POSTPONE_MS)
             return
-        self._publish(self.engine.hydrate(CHUNK))
+        if not self._load(CHUNK):
+            return  # the service rebuilds its engine once the store works again
         if self.engine.deferred_count:
             self._timer.start(0)
         else:
             log.info("every stored task is loaded")
+
+    def _load(self, limit: int | None) -> bool:
+        if not self.engine.deferred_count:
+            return True
+        try:
+            events = self.engine.hydrate(limit)
+        except StoreError as error:
+            self._failed(error)
+            return False
+        self._publish(events)
+        return True

@@ -4,6 +4,9 @@ Workers never touch SQLite, the engine or any widget: a worker runs one command 
 emits what came of it. Signals emitted from a pool thread reach the pool's owner in
 its own thread (Qt queues them), so all bookkeeping happens on one thread.
 
+A run handed over with a start time takes its worker at once and waits for that time
+on the worker thread (see ``CommandRunner.run``): it counts as busy while it waits.
+
 Signals:
     run_started(int, int): run id, process id — the command's process exists.
     run_completed(int, object): run id, RunReport — the command ended (any way).
@@ -39,6 +42,7 @@ class _RunJob(QRunnable):
         runner: CommandRunner,
         relay: _Relay,
         gate: threading.Event | None,
+        start_at: float | None,
     ) -> None:
         super().__init__()
         self.setAutoDelete(False)  # the pool keeps the Python object alive until done
@@ -46,11 +50,14 @@ class _RunJob(QRunnable):
         self._runner = runner
         self._relay = relay
         self._gate = gate
+        self._start_at = start_at
 
     def run(self) -> None:
         # Nothing may escape QRunnable.run: a failure here becomes the run's result.
         try:
-            report = self._runner.run(on_started=self._on_started, gate=self._gate)
+            report = self._runner.run(
+                on_started=self._on_started, gate=self._gate, start_at=self._start_at
+            )
         except Exception as error:  # pragma: no cover - the runner reports, not raises
             log.exception("worker failed while running run %s", self._run_id)
             report = RunReport(
@@ -118,8 +125,10 @@ class WorkerPool(QObject):
         timeout: float | None,
         extra_env: Mapping[str, str] | None = None,
         gate: threading.Event | None = None,
+        start_at: float | None = None,
     ) -> None:
-        """Hand a run to a worker thread; with ``gate``, it starts once the gate is set."""
+        """Hand a run to a worker thread; with ``gate``, it starts once the gate is set,
+        and with ``start_at`` (monotonic) not before that moment."""
         runner = CommandRunner(
             command,
             timeout=timeout,
@@ -127,7 +136,7 @@ class WorkerPool(QObject):
             extra_env=extra_env,
             kill_grace=self._kill_grace,
         )
-        job = _RunJob(run_id, runner, self._relay, gate)
+        job = _RunJob(run_id, runner, self._relay, gate, start_at)
         self._jobs[run_id] = (job, runner)
         self._threads.start(job)
 

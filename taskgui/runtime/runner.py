@@ -13,6 +13,10 @@ Why it is built the way it is:
   the process exits. Nothing polls on a timer unless pidfds are unavailable.
 - Only the thread inside :meth:`~CommandRunner.run` sends signals and reaps. ``cancel``
   merely asks, so a signal can never go to a process id the kernel has already reused.
+- A run can be handed over before its time with a start time (``start_at``): the
+  worker thread then waits for it on its own, so the moment the command starts costs
+  a timer wake-up on that thread instead of a hand-off from another one. The wait
+  ends early only for a cancel, and then nothing is started.
 - Output is kept as a bounded tail: a command printing gigabytes costs at most about
   twice the cap in memory.
 - Anything the command does (fail to start, exit non-zero, hang) comes back as a
@@ -153,6 +157,8 @@ class CommandRunner:
         self._output_cap = output_cap
         self._kill_grace = kill_grace
         self._lock = threading.Lock()  # guards the next three fields
+        # Wakes a run waiting for its start time when it is cancelled.
+        self._changed = threading.Condition(self._lock)
         self._cancelled = False
         self._run_called = False
         self._wake_w: int | None = None
@@ -172,6 +178,7 @@ class CommandRunner:
             if self._cancelled:
                 return
             self._cancelled = True
+            self._changed.notify_all()
             if self._wake_w is not None:
                 with contextlib.suppress(BlockingIOError):
                     os.write(self._wake_w, b"\0")
@@ -184,6 +191,7 @@ class CommandRunner:
         self,
         on_started: Callable[[int], None] | None = None,
         gate: threading.Event | None = None,
+        start_at: float | None = None,
     ) -> RunReport:
         """Run the command to the end and report how it went. Blocks; call once.
 
@@ -195,6 +203,10 @@ class CommandRunner:
         run over first and commits it to the database meanwhile, so the thread's wake-up
         overlaps the commit instead of following it. To abandon a gated run, cancel it
         and then set the gate.
+
+        With ``start_at`` (on the injected monotonic clock), nothing starts before that
+        moment: this thread waits for it itself. A cancel meanwhile ends the run at once
+        as cancelled, without a process.
         """
         if gate is not None:
             gate.wait()
@@ -202,6 +214,8 @@ class CommandRunner:
             if self._run_called:
                 raise RuntimeError("a CommandRunner runs its command only once")
             self._run_called = True
+            if start_at is not None:
+                self._wait_until(start_at)
             if self._cancelled:
                 return _report(RunOutcome.CANCELLED, RunResult(error="cancelled"), 0.0)
             # Made before the process exists, so a cancel() racing with the start is
@@ -217,6 +231,19 @@ class CommandRunner:
                 os.close(wake_w)
                 self._wake_w = None
             os.close(wake_r)
+
+    def _wait_until(self, start_at: float) -> None:
+        """Until ``start_at`` or a cancel; called with the lock held.
+
+        A condition variable rather than the selector: its timed wait has sub-millisecond
+        resolution (epoll counts whole milliseconds and rounds up), and it cannot run
+        out of descriptors.
+        """
+        while not self._cancelled:
+            remaining = start_at - self._monotonic()
+            if remaining <= 0:
+                return
+            self._changed.wait(remaining)
 
     def _run(self, wake_r: int, on_started: Callable[[int], None] | None) -> RunReport:
         started = self._monotonic()

@@ -3,10 +3,18 @@
 It owns the engine and the repository and lives on one thread. It arms a single
 ``DeadlineTimer`` for the engine's earliest deadline and re-arms it whenever the head
 may have changed (a task added, cancelled, finished, rescheduled); it never polls.
-On each wake it asks the engine what is due, **commits** the dispatch, then hands the
-runs to the worker pool. A finished run is committed (with its result) before its task
-is queued again. Requests from other processes (the CLI) arrive through the
-database and are noticed by a cheap ``PRAGMA data_version`` check.
+On each wake it asks the engine what is due, **commits** the dispatch, then lets the
+worker pool start the runs. A finished run is committed (with its result) in the same
+transaction as whatever its freed worker is given next, so before its task is queued
+again. Requests from other processes (the CLI) arrive through the database and are
+noticed by a cheap ``PRAGMA data_version`` check.
+
+When a worker is free, a deadline's runs are dispatched ``dispatch_ahead`` before it
+and start at it on their own worker thread (see ``taskgui.runtime.ahead``). Such a run
+waits for its start time as a running run: cancel and delete stop it before it starts
+(outcome ``cancelled``, no process, no retry); pause, as for any running run, lets it
+go on (it starts at its time) and holds back only later runs. At shutdown it starts at
+its time and gets the grace like any other run.
 
 Slots never raise: a failing store operation is reported through ``error_occurred``
 and dispatching stops until the store works again.
@@ -53,6 +61,7 @@ from taskgui.core.events import (
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.orphans import stop_orphaned_runs
@@ -74,6 +83,9 @@ REQUEST_EXPIRY = timedelta(seconds=30)
 # WAL checkpoints run between deadlines, at most every few seconds.
 CHECKPOINT_EVERY_TICKS = 8
 CHECKPOINT_QUIET = timedelta(milliseconds=50)
+# Enough for the commit and an idle worker thread's wake-up with room to spare, and
+# short enough that nothing a person does in between could tell the difference.
+DISPATCH_AHEAD = 0.005  # seconds
 
 
 class SchedulerService(QObject):
@@ -98,6 +110,7 @@ class SchedulerService(QObject):
         workers: int = DEFAULT_WORKERS,
         kill_grace: float = 5.0,
         rng: random.Random | None = None,
+        dispatch_ahead: float = DISPATCH_AHEAD,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -109,10 +122,18 @@ class SchedulerService(QObject):
         self._pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
         self._pool.run_started.connect(self._on_pool_run_started)
         self._pool.run_completed.connect(self._on_pool_run_completed)
-        self._timer = DeadlineTimer(clock, self)
+        self._ahead = DispatchAhead(clock, dispatch_ahead)
+        self._timer = DeadlineTimer(clock, self, lead=dispatch_ahead)
+        self._timer.approaching.connect(self._on_timer_approaching)
         self._timer.fired.connect(self._on_timer_fired)
         self._timer.clock_jumped.connect(self._on_timer_clock_jumped)
-        self._hydration = Hydration(self._engine, clock, self._publish, self)
+        self._hydration = Hydration(self._engine, clock, self._publish, self._store_failed, self)
+        # Pids of started runs, written once the events already queued are handled.
+        self._pids: dict[RunId, int] = {}
+        self._pid_writer = QTimer(self)
+        self._pid_writer.setSingleShot(True)
+        self._pid_writer.setInterval(0)
+        self._pid_writer.timeout.connect(self._on_pid_writer_timeout)
         self._requests = QTimer(self)
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
@@ -178,9 +199,12 @@ class SchedulerService(QObject):
     # ---------------------------------------------------------------- reads
 
     def snapshot(self) -> list[TaskSnapshot]:
-        """Every task as it is now: where a view starts before following the signals."""
+        """Every task as it is now: where a view starts before following the signals.
+
+        If the file cannot be read just now, the tasks read so far; the rest follow as
+        ``task_changed`` once the store works again (see ``_on_store_retry``)."""
         self._hydration.complete()
-        return list(self._engine.snapshots())
+        return list(self._engine.snapshots(load_deferred=False))
 
     def task(self, task_id: TaskId) -> TaskSnapshot:
         return self._engine.snapshot(task_id)
@@ -248,32 +272,58 @@ class SchedulerService(QObject):
 
     # ------------------------------------------------------------- dispatch
 
-    def _dispatch(self) -> None:
-        """Start whatever is due, as far as workers allow, then re-arm the timer."""
-        if not self._running or self._stopping or not self._healthy:
+    def _dispatch(
+        self,
+        ahead: tuple[datetime, float] | None = None,
+        done: Sequence[Event] = (),
+        results: dict[RunId, RunResult] | None = None,
+    ) -> None:
+        """Start whatever is due, as far as workers allow, then re-arm the timer.
+
+        ``ahead``: (deadline, its monotonic time) to dispatch what is due at that
+        deadline now, to start then. ``done``: the events of a finished run (and
+        ``results`` its result), committed in the same transaction as the dispatch.
+        """
+        dispatching = self._running and not self._stopping and self._healthy
+        if not dispatching and not done:
             return
         now = self._clock.now()
-        events = self._engine.due(now, self._pool.free)
-        dispatched = [event for event in events if isinstance(event, RunDispatched)]
+        events = list(done)
+        dispatched: list[RunDispatched] = []
         # Commit before acting: the runs are handed over behind a closed gate, so the
         # worker threads wake while the dispatch is committed; nothing starts until
-        # the commit has succeeded and the gate opens.
+        # the commit has succeeded and the gate opens (and not before its start time).
         gate = threading.Event()
-        for event in dispatched:
-            self._start_run(event, gate)
+        if dispatching:
+            at, start_at = ahead or self._ahead.moment(now)
+            try:
+                new = self._engine.due(at, self._pool.free)
+            except StoreError as error:  # a deferred task could not be read from the file
+                self._store_failed(error)
+                new = []
+            events += new
+            dispatched = [event for event in new if isinstance(event, RunDispatched)]
+            for event in dispatched:
+                self._start_run(event, gate, start_at)
         try:
-            self._repository.apply(events, now)
+            self._repository.apply(events, now, results)
         except StoreError as error:
             for event in dispatched:
                 self._pool.cancel(event.run.run_id)
             gate.set()
             self._store_failed(error)
+            self._publish(done, results)
             return
         gate.set()
-        self._publish(events)
-        self._timer.arm(self._engine.next_deadline())
+        if ahead is not None and self._healthy:
+            self._ahead.hold(*ahead)
+        self._publish(events, results)
+        if dispatching and self._healthy:
+            self._timer.arm(self._engine.next_deadline())
 
-    def _start_run(self, event: RunDispatched, gate: threading.Event) -> None:
+    def _start_run(
+        self, event: RunDispatched, gate: threading.Event, start_at: float | None
+    ) -> None:
         ticket = event.run
         spec = self._engine.snapshot(ticket.task_id).spec
         self._pool.submit(
@@ -286,13 +336,29 @@ class SchedulerService(QObject):
                 "TASKGUI_ATTEMPT": str(ticket.attempt),
             },
             gate=gate,
+            start_at=start_at,
         )
+
+    def _on_timer_approaching(self, target: float) -> None:
+        """Dispatch the deadline's runs ahead when that cannot change who runs.
+
+        Not when a due task already waits for a worker: then workers are the limit,
+        and each one is given the best due task the moment it frees. Returning without
+        re-arming lets the timer go on and fire at the deadline.
+        """
+        deadline = self._engine.next_deadline()
+        if deadline is None or not self._pool.free or self._engine.has_ready():
+            return
+        start_at = self._ahead.start_time(deadline, target)
+        if start_at is not None:
+            self._dispatch(ahead=(deadline, start_at))
 
     def _on_timer_fired(self) -> None:
         self._dispatch()
 
     def _on_timer_clock_jumped(self, seconds: float) -> None:
         log.warning("the wall clock jumped by %.1f s; re-planning the schedule", seconds)
+        self._ahead.forget()
         self._dispatch()
         if not self._timer.armed:
             self._timer.arm(self._engine.next_deadline())
@@ -301,31 +367,36 @@ class SchedulerService(QObject):
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
             return
-        try:
-            self._repository.record_run_pid(run_id, pid)
-        except StoreError as error:
-            self._store_failed(error)
+        # The pid is only for stopping the run's processes after a crash, so it is
+        # written a moment later, once the events already queued are handled: a run
+        # that has ended by then (a short command, a busy scheduler) needs no commit.
+        self._pids[run_id] = pid
+        if not self._pid_writer.isActive():
+            self._pid_writer.start()
         events = self._engine.started(run_id, self._clock.now())
         self._publish(events)
         self.run_started.emit(ticket)
 
     def _on_pool_run_completed(self, run_id: int, report: object) -> None:
         assert isinstance(report, RunReport)
-        now = self._clock.now()
+        self._pids.pop(run_id, None)
         outcome = report.outcome
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
-        events = self._engine.finished(run_id, outcome, now)
-        try:
-            self._repository.apply(events, now, {run_id: report.result})
-        except StoreError as error:
-            self._store_failed(error)
-        self._publish(events, results={run_id: report.result})
-        if self._stopping:
-            if not self._pool.busy:
-                self._finish_shutdown()
-            return
-        self._dispatch()
+        events = self._engine.finished(run_id, outcome, self._clock.now())
+        # One commit for the result and for what the freed worker is given next.
+        self._dispatch(done=events, results={run_id: report.result})
+        if self._stopping and not self._pool.busy:
+            self._finish_shutdown()
+
+    def _on_pid_writer_timeout(self) -> None:
+        pids, self._pids = self._pids, {}
+        for run_id, pid in pids.items():
+            try:
+                self._repository.record_run_pid(run_id, pid)
+            except StoreError as error:
+                self._store_failed(error)
+                return
 
     # ------------------------------------------------------------- requests
 
@@ -423,8 +494,10 @@ class SchedulerService(QObject):
         self._engine = engine
         self._ops = Operations(engine, self._repository)
         self._healthy = True
+        self._ahead.forget()
         self._hydration.engine = engine
-        self._hydration.complete()  # every task is re-sent below anyway
+        if not self._hydration.complete():  # every task is re-sent below
+            return  # the store failed again; another retry is on its way
         for snapshot in engine.snapshots():
             self.task_changed.emit(snapshot)
         self._dispatch()

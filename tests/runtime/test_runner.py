@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from taskgui.core.states import RunOutcome
+from taskgui.core.status import RunResult
 from taskgui.core.task import Command
 from taskgui.runtime.runner import CommandRunner, RunReport, TailBuffer
 
@@ -407,6 +408,37 @@ def test_cancel_after_run_changes_nothing_and_a_runner_runs_once() -> None:
     assert report.outcome is RunOutcome.SUCCEEDED
     with pytest.raises(RuntimeError):
         runner.run()
+
+
+# --- start time ---------------------------------------------------------------------------
+
+
+def test_a_start_time_is_waited_for_before_anything_starts() -> None:
+    runner = CommandRunner(Command(line="true"), timeout=None, monotonic=time.monotonic)
+    start_at = time.monotonic() + 0.2
+    spawned: list[float] = []
+    report = runner.run(on_started=lambda pid: spawned.append(time.monotonic()), start_at=start_at)
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert spawned[0] >= start_at  # same clock as the wait: no tolerance needed
+
+
+def test_cancel_during_the_wait_for_the_start_time_starts_nothing() -> None:
+    runner = CommandRunner(
+        Command(line="echo should not run"), timeout=None, monotonic=time.monotonic
+    )
+    reports: list[RunReport] = []
+    waiting = threading.Thread(
+        target=lambda: reports.append(runner.run(start_at=time.monotonic() + 60))
+    )
+    waiting.start()
+    assert wait_until(lambda: runner._run_called)  # inside run(): waiting for the time
+    runner.cancel()
+    waiting.join(timeout=5)  # far sooner than the start time: the cancel woke it
+    assert not waiting.is_alive()
+    [report] = reports
+    assert report.outcome is RunOutcome.CANCELLED
+    assert report.result == RunResult(error="cancelled")
+    assert runner.pid is None
 
 
 # --- not hanging, not leaking ------------------------------------------------------------

@@ -15,51 +15,10 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from taskgui.core.clock import SystemClock
 from taskgui.core.recurrence import Every
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
-from taskgui.core.task import Command, TaskSpec
-from taskgui.runtime.service import SchedulerService
-from taskgui.store.sqlite import SqliteRepository
-
-CLOCK = SystemClock()
-
-
-def spec(name: str, line: str, **overrides: Any) -> TaskSpec:
-    fields: dict[str, Any] = {
-        "name": name,
-        "command": Command(line=line),
-        "first_run_at": CLOCK.now(),
-        "retry": RetryPolicy.no_retry(),
-    }
-    fields.update(overrides)
-    return TaskSpec(**fields)
-
-
-class Harness:
-    def __init__(self, tmp_path: Path, qtbot: QtBot, workers: int) -> None:
-        self.tmp_path = tmp_path
-        self.qtbot = qtbot
-        self.repository = SqliteRepository(tmp_path / "service.sqlite3")
-        self.service = SchedulerService(self.repository, CLOCK, workers=workers, kill_grace=0.3)
-        self.finished: list[tuple[Any, RunOutcome, Any]] = []
-        self.service.run_finished.connect(
-            lambda ticket, outcome, result: self.finished.append((ticket, outcome, result))
-        )
-        self.service.start()
-
-    def state(self, task_id: int) -> TaskState:
-        return self.service.task(task_id).state
-
-    def wait_state(self, task_id: int, state: TaskState, timeout: int = 10_000) -> None:
-        self.qtbot.waitUntil(lambda: self.state(task_id) is state, timeout=timeout)
-
-    def close(self) -> None:
-        with self.qtbot.waitSignal(self.service.stopped, timeout=10_000):
-            self.service.shutdown(grace=0.0)
-        self.service.pool.wait_for_done(5_000)
-        self.repository.close()
+from tests.helpers.service import CLOCK, Harness, spec
 
 
 @pytest.fixture

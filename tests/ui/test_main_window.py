@@ -9,17 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from taskgui.core.clock import SystemClock
-from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import TaskState
-from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.actions import Verb
@@ -28,19 +24,7 @@ from taskgui.ui.main_window import MainWindow
 from taskgui.ui.task_dialog import TaskDialog
 from taskgui.ui.task_filter import StateFilter
 from taskgui.ui.task_model import Column
-
-CLOCK = SystemClock()
-
-
-def spec(name: str, line: str, **fields: Any) -> TaskSpec:
-    values: dict[str, Any] = {
-        "name": name,
-        "command": Command(line=line),
-        "first_run_at": CLOCK.now(),
-        "retry": RetryPolicy.no_retry(),
-    }
-    values.update(fields)
-    return TaskSpec(**values)
+from tests.helpers.service import CLOCK, spec
 
 
 class Confirmations:
