@@ -22,9 +22,10 @@ import gc
 import logging
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from taskgui import __version__
@@ -139,6 +140,26 @@ def _session(
     return int(code), window
 
 
+def _on_schedule_loaded(repository: SqliteRepository) -> None:
+    """Once every stored task is in memory (the window's first snapshot sees to it)."""
+    # The schedule lives as long as the process: move it out of the cyclic
+    # collector's reach, or each full collection walks every task again (~0.1 s at
+    # 100,000 tasks: a visible stall, and a late dispatch).
+    gc.freeze()
+    quarantined = repository.quarantined()
+    if quarantined:
+        listed = "\n".join(f"task {q.task_id}: {q.error}" for q in quarantined)
+        QTimer.singleShot(
+            0,
+            lambda: QMessageBox.warning(
+                None,
+                "taskgui — tasks set aside",
+                "Some stored tasks could not be read and were set aside (kept in the "
+                f"database, not scheduled):\n\n{listed}",
+            ),
+        )
+
+
 def _run_here(
     app: QApplication,
     path: Path,
@@ -154,22 +175,10 @@ def _run_here(
             return 1
         clock = SystemClock()
         service = SchedulerService(repository, clock, workers=settings.workers)
-        recovery = service.start()
-        # Everything loaded at start lives as long as the process: move it out of the
-        # cyclic collector's reach, or each full collection walks every task again
-        # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
-        gc.freeze()
-        if recovery.quarantined:
-            listed = "\n".join(f"task {q.task_id}: {q.error}" for q in recovery.quarantined)
-            QTimer.singleShot(
-                0,
-                lambda: QMessageBox.warning(
-                    None,
-                    "taskgui — tasks set aside",
-                    "Some stored tasks could not be read and were set aside (kept in the "
-                    f"database, not scheduled):\n\n{listed}",
-                ),
-            )
+        service.loaded.connect(
+            partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
+        )
+        service.start()
         code, _window = _session(
             app,
             service=service,

@@ -14,7 +14,7 @@ dict for every task already loaded (the hot path costs nothing extra), and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Protocol
@@ -64,22 +64,28 @@ class TaskTable(dict[TaskId, TaskEntry]):
     ``table[task_id]`` loads a deferred task (KeyError if unknown; UnreadableTaskError
     if its row cannot be read, leaving it deferred). ``get``, ``in``, ``len`` and
     iteration see loaded entries only; ``knows`` and ``total`` count both.
+
+    The store's guess at whether a deferred task is queued, and when, comes from a
+    few raw columns; ``on_load`` sees every entry as it is loaded, so the engine can
+    put its heap right where the decoded task says otherwise.
     """
 
-    __slots__ = ("_deferred", "_source")
+    __slots__ = ("_deferred", "_on_load", "_source")
 
-    def __init__(self) -> None:
+    def __init__(self, on_load: Callable[[TaskEntry, bool], None]) -> None:
         super().__init__()
         self._deferred: dict[TaskId, tuple[int, int | None]] = {}  # id -> (seq, at µs)
         self._source: TaskSource | None = None
+        self._on_load = on_load  # (entry, whether the store guessed it queued)
 
     def __missing__(self, task_id: TaskId) -> TaskEntry:
-        seq, _at = self._deferred[task_id]
+        seq, at = self._deferred[task_id]
         assert self._source is not None
         entry = TaskEntry.restored(self._source.fetch(task_id))
         del self._deferred[task_id]
         entry.seq = seq
         self[task_id] = entry
+        self._on_load(entry, at is not None)
         return entry
 
     def clear(self) -> None:
@@ -145,9 +151,11 @@ class TaskTable(dict[TaskId, TaskEntry]):
     def _restore(self, snapshots: Iterable[TaskSnapshot]) -> None:
         deferred = self._deferred
         restored = TaskEntry.restored
+        on_load = self._on_load
         for snapshot in snapshots:
             task_id = snapshot.spec.id
-            seq, _at = deferred.pop(task_id)
+            seq, at = deferred.pop(task_id)
             entry = restored(snapshot)
             entry.seq = seq
             self[task_id] = entry
+            on_load(entry, at is not None)

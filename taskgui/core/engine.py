@@ -21,9 +21,10 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 
 from taskgui.core.deferred import DeferredTasks, TaskTable
 from taskgui.core.entry import TaskEntry as _Entry
@@ -40,6 +41,7 @@ from taskgui.core.events import (
     RunCancelRequested,
     RunDispatched,
     RunFinished,
+    RunWithdrawn,
     SkipReason,
     TaskAdded,
     TaskChanged,
@@ -72,11 +74,13 @@ class Engine:
             raise ValueError("run_all_limit must be at least 1")
         self._rng = rng or random.Random()
         self._run_all_limit = run_all_limit
-        self._tasks = TaskTable()
+        self._tasks = TaskTable(self._on_deferred_loaded)
         self._queues = DispatchQueues()
         self._time = self._queues.time
         self._ready = self._queues.ready
         self._runs: dict[RunId, RunTicket] = {}
+        # For each run dispatched but not started: how to take the dispatch back.
+        self._undo: dict[RunId, tuple[tuple[object, ...], tuple[object, ...]]] = {}
         self._seq = itertools.count(1)
         self._run_ids = itertools.count(1)
 
@@ -121,6 +125,21 @@ class Engine:
         """
         return [self._drop(error) for error in self._tasks.load_deferred(limit)]
 
+    def _on_deferred_loaded(self, entry: _Entry, guessed_queued: bool) -> None:
+        """Put the time heap right for a task just loaded: the store's guess came from
+        raw columns, and a hand-edited row can decode to something else."""
+        task_id = entry.spec.id
+        if not self._should_queue(entry):
+            if guessed_queued:
+                self._time.discard(task_id)
+            return
+        assert entry.slot_at is not None
+        key = (entry.slot_at.timestamp(), entry.seq)
+        if not guessed_queued:
+            self._time.push(task_id, key)
+        elif self._time.key_of(task_id) != key:
+            self._time.update(task_id, key)
+
     def _drop(self, error: UnreadableTaskError) -> TaskDropped:
         self._tasks.drop_deferred(error.task_id)
         self._time.discard(error.task_id)
@@ -136,6 +155,13 @@ class Engine:
 
     def ready_count(self) -> int:
         return len(self._ready)
+
+    def ready_priority(self) -> int | None:
+        """The priority of the most urgent due task waiting for a worker, if any."""
+        if not self._ready:
+            return None
+        _, key = self._ready.peek()
+        return -key[0]
 
     # ---------------------------------------------------------- bulk loading
 
@@ -159,6 +185,7 @@ class Engine:
         self._tasks.clear()
         self._queues.clear()
         self._runs.clear()
+        self._undo.clear()
         events: list[Event] = []
         interrupted: list[_Entry] = []
         time_items: list[tuple[TaskId, TimeKey]] = []
@@ -406,6 +433,7 @@ class Engine:
 
     def _dispatch(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
         assert entry.slot_kind is not None and entry.slot_scheduled is not None
+        before = _undo_fields(entry)
         ticket = RunTicket(
             run_id=next(self._run_ids),
             task_id=entry.spec.id,
@@ -437,14 +465,52 @@ class Engine:
             self._queue(entry)
         else:
             entry.clear_slot()
+        self._undo[ticket.run_id] = (before, _undo_fields(entry))
         events.append(RunDispatched(ticket))
         events.append(TaskChanged(self._snapshot(entry)))
+
+    def withdrawable(self, run_id: RunId) -> bool:
+        """Whether ``withdraw`` can take this run back: dispatched, not started, and
+        its task unchanged since (not cancelled, edited or rescheduled)."""
+        undo = self._undo.get(run_id)
+        ticket = self._runs.get(run_id)
+        if undo is None or ticket is None:
+            return False
+        entry = self._tasks.get(ticket.task_id)
+        return entry is not None and entry.terminal is None and _undo_fields(entry) == undo[1]
+
+    def withdraw(self, run_id: RunId) -> list[Event]:
+        """Take back a dispatch whose command never started, as if it had not been made.
+
+        The task gets back the slot it had (its next occurrence is planned again when
+        it next runs) and goes through ``due`` again, so the same rules decide when it
+        runs. For a run dispatched ahead of its time that a more urgent task should
+        overtake, and for one still waiting at shutdown. Returns ``RunWithdrawn`` (the
+        store forgets the run) and the task's change. InvalidStateError unless
+        ``withdrawable``.
+        """
+        if not self.withdrawable(run_id):
+            raise InvalidStateError(f"run {run_id} cannot be taken back")
+        ticket = self._runs.pop(run_id)
+        before, _after = self._undo.pop(run_id)
+        entry = self._tasks[ticket.task_id]
+        del entry.runs[run_id]
+        if entry.spec.concurrency_key is not None:
+            self._queues.release_key(entry.spec.concurrency_key)
+        self._unqueue(entry)
+        for name, value in zip(_UNDO_NAMES, before, strict=True):
+            setattr(entry, name, value)
+        if self._should_queue(entry):
+            assert entry.slot_at is not None
+            self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
+        return [RunWithdrawn(ticket), TaskChanged(self._snapshot(entry))]
 
     def started(self, run_id: RunId, now: datetime) -> list[Event]:
         """The run's process has started (after its start was recorded)."""
         ticket = self._runs.get(run_id)
         if ticket is None:
             return []
+        self._undo.pop(run_id, None)
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed since dispatch; finished() still closes the run
             return []
@@ -456,6 +522,7 @@ class Engine:
         ticket = self._runs.pop(run_id, None)
         if ticket is None:
             return []
+        self._undo.pop(run_id, None)
         events: list[Event] = [RunFinished(ticket, outcome, now)]
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed while it ran
@@ -608,6 +675,20 @@ class Engine:
             return entry.snapshot(None)
         waiting = self._queues.waiting_reason(entry.spec.id, entry.spec.concurrency_key)
         return entry.snapshot(waiting)
+
+
+# What a dispatch changes in an entry, to restore it (``Engine.withdraw``).
+_UNDO_NAMES = (
+    "attempt",
+    "slot_kind",
+    "slot_at",
+    "slot_scheduled",
+    "slot_attempt",
+    "seq",
+    "deferred_at",
+    "catchup_next",
+)
+_undo_fields: Callable[[_Entry], tuple[object, ...]] = attrgetter(*_UNDO_NAMES)
 
 
 _TERMINAL_STATES = frozenset(state for state in TaskState if state.is_terminal)

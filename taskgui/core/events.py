@@ -53,6 +53,14 @@ class RunDispatched:
 
 
 @dataclass(frozen=True, slots=True)
+class RunWithdrawn:
+    """A dispatched run was taken back before its command started: it never happened,
+    and the store forgets it (see ``Engine.withdraw``)."""
+
+    run: RunTicket
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     run: RunTicket
     outcome: RunOutcome
@@ -109,6 +117,7 @@ Event: TypeAlias = (
     | TaskRemoved
     | TaskDropped
     | RunDispatched
+    | RunWithdrawn
     | RunFinished
     | RetryScheduled
     | TaskExhausted

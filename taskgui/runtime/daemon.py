@@ -112,12 +112,12 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     service.error_occurred.connect(lambda message: log.error("%s", message))
     service.stopped.connect(app.quit)
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
+    # The schedule lives as long as the process: once it is all in memory, move it out
+    # of the cyclic collector's reach, or each full collection walks every task again
+    # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
+    service.loaded.connect(gc.freeze)
     try:
         recovery = service.start()
-        # Everything loaded at start lives as long as the process: move it out of the
-        # cyclic collector's reach, or each full collection walks every task again
-        # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
-        gc.freeze()
         log.info(
             "taskgui daemon (pid %d) runs %s: %d tasks, %d workers%s",
             os.getpid(),
@@ -126,7 +126,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
             workers,
             f", log {log_file}" if log_file else "",
         )
-        for quarantined in recovery.quarantined:
+        for quarantined in recovery.quarantined:  # more are reported as they are read
             log.error("task %s could not be read: %s", quarantined.task_id, quarantined.error)
         app.exec()
     except TaskguiError as error:

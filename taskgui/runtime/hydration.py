@@ -33,13 +33,16 @@ class Hydration(QObject):
     def __init__(
         self,
         engine: Engine,
+        *,
         clock: Clock,
         publish: Callable[[list[Event]], None],
         failed: Callable[[StoreError], None],
+        loaded: Callable[[], None],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._failed = failed  # the file could not be read: not the tasks' fault
+        self._loaded = loaded  # every stored task is in memory now
         self.engine = engine  # replaced when the service rebuilds its engine
         self._clock = clock
         self._publish = publish
@@ -56,6 +59,8 @@ class Hydration(QObject):
         if self.engine.deferred_count:
             log.info("loading %d stored tasks in the background", self.engine.deferred_count)
             self._timer.start(0)
+        else:
+            self._loaded()
 
     def complete(self) -> bool:
         """Load whatever is left now (a view wants every task); False if the store
@@ -75,8 +80,6 @@ class Hydration(QObject):
             return  # the service rebuilds its engine once the store works again
         if self.engine.deferred_count:
             self._timer.start(0)
-        else:
-            log.info("every stored task is loaded")
 
     def _load(self, limit: int | None) -> bool:
         if not self.engine.deferred_count:
@@ -87,4 +90,7 @@ class Hydration(QObject):
             self._failed(error)
             return False
         self._publish(events)
+        if not self.engine.deferred_count:
+            log.info("every stored task is loaded")
+            self._loaded()
         return True

@@ -148,6 +148,13 @@ class WorkerPool(QObject):
         entry[1].cancel()
         return True
 
+    def withdraw(self, run_id: RunId) -> bool:
+        """Cancel a run only if it has not begun starting its process (it waits for
+        its gate or start time): then it ends cancelled having started nothing, and
+        True. False if unknown or already starting (``cancel`` stops those)."""
+        entry = self._jobs.get(run_id)
+        return entry is not None and entry[1].cancel_unless_begun()
+
     def cancel_all(self) -> None:
         for _, runner in list(self._jobs.values()):
             runner.cancel()

@@ -156,11 +156,12 @@ class CommandRunner:
         self._extra_env = dict(extra_env or {})
         self._output_cap = output_cap
         self._kill_grace = kill_grace
-        self._lock = threading.Lock()  # guards the next three fields
+        self._lock = threading.Lock()  # guards the next four fields
         # Wakes a run waiting for its start time when it is cancelled.
         self._changed = threading.Condition(self._lock)
         self._cancelled = False
         self._run_called = False
+        self._begun = False  # past its start time: the process is being started
         self._wake_w: int | None = None
         self._pid: int | None = None
 
@@ -175,8 +176,20 @@ class CommandRunner:
         Only sets a flag and wakes the waiting thread; that thread does the killing.
         """
         with self._lock:
-            if self._cancelled:
-                return
+            self._cancel_locked()
+
+    def cancel_unless_begun(self) -> bool:
+        """Cancel only a run that has not begun starting its process (it waits for its
+        gate or its start time, or was never run): True if it will start nothing; False
+        if its process is already being started (it then runs on)."""
+        with self._lock:
+            if self._begun:
+                return False
+            self._cancel_locked()
+            return True
+
+    def _cancel_locked(self) -> None:
+        if not self._cancelled:
             self._cancelled = True
             self._changed.notify_all()
             if self._wake_w is not None:
@@ -218,6 +231,7 @@ class CommandRunner:
                 self._wait_until(start_at)
             if self._cancelled:
                 return _report(RunOutcome.CANCELLED, RunResult(error="cancelled"), 0.0)
+            self._begun = True
             # Made before the process exists, so a cancel() racing with the start is
             # never lost: either it is seen here, or it writes to this pipe.
             wake_r, wake_w = os.pipe()

@@ -29,6 +29,7 @@ Signals:
     task_exhausted(object, str): TaskExhausted event and the last run's error text.
     occurrences_skipped(object): OccurrencesSkipped event.
     error_occurred(str): a message for a person (disk full, database locked, ...).
+    loaded(): every stored task is in memory (soon after ``start``; see hydration.py).
     stopped(): shutdown finished; every run is recorded.
 """
 
@@ -100,6 +101,7 @@ class SchedulerService(QObject):
     task_exhausted = Signal(object, str)
     occurrences_skipped = Signal(object)
     error_occurred = Signal(str)
+    loaded = Signal()
     stopped = Signal()
 
     def __init__(
@@ -127,7 +129,19 @@ class SchedulerService(QObject):
         self._timer.approaching.connect(self._on_timer_approaching)
         self._timer.fired.connect(self._on_timer_fired)
         self._timer.clock_jumped.connect(self._on_timer_clock_jumped)
-        self._hydration = Hydration(self._engine, clock, self._publish, self._store_failed, self)
+        self._hydration = Hydration(
+            self._engine,
+            clock=clock,
+            publish=self._publish,
+            failed=self._store_failed,
+            loaded=self.loaded.emit,
+            parent=self,
+        )
+        # Runs handed over with a start time that may not have begun yet (they can
+        # still be taken back), and runs whose end the engine must not hear of: taken
+        # back, or abandoned when their dispatch could not be committed.
+        self._ahead_runs: set[RunId] = set()
+        self._ignored_runs: set[RunId] = set()
         # Pids of started runs, written once the events already queued are handled.
         self._pids: dict[RunId, int] = {}
         self._pid_writer = QTimer(self)
@@ -188,9 +202,28 @@ class SchedulerService(QObject):
         QTimer.singleShot(int(grace * 1000), self._on_shutdown_grace_over)
 
     def _on_shutdown_grace_over(self) -> None:
-        if self._pool.busy:
-            log.warning("stopping %d run(s) still going at shutdown", self._pool.busy)
+        self._take_back_waiting_runs()
+        going = self._pool.busy - len(self._ignored_runs)
+        if going > 0:
+            log.warning("stopping %d run(s) still going at shutdown", going)
             self._pool.cancel_all()
+
+    def _take_back_waiting_runs(self) -> None:
+        """Runs still waiting for their start time never ran: rather than recording
+        them as interrupted, take them back, so the next start runs them as due."""
+        events: list[Event] = []
+        for run_id in sorted(self._ahead_runs):
+            if self._engine.withdrawable(run_id) and self._pool.withdraw(run_id):
+                self._ignored_runs.add(run_id)
+                events += self._engine.withdraw(run_id)
+        self._ahead_runs.clear()
+        if not events:
+            return
+        try:
+            self._repository.apply(events, self._clock.now())
+        except StoreError as error:
+            self._store_failed(error)  # they stay recorded as started: retried instead
+        self._publish(events)
 
     def _finish_shutdown(self) -> None:
         self._running = False
@@ -305,11 +338,15 @@ class SchedulerService(QObject):
             dispatched = [event for event in new if isinstance(event, RunDispatched)]
             for event in dispatched:
                 self._start_run(event, gate, start_at)
+            if start_at is not None:
+                self._ahead_runs.update(event.run.run_id for event in dispatched)
+                events += self._make_way()
         try:
             self._repository.apply(events, now, results)
         except StoreError as error:
             for event in dispatched:
                 self._pool.cancel(event.run.run_id)
+                self._ignored_runs.add(event.run.run_id)  # never happened: not recorded
             gate.set()
             self._store_failed(error)
             self._publish(done, results)
@@ -339,6 +376,34 @@ class SchedulerService(QObject):
             start_at=start_at,
         )
 
+    def _make_way(self) -> list[Event]:
+        """Take back a run dispatched ahead that a more urgent due task should overtake.
+
+        A run dispatched ahead holds its worker before its time; a more urgent task
+        that arrives meanwhile (added, run now) would otherwise wait for that whole
+        run. If one waits for a worker, the least urgent run that has not begun is
+        taken back, as if never dispatched; its worker, once free, goes through
+        ``due`` again, which gives it to the most urgent task. One at a time: each
+        freed worker repeats this check.
+        """
+        urgent = self._engine.ready_priority()
+        if urgent is None or not self._ahead_runs:
+            return []
+        runs = self._engine.running_runs
+        held = [
+            (self._engine.snapshot(runs[run_id].task_id).spec.priority, run_id)
+            for run_id in self._ahead_runs
+            if run_id in runs
+        ]
+        for priority, run_id in sorted(held):
+            if priority >= urgent:
+                break
+            if self._engine.withdrawable(run_id) and self._pool.withdraw(run_id):
+                self._ahead_runs.discard(run_id)
+                self._ignored_runs.add(run_id)
+                return self._engine.withdraw(run_id)
+        return []
+
     def _on_timer_approaching(self, target: float) -> None:
         """Dispatch the deadline's runs ahead when that cannot change who runs.
 
@@ -364,6 +429,7 @@ class SchedulerService(QObject):
             self._timer.arm(self._engine.next_deadline())
 
     def _on_pool_run_started(self, run_id: int, pid: int) -> None:
+        self._ahead_runs.discard(run_id)
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
             return
@@ -380,6 +446,15 @@ class SchedulerService(QObject):
     def _on_pool_run_completed(self, run_id: int, report: object) -> None:
         assert isinstance(report, RunReport)
         self._pids.pop(run_id, None)
+        self._ahead_runs.discard(run_id)
+        if run_id in self._ignored_runs:  # taken back before it started anything
+            self._ignored_runs.discard(run_id)
+            if self._stopping:
+                if not self._pool.busy:
+                    self._finish_shutdown()
+            else:
+                self._dispatch()  # its worker is free
+            return
         outcome = report.outcome
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person

@@ -9,15 +9,19 @@ disk, reported, never deleted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from taskgui.core.errors import UnreadableTaskError
-from taskgui.core.states import TaskState
+from taskgui.core.states import SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.store import codec
 from taskgui.store.errors import CodecError
+
+log = logging.getLogger(__name__)
 
 Row = tuple[Any, ...]
 Query = Callable[[str, Sequence[Any]], list[Row]]
@@ -26,13 +30,28 @@ Quarantine = Callable[[list[tuple[Row, CodecError]]], None]
 _SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
 _GONE = "it is no longer in the database"
 
+
+def _sql_list(values: Iterable[str]) -> str:
+    return ", ".join(f"'{value}'" for value in values)
+
+
 # The engine's rule for a task waiting in the time heap (Engine._should_queue), in
-# SQL: a slot, not finished, not paused unless a person asked for the run. A row
-# whose run time is not an integer is left for the decoder to judge when it loads.
-_TERMINAL = ", ".join(f"'{state.value}'" for state in TaskState if state.is_terminal)
+# SQL over the raw columns: a slot, not finished, not paused unless a person asked
+# for the run. Only values exactly as taskgui writes them count; anything else is
+# left out here and judged when the row is decoded, and the engine then puts its heap
+# right (``TaskTable``'s on_load). So a hand-edited row can neither crash the start nor
+# keep a task from running.
+_WAITING_STATES = _sql_list(
+    state.value for state in TaskState if not state.is_terminal and state is not TaskState.RUNNING
+)
+_SLOT_KINDS = _sql_list(kind.value for kind in SlotKind)
+_MIN_US = codec.to_us(datetime.min.replace(tzinfo=UTC))
+_MAX_US = codec.to_us(datetime.max.replace(tzinfo=UTC))
 _QUEUED_AT = (
-    "CASE WHEN typeof(next_run_at) = 'integer' AND slot_kind IS NOT NULL "
-    f"AND state NOT IN ({_TERMINAL}) AND (paused = 0 OR slot_kind = 'manual') "
+    "CASE WHEN typeof(next_run_at) = 'integer' "
+    f"AND next_run_at BETWEEN {_MIN_US} AND {_MAX_US} "
+    f"AND slot_kind IN ({_SLOT_KINDS}) AND state IN ({_WAITING_STATES}) "
+    f"AND (paused = 0 OR (paused = 1 AND slot_kind = '{SlotKind.MANUAL.value}')) "
     "THEN next_run_at END"
 )
 _NOT_QUARANTINED = "id NOT IN (SELECT task_id FROM quarantine)"
@@ -50,8 +69,15 @@ class SqliteTaskSource:
 
     def __init__(self, query: Query, quarantine: Quarantine) -> None:
         self._query = query
-        self._quarantine = quarantine
+        self._set_aside = quarantine
         self._decoder = codec.RowDecoder()  # shares repeated JSON values across rows
+
+    def _quarantine(self, bad: list[tuple[Row, CodecError]]) -> None:
+        # Logged here as well as reported by the engine (TaskDropped): whatever
+        # happens to that event, a row set aside is never a silent one.
+        for _row, error in bad:
+            log.warning("set aside a stored task that cannot be read: %s", error)
+        self._set_aside(bad)
 
     def fetch(self, task_id: TaskId) -> TaskSnapshot:
         rows = self._query(_SELECT_TASKS + " WHERE id = ?", (task_id,))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import chain, islice
+from itertools import chain
 from typing import Any
 
 from taskgui.core.states import SlotKind, TaskState
@@ -66,7 +66,7 @@ def insert_new_tasks(
         connection.executemany(
             statement,
             (
-                (now_us, *chain.from_iterable(islice(rows, start, start + ROWS_PER_STATEMENT)))
+                (now_us, *chain.from_iterable(rows[start : start + ROWS_PER_STATEMENT]))
                 for start in range(0, full, ROWS_PER_STATEMENT)
             ),
         )

@@ -20,6 +20,7 @@ from taskgui.core.events import (
     OccurrencesSkipped,
     RunDispatched,
     RunFinished,
+    RunWithdrawn,
     TaskChanged,
     TaskRemoved,
 )
@@ -106,6 +107,11 @@ class MemoryRepository:
                 )
                 self._runs.setdefault(ticket.task_id, []).append(record)
                 self._run_rows[ticket.run_id] = (ticket.task_id, record.id)
+            elif isinstance(event, RunWithdrawn):
+                location = self._run_rows.pop(event.run.run_id, None)
+                if location is not None and location[0] in self._runs:
+                    task_runs = self._runs[location[0]]
+                    task_runs[:] = [run for run in task_runs if run.id != location[1]]
             elif isinstance(event, RunFinished):
                 self._finish(event, results.get(event.run.run_id) or RunResult())
             elif isinstance(event, OccurrencesSkipped):

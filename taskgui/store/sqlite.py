@@ -24,6 +24,7 @@ from taskgui.core.events import (
     OccurrencesSkipped,
     RunDispatched,
     RunFinished,
+    RunWithdrawn,
     TaskChanged,
     TaskRemoved,
 )
@@ -305,6 +306,10 @@ class SqliteRepository:
                     )
                     assert cursor.lastrowid is not None
                     self._run_rows[ticket.run_id] = cursor.lastrowid
+                elif isinstance(event, RunWithdrawn):  # it never happened
+                    row_id = self._run_rows.pop(event.run.run_id, None)
+                    if row_id is not None:
+                        execute("DELETE FROM runs WHERE id = ?", (row_id,))
                 elif isinstance(event, RunFinished):
                     self._finish_run(connection, event, results.get(event.run.run_id))
                 elif isinstance(event, OccurrencesSkipped):

@@ -197,9 +197,10 @@ def test_each_deadline_in_the_window_is_dispatched_for_its_own_time(
     assert tickets[second.id].dispatched_at == second_due
 
 
-def test_shutdown_while_a_run_waits_for_its_start_time_stops_it_before_it_starts(
+def test_shutdown_while_a_run_waits_for_its_start_time_takes_it_back(
     harness: Harness, tmp_path: Path
 ) -> None:
+    """It never ran: no interrupted attempt is counted, and the next start runs it."""
     marker = tmp_path / "ran"
     due = CLOCK.now() + DUE_IN
     task = harness.service.add_task(spec("late", f"touch {marker}", first_run_at=due))
@@ -209,11 +210,47 @@ def test_shutdown_while_a_run_waits_for_its_start_time_stops_it_before_it_starts
     with harness.qtbot.waitSignal(harness.service.stopped, timeout=5_000):
         harness.service.shutdown(grace=0.0)
 
-    assert not marker.exists()
-    [(_, outcome, _)] = harness.finished
-    assert outcome is RunOutcome.INTERRUPTED  # stopped by shutdown, like any run
-    [run] = harness.service.history(task.id)
-    assert run.outcome is RunOutcome.INTERRUPTED and run.pid is None
+    assert not marker.exists() and harness.finished == []
+    stored = harness.repository.get(task.id)
+    assert (stored.state, stored.status.attempt, stored.status.next_run_at) == (
+        TaskState.PENDING,
+        0,
+        due,
+    )
+    assert harness.service.history(task.id) == []
+
+    restarted = Harness(harness.tmp_path, harness.qtbot, 1)  # the same database file
+    try:
+        restarted.wait_state(task.id, TaskState.SUCCEEDED)
+        [run] = restarted.service.history(task.id)
+    finally:
+        restarted.close()
+    assert run.attempt == 1 and run.outcome is RunOutcome.SUCCEEDED and marker.exists()
+
+
+@pytest.mark.workers(1)
+def test_a_more_urgent_task_arriving_during_the_wait_takes_the_worker_first(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """The run dispatched ahead gives its worker back rather than make it wait."""
+    stamps = {name: tmp_path / name for name in ("low", "high")}
+    due = CLOCK.now() + DUE_IN
+    low = harness.service.add_task(
+        spec("low", f"{stamp(stamps['low'])}; sleep 0.5", first_run_at=due, priority=0)
+    )
+    harness.wait_state(low.id, TaskState.RUNNING)  # dispatched ahead, holding the worker
+    assert CLOCK.now() < due
+
+    high = harness.service.add_task(spec("high", stamp(stamps["high"]), priority=9))
+    harness.qtbot.waitUntil(lambda: len(harness.finished) == 2, timeout=10_000)
+
+    assert [ticket.task_id for ticket, _, _ in harness.finished] == [high.id, low.id]
+    assert started_at(stamps["high"]) < started_at(stamps["low"])
+    assert started_at(stamps["low"]) >= due.timestamp() - CLOCK_SKEW  # never early
+    # The withdrawn dispatch left no trace: one run each, both succeeded.
+    for task_id in (low.id, high.id):
+        [run] = harness.service.history(task_id)
+        assert run.outcome is RunOutcome.SUCCEEDED
 
 
 def test_shutdown_with_a_grace_lets_a_waiting_run_start_at_its_time(

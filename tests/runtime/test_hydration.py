@@ -83,11 +83,11 @@ def test_a_big_schedule_is_live_at_once_and_fully_read_soon_after(
         service.run_finished.connect(
             lambda ticket, outcome, _: finished.append((ticket.task_id, outcome))
         )
-        recovery = service.start()
-        assert recovery.task_count == count + 2
-        assert service.engine.deferred_count > 0  # the rest is read after the start
-
-        qtbot.waitUntil(lambda: service.engine.deferred_count == 0, timeout=10_000)
+        with qtbot.waitSignal(service.loaded, timeout=10_000):
+            recovery = service.start()
+            assert recovery.task_count == count + 2
+            assert service.engine.deferred_count > 0  # the rest is read after the start
+        assert service.engine.deferred_count == 0
         qtbot.waitUntil(lambda: finished == [(due_now, RunOutcome.SUCCEEDED)], timeout=10_000)
 
         assert len(errors) == 1 and f"task {bad} could not be read" in errors[0]
@@ -127,3 +127,10 @@ def test_a_file_that_cannot_be_read_while_loading_is_reported_and_retried(
 
         qtbot.waitUntil(lambda: service.engine.deferred_count == 0, timeout=15_000)
         assert len(service.engine) == CHUNK + 1  # all but the damaged row
+
+
+def test_an_empty_schedule_is_loaded_at_once(tmp_path: Path, qtbot: QtBot) -> None:
+    with service_on(tmp_path / "taskgui.sqlite3", qtbot) as (service, errors):
+        with qtbot.waitSignal(service.loaded, timeout=1_000):
+            service.start()
+        assert errors == [] and len(service.engine) == 0

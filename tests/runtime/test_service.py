@@ -18,7 +18,9 @@ from pytestqt.qtbot import QtBot
 from taskgui.core.recurrence import Every
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
+from taskgui.runtime import service as service_module
 from tests.helpers.service import CLOCK, Harness, spec
+from tests.helpers.store import raw_connection
 
 
 @pytest.fixture
@@ -163,3 +165,28 @@ def _alive(pid: int) -> bool:
         return False
     except OSError:
         return os.path.exists(f"/proc/{pid}")
+
+
+def test_a_dispatch_that_cannot_be_committed_never_happened(
+    harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commit before acting: the run is abandoned unstarted, and once the file works
+    again the task runs as if nothing had happened (not cancelled, no attempt used)."""
+    monkeypatch.setattr(service_module, "STORE_RETRY_MS", 200)
+    errors: list[str] = []
+    harness.service.error_occurred.connect(errors.append)
+    marker = tmp_path / "ran"
+    db = harness.tmp_path / "service.sqlite3"
+    with raw_connection(db) as other:  # another process takes the history away
+        other.execute("ALTER TABLE runs RENAME TO runs_elsewhere")
+
+    task = harness.service.add_task(spec("once", f"echo run >> {marker}"))
+    harness.qtbot.waitUntil(lambda: any("runs" in error for error in errors), timeout=5_000)
+    with raw_connection(db) as other:
+        other.execute("ALTER TABLE runs_elsewhere RENAME TO runs")
+    harness.wait_state(task.id, TaskState.SUCCEEDED)
+
+    assert marker.read_text() == "run\n"  # ran once, after the file worked again
+    [run] = harness.service.history(task.id)
+    assert (run.attempt, run.outcome) == (1, RunOutcome.SUCCEEDED)
+    assert harness.repository.get(task.id).state is TaskState.SUCCEEDED

@@ -323,6 +323,21 @@ def test_dispatch_opens_a_run_and_finishing_closes_it(driver: Driver) -> None:
     assert task.status.slot_attempt == 2
 
 
+def test_a_withdrawn_run_is_forgotten_and_the_task_restored(driver: Driver) -> None:
+    task_id = driver.add_one(make_spec(0, recurrence=Every(timedelta(minutes=1))))
+    before = driver.repository.get(task_id)
+    [ticket] = driver.due(at(0.5))
+    assert len(driver.repository.runs(task_id)) == 1
+
+    driver.apply(driver.engine.withdraw(ticket.run_id), at(0.6))
+
+    assert driver.repository.runs(task_id) == []
+    assert driver.repository.get(task_id) == before
+    [again] = driver.due(at(0.7))  # and it runs as it would have
+    assert again.scheduled_at == ticket.scheduled_at
+    assert [run.scheduled_at for run in driver.repository.runs(task_id)] == [T0]
+
+
 def test_a_retry_is_recorded_as_its_own_run(driver: Driver) -> None:
     task_id = driver.add_one(make_spec(0, retry=fixed_retry(3, delay=30)))
     [first] = driver.due(T0)

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from taskgui.core.engine import Engine
 from taskgui.core.errors import UnreadableTaskError
+from taskgui.core.events import RunDispatched, TaskDropped
+from taskgui.core.states import TaskState
 from taskgui.core.status import TaskSnapshot
 from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.factories import T0, at, make_spec
@@ -99,3 +102,58 @@ def test_only_running_tasks_are_read_whole_at_start(db: Path, repository: Sqlite
     assert isinstance(start.tasks[0], TaskSnapshot)
     assert start.deferred is not None
     assert [task_id for task_id, _ in start.deferred.queued] == [waiting.id]
+
+
+# Hand-edited rows whose raw columns say one thing and whose decoded task another: the
+# start's guess comes from the raw columns; once loaded, the decoded task decides.
+ODD_ROWS = {
+    "run time stored as a real number": "next_run_at = next_run_at + 0.5",
+    "paused stored as empty text": "paused = ''",
+    "slot kind stored as empty text": "slot_kind = ''",
+    "paused stored as text": "paused = '0'",
+}
+
+
+@pytest.mark.parametrize("edit", list(ODD_ROWS.values()), ids=list(ODD_ROWS))
+def test_a_hand_edited_row_is_scheduled_as_a_full_load_would_once_loaded(
+    db: Path, repository: SqliteRepository, edit: str
+) -> None:
+    [odd, plain] = repository.add_tasks(
+        [make_spec(0, first_run_at=at(10)), make_spec(0, first_run_at=at(30))], T0
+    )
+    with raw_connection(db) as other:
+        other.execute(f"UPDATE tasks SET {edit} WHERE id = ?", (odd.id,))
+    full = Engine()
+    full.load(repository.load(T0).tasks, T0)
+    start = repository.load_for_start(T0)
+    lazy = Engine()
+    lazy.load(start.tasks, T0, start.deferred)
+
+    assert lazy.hydrate() == []  # what the scheduler does right after its start
+    assert lazy.next_deadline() == full.next_deadline()
+    assert lazy.due(at(20), 10) == full.due(at(20), 10)
+    assert lazy.due(at(40), 10) == full.due(at(40), 10)
+    assert lazy.next_deadline() == full.next_deadline()
+    assert lazy.snapshot(plain.id).state is TaskState.RUNNING  # the rest unaffected
+
+
+def test_a_run_time_out_of_range_neither_stops_the_start_nor_the_others(
+    db: Path, repository: SqliteRepository
+) -> None:
+    [broken, fine] = repository.add_tasks(
+        [make_spec(0, first_run_at=at(10)), make_spec(0, first_run_at=at(30))], T0
+    )
+    with raw_connection(db) as other:
+        other.execute("UPDATE tasks SET next_run_at = ? WHERE id = ?", (10**18, broken.id))
+    start = repository.load_for_start(T0)
+    engine = Engine()
+    engine.load(start.tasks, T0, start.deferred)
+
+    assert engine.next_deadline() == at(30)  # the broken row is not guessed queued
+    [dropped] = engine.hydrate()
+    assert isinstance(dropped, TaskDropped) and dropped.task_id == broken.id
+    assert "out of range" in dropped.reason
+    assert [entry.task_id for entry in repository.quarantined()] == [broken.id]
+    assert [t.run.task_id for t in engine.due(at(30), 10) if isinstance(t, RunDispatched)] == [
+        fine.id
+    ]
