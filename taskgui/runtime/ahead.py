@@ -13,11 +13,18 @@ the same tasks, in the same priority order, for the free workers only.
 Until that moment has passed, anything else the service dispatches (a worker freed, a
 task added or run now) is dispatched *for* that moment too, as if it had happened just
 after it (``moment``): so a task due at the deadline and left waiting for a worker or
-a concurrency key can never start early, and something new is late by at most ``lead``.
+a concurrency key can never start early, and something new is late by at most ``lead``
+(a more urgent newcomer that finds no worker free takes one back from a run still
+waiting; see ``SchedulerService._make_way``).
 
 A run waiting for its start time counts as running: its worker is taken, and the task
-shows as running. What the recorded times mean: a ticket's ``dispatched_at`` (stored as
-the run's ``started_at``) is the moment the run was released to start: when the engine
+shows as running. A crash in those few milliseconds leaves it recorded as started: the
+next start retries it as interrupted (at-least-once). A wall-clock jump inside the wait
+is not seen by it (it waits on the monotonic clock); the timer reports the jump, and
+everything after it is planned again.
+
+What the recorded times mean: a ticket's ``dispatched_at`` (stored as the run's
+``started_at``) is the moment the run was released to start: when the engine
 dispatched it or, for a run dispatched ahead, the deadline it waited for. Its process
 starts at that moment, not before.
 

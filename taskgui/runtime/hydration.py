@@ -74,6 +74,8 @@ class Hydration(QObject):
     def _step(self) -> None:
         deadline = self.engine.next_deadline()
         if deadline is not None and deadline - self._clock.now() < _CLEARANCE:
+            # A deadline close ahead, or one past that the timer has yet to handle
+            # (once handled, its tasks have left the time heap): let it go first.
             self._timer.start(_POSTPONE_MS)
             return
         if not self._load(CHUNK):

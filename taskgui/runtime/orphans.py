@@ -8,6 +8,11 @@ would run alongside its own retry. So the next scheduler stops it first.
 A process id may have been reused by then. A group is only stopped when one of its
 processes still carries the marker taskgui put in every command's environment
 (``TASKGUI_TASK_ID`` with that run's task id).
+
+A run whose pid was never recorded (the scheduler died between starting the command
+and committing its pid) is found by its markers alone: a process whose environment
+names both the run's task and this database (``TASKGUI_DB``) can only be one that a
+scheduler of this database started, and only one scheduler runs a database at a time.
 """
 
 from __future__ import annotations
@@ -43,12 +48,38 @@ def _group_members(pgid: int) -> list[int]:
 
 
 def _carries_marker(pid: int, task_id: int) -> bool:
-    marker = f"TASKGUI_TASK_ID={task_id}".encode()
+    return f"TASKGUI_TASK_ID={task_id}".encode() in _environ(pid)
+
+
+def _environ(pid: int) -> list[bytes]:
     try:
-        environ = (PROC / str(pid) / "environ").read_bytes()
+        return (PROC / str(pid) / "environ").read_bytes().split(b"\0")
     except OSError:
-        return False
-    return marker in environ.split(b"\0")
+        return []
+
+
+def _marked_groups(task_ids: set[int], database: str) -> dict[int, int]:
+    """Process groups (pgid -> task id) holding a process started for one of
+    ``task_ids`` by a scheduler of ``database``."""
+    wanted = {f"TASKGUI_TASK_ID={task_id}".encode(): task_id for task_id in task_ids}
+    ours = f"TASKGUI_DB={database}".encode()
+    groups: dict[int, int] = {}
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        environ = _environ(int(entry.name))
+        if ours not in environ:
+            continue
+        task_id = next((wanted[item] for item in environ if item in wanted), None)
+        if task_id is None:
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[0] != "Z":
+            groups[int(fields[2])] = task_id
+    return groups
 
 
 def is_orphan_of(run: RunRecord) -> bool:
@@ -61,28 +92,40 @@ def is_orphan_of(run: RunRecord) -> bool:
 def stop_orphaned_runs(
     runs: Iterable[RunRecord],
     *,
+    database: str | None = None,
     grace: float = 2.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[RunRecord]:
     """SIGTERM the groups of interrupted runs still alive, SIGKILL them after ``grace``.
 
-    Returns the runs whose processes were found and stopped.
+    With ``database`` (the path in the commands' ``TASKGUI_DB``), runs without a
+    recorded pid are looked for by their markers. Returns the runs whose processes
+    were found and stopped.
     """
+    runs = list(runs)
     orphans = [run for run in runs if is_orphan_of(run)]
-    for run in orphans:
-        assert run.pid is not None
+    groups = {run.pid: run for run in orphans if run.pid is not None}
+    unrecorded = {run.task_id: run for run in runs if run.pid is None}
+    if unrecorded and database is not None and PROC.is_dir():
+        for pgid, task_id in _marked_groups(set(unrecorded), database).items():
+            groups.setdefault(pgid, unrecorded[task_id])
+            if unrecorded[task_id] not in orphans:
+                orphans.append(unrecorded[task_id])
+    for pgid, run in groups.items():
         log.warning(
-            "stopping pid %d, left running by run %d of task %d", run.pid, run.id, run.task_id
+            "stopping process group %d, left running by run %d of task %d",
+            pgid,
+            run.id,
+            run.task_id,
         )
-        _signal_group(run.pid, signal.SIGTERM)
+        _signal_group(pgid, signal.SIGTERM)
     waited = 0.0
-    while orphans and waited < grace and any(_group_members(run.pid or 0) for run in orphans):
+    while groups and waited < grace and any(_group_members(pgid) for pgid in groups):
         sleep(0.05)
         waited += 0.05
-    for run in orphans:
-        assert run.pid is not None
-        if _group_members(run.pid):
-            _signal_group(run.pid, signal.SIGKILL)
+    for pgid in groups:
+        if _group_members(pgid):
+            _signal_group(pgid, signal.SIGKILL)
     return orphans
 
 

@@ -11,10 +11,11 @@ noticed by a cheap ``PRAGMA data_version`` check.
 
 When a worker is free, a deadline's runs are dispatched ``dispatch_ahead`` before it
 and start at it on their own worker thread (see ``taskgui.runtime.ahead``). Such a run
-waits for its start time as a running run: cancel and delete stop it before it starts
-(outcome ``cancelled``, no process, no retry); pause, as for any running run, lets it
-go on (it starts at its time) and holds back only later runs. At shutdown it starts at
-its time and gets the grace like any other run.
+shows as running while it waits, but until its command starts it can be taken back
+as if never dispatched (``Engine.withdraw``; the store forgets it): by a cancel or
+delete of its task (which then leave no run in the history), by a more urgent due
+task that finds no free worker (``_make_way``), and at a shutdown that does not wait
+for it. A pause, as for any running run, lets it go on.
 
 Slots never raise: a failing store operation is reported through ``error_occurred``
 and dispatching stops until the store works again.
@@ -117,6 +118,11 @@ class SchedulerService(QObject):
     ) -> None:
         super().__init__(parent)
         self._repository = repository
+        # Named in every command's environment (TASKGUI_DB): it is how a later start
+        # finds a command this process started if it dies before recording its pid.
+        self._database = (
+            str(repository.path.resolve()) if isinstance(repository, SqliteRepository) else None
+        )
         self._clock = clock
         self._rng = rng
         self._engine = Engine(rng=rng)
@@ -142,12 +148,6 @@ class SchedulerService(QObject):
         # back, or abandoned when their dispatch could not be committed.
         self._ahead_runs: set[RunId] = set()
         self._ignored_runs: set[RunId] = set()
-        # Pids of started runs, written once the events already queued are handled.
-        self._pids: dict[RunId, int] = {}
-        self._pid_writer = QTimer(self)
-        self._pid_writer.setSingleShot(True)
-        self._pid_writer.setInterval(0)
-        self._pid_writer.timeout.connect(self._on_pid_writer_timeout)
         self._requests = QTimer(self)
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
@@ -173,7 +173,7 @@ class SchedulerService(QObject):
         recovery = recover(self._repository, self._engine, self._clock.now())
         for run in recovery.interrupted:
             log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
-        stop_orphaned_runs(recovery.interrupted)
+        stop_orphaned_runs(recovery.interrupted, database=self._database)
         self._running = True
         self._hydration.start()
         if isinstance(self._repository, SqliteRepository):
@@ -211,19 +211,39 @@ class SchedulerService(QObject):
     def _take_back_waiting_runs(self) -> None:
         """Runs still waiting for their start time never ran: rather than recording
         them as interrupted, take them back, so the next start runs them as due."""
+        self._take_back(sorted(self._ahead_runs))
+        self._ahead_runs.clear()
+
+    def _take_back_runs_of(self, task_id: TaskId) -> bool:
+        """Before a cancel or delete: a run of the task still waiting for its start
+        time never happened, so it leaves no cancelled run in the history. False if
+        that could not be committed (reported; the store failure path takes over)."""
+        runs = self._engine.running_runs
+        return self._take_back(
+            [
+                run_id
+                for run_id in sorted(self._ahead_runs)
+                if run_id in runs and runs[run_id].task_id == task_id
+            ]
+        )
+
+    def _take_back(self, run_ids: Sequence[RunId]) -> bool:
+        """Withdraw those of ``run_ids`` that have not begun, and commit that."""
         events: list[Event] = []
-        for run_id in sorted(self._ahead_runs):
+        for run_id in run_ids:
             if self._engine.withdrawable(run_id) and self._pool.withdraw(run_id):
+                self._ahead_runs.discard(run_id)
                 self._ignored_runs.add(run_id)
                 events += self._engine.withdraw(run_id)
-        self._ahead_runs.clear()
         if not events:
-            return
+            return True
         try:
             self._repository.apply(events, self._clock.now())
         except StoreError as error:
-            self._store_failed(error)  # they stay recorded as started: retried instead
+            self._store_failed(error)  # the store still says started: retried instead
+            return False
         self._publish(events)
+        return True
 
     def _finish_shutdown(self) -> None:
         self._running = False
@@ -282,7 +302,8 @@ class SchedulerService(QObject):
         self._change(self._ops.update(spec, self._clock.now()))
 
     def cancel(self, task_id: TaskId) -> None:
-        self._change(self._ops.cancel(task_id, self._clock.now()))
+        if self._take_back_runs_of(task_id):
+            self._change(self._ops.cancel(task_id, self._clock.now()))
 
     def pause(self, task_id: TaskId) -> None:
         self._change(self._ops.pause(task_id, self._clock.now()))
@@ -297,7 +318,8 @@ class SchedulerService(QObject):
         self._change(self._ops.retry_now(task_id, self._clock.now()))
 
     def delete(self, task_id: TaskId) -> None:
-        self._change(self._ops.delete(task_id, self._clock.now()))
+        if self._take_back_runs_of(task_id):
+            self._change(self._ops.delete(task_id, self._clock.now()))
 
     def _change(self, events: list[Event]) -> None:
         self._publish(events)
@@ -368,6 +390,7 @@ class SchedulerService(QObject):
             spec.command,
             timeout=spec.timeout.total_seconds() if spec.timeout else None,
             extra_env={
+                **({"TASKGUI_DB": self._database} if self._database else {}),
                 "TASKGUI_TASK_ID": str(ticket.task_id),
                 "TASKGUI_TASK_NAME": spec.name,
                 "TASKGUI_ATTEMPT": str(ticket.attempt),
@@ -433,19 +456,19 @@ class SchedulerService(QObject):
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
             return
-        # The pid is only for stopping the run's processes after a crash, so it is
-        # written a moment later, once the events already queued are handled: a run
-        # that has ended by then (a short command, a busy scheduler) needs no commit.
-        self._pids[run_id] = pid
-        if not self._pid_writer.isActive():
-            self._pid_writer.start()
+        # Written at once: after a crash, the next start stops the run's processes by
+        # this pid before it retries the run. Every moment it waits is a moment in
+        # which a crash would leave the command running alongside its own retry.
+        try:
+            self._repository.record_run_pid(run_id, pid)
+        except StoreError as error:
+            self._store_failed(error)
         events = self._engine.started(run_id, self._clock.now())
         self._publish(events)
         self.run_started.emit(ticket)
 
     def _on_pool_run_completed(self, run_id: int, report: object) -> None:
         assert isinstance(report, RunReport)
-        self._pids.pop(run_id, None)
         self._ahead_runs.discard(run_id)
         if run_id in self._ignored_runs:  # taken back before it started anything
             self._ignored_runs.discard(run_id)
@@ -463,15 +486,6 @@ class SchedulerService(QObject):
         self._dispatch(done=events, results={run_id: report.result})
         if self._stopping and not self._pool.busy:
             self._finish_shutdown()
-
-    def _on_pid_writer_timeout(self) -> None:
-        pids, self._pids = self._pids, {}
-        for run_id, pid in pids.items():
-            try:
-                self._repository.record_run_pid(run_id, pid)
-            except StoreError as error:
-                self._store_failed(error)
-                return
 
     # ------------------------------------------------------------- requests
 
@@ -533,6 +547,9 @@ class SchedulerService(QObject):
     ) -> str | None:
         """Carry out one request; return the error for its sender, or None."""
         try:
+            taking_back = op in (Op.CANCEL, Op.DELETE) and task_id is not None
+            if taking_back and not self._take_back_runs_of(task_id):  # type: ignore[arg-type]
+                return "the database could not be written; try again"
             events = self._ops.perform(Op(op), task_id, payload, now)
             if op == Op.ADDED:
                 self._repository.apply(events, now)
@@ -552,6 +569,7 @@ class SchedulerService(QObject):
         if self._healthy:
             self._healthy = False
             self._timer.disarm()
+            self._hydration.stop()  # the retry loads the rest along with the rebuild
             QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
 
     def _on_store_retry(self) -> None:

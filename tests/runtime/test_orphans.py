@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +59,53 @@ def test_a_reused_pid_of_another_task_or_program_is_left_alone(
 ) -> None:
     assert stop_orphaned_runs([_run(8, group.pid), _run(7, None)], grace=0.1) == []
     assert group.poll() is None
+
+
+@pytest.fixture
+def marked_group(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A command left by a scheduler of a database that died before recording its pid."""
+    database = str(tmp_path / "taskgui.sqlite3")
+    process = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 60 & wait"],
+        start_new_session=True,
+        env={**os.environ, "TASKGUI_TASK_ID": "7", "TASKGUI_DB": database},
+    )
+    yield process, database
+    if process.poll() is None:
+        os.killpg(process.pid, 9)
+    process.wait(timeout=10)
+
+
+def test_a_run_whose_pid_was_never_recorded_is_found_by_its_markers(
+    marked_group: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    process, database = marked_group
+    run = _run(7, None)
+    wait_for_marker(process.pid, database)
+
+    assert stop_orphaned_runs([run], database=database, grace=2.0) == [run]
+    assert process.wait(timeout=5) is not None
+
+
+def test_markers_of_another_database_or_task_are_left_alone(
+    marked_group: tuple[subprocess.Popen[bytes], str], tmp_path: Path
+) -> None:
+    process, database = marked_group
+    wait_for_marker(process.pid, database)
+
+    other_database = str(tmp_path / "other.sqlite3")
+    assert stop_orphaned_runs([_run(7, None)], database=other_database, grace=0.1) == []
+    assert stop_orphaned_runs([_run(8, None)], database=database, grace=0.1) == []
+    assert stop_orphaned_runs([_run(7, None)], grace=0.1) == []  # no database: pids only
+    assert process.poll() is None
+
+
+def wait_for_marker(pid: int, database: str) -> None:
+    """Until the process's environment is readable (it has exec'd the shell)."""
+    marker = f"TASKGUI_DB={database}".encode()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if marker in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+            return
+        time.sleep(0.01)
+    raise AssertionError("the command never showed its environment")
