@@ -83,6 +83,7 @@ class TaskTable(dict[TaskId, TaskEntry]):
         assert self._source is not None
         entry = TaskEntry.restored(self._source.fetch(task_id))
         del self._deferred[task_id]
+        self._release_source_when_done()
         entry.seq = seq
         self[task_id] = entry
         self._on_load(entry, at is not None)
@@ -133,6 +134,7 @@ class TaskTable(dict[TaskId, TaskEntry]):
     def drop_deferred(self, task_id: TaskId) -> None:
         """Forget a deferred task that could not be read."""
         del self._deferred[task_id]
+        self._release_source_when_done()
 
     def load_deferred(self, limit: int | None = None) -> list[UnreadableTaskError]:
         """Load up to ``limit`` deferred tasks (all when None), lowest ids first.
@@ -148,6 +150,10 @@ class TaskTable(dict[TaskId, TaskEntry]):
         self._restore(snapshots)
         return errors
 
+    def _release_source_when_done(self) -> None:
+        if not self._deferred:
+            self._source = None  # and with it the store's decoder and its memos
+
     def _restore(self, snapshots: Iterable[TaskSnapshot]) -> None:
         deferred = self._deferred
         restored = TaskEntry.restored
@@ -159,3 +165,4 @@ class TaskTable(dict[TaskId, TaskEntry]):
             entry.seq = seq
             self[task_id] = entry
             on_load(entry, at is not None)
+        self._release_source_when_done()

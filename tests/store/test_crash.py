@@ -34,24 +34,25 @@ FINISHED = {TaskState.SUCCEEDED, TaskState.EXHAUSTED}
 
 def _seed(path: Path) -> None:
     now = datetime.now(UTC)
-    retry = RetryPolicy(
-        backoff=Backoff.FIXED,
-        max_attempts=3,
-        base_delay=timedelta(milliseconds=20),
-        max_delay=timedelta(milliseconds=20),
-    )
     specs = []
     for index in range(TASKS):
-        # Mostly quick successes, some slow ones (so kills land mid-run), some
+        # Mostly quick successes; slow ones, so that most kills land while a run goes
+        # (with attempts to spare: being interrupted is not their failure); and
         # failures that go through their retries to exhaustion.
-        line = "true" if index % 10 else ("sleep 0.05" if index % 20 else "exit 3")
+        failing = index % 20 == 0
+        line = "exit 3" if failing else ("sleep 0.25" if index % 10 == 0 else "true")
         specs.append(
             TaskSpec(
                 name=f"job {index}",
                 command=Command(line=line),
-                first_run_at=now + timedelta(milliseconds=index * 40),
+                first_run_at=now + timedelta(milliseconds=index * 60),
                 priority=index % 7,
-                retry=retry,
+                retry=RetryPolicy(
+                    backoff=Backoff.FIXED,
+                    max_attempts=3 if failing else 10,
+                    base_delay=timedelta(milliseconds=20),
+                    max_delay=timedelta(milliseconds=20),
+                ),
             )
         )
     repository = SqliteRepository(path)
@@ -103,7 +104,7 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path) -> None:
     kills = 0
     for _ in range(TRIALS):
         child = _child(path)
-        time.sleep(rng.uniform(0.15, 0.6))
+        time.sleep(rng.uniform(0.4, 0.9))  # past its start-up, mid-work
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
             kills += 1
