@@ -186,6 +186,9 @@ class SqliteRepository:
             raise
         # Engine run ids live for one process; the rows they map to are ours.
         self._run_rows: dict[RunId, int] = {}
+        # Finished runs kept per task, where known: history is pruned only when a task
+        # goes over its limit, not with a DELETE after every run.
+        self._finished: dict[TaskId, int] = {}
 
     # ------------------------------------------------------------ plumbing
 
@@ -242,18 +245,20 @@ class SqliteRepository:
                     # One task (a person pressed Add): SQLite picks the id.
                     last_id = insert_new_tasks(connection, [(None, *values(specs[0])[1:])], now_us)
                     assert last_id is not None
-                    return [specs[0].with_id(last_id)]
-                # Inside BEGIN IMMEDIATE nobody else can insert, so ids can be handed
-                # out up front and the whole batch written in a few statements.
-                row = connection.execute(
-                    "SELECT seq FROM sqlite_sequence WHERE name = 'tasks'"
-                ).fetchone()
-                next_id = (row[0] if row else 0) + 1
-                stored = [spec.with_id(next_id + offset) for offset, spec in enumerate(specs)]
-                insert_new_tasks(connection, [values(spec) for spec in stored], now_us)
+                    stored = [specs[0].with_id(last_id)]
+                else:
+                    # Inside BEGIN IMMEDIATE nobody else can insert, so ids can be handed
+                    # out up front and the whole batch written in a few statements.
+                    row = connection.execute(
+                        "SELECT seq FROM sqlite_sequence WHERE name = 'tasks'"
+                    ).fetchone()
+                    next_id = (row[0] if row else 0) + 1
+                    stored = [spec.with_id(next_id + offset) for offset, spec in enumerate(specs)]
+                    insert_new_tasks(connection, [values(spec) for spec in stored], now_us)
         except UnicodeEncodeError:
             _refuse_unstorable(specs)
             raise
+        self._finished.update((spec.id, 0) for spec in stored)  # new: no history yet
         return stored
 
     def apply(
@@ -327,9 +332,10 @@ class SqliteRepository:
                             f"skipped {count} occurrence{plural} ({_SKIP_WHY[event.reason]})",
                         ),
                     )
-                    self._prune(connection, event.task_id)  # a missed run is history too
+                    self._kept_one_more(connection, event.task_id)  # a missed run is history
                 elif isinstance(event, TaskRemoved):
                     execute("DELETE FROM tasks WHERE id = ?", (event.task_id,))
+                    self._finished.pop(event.task_id, None)
 
     def _finish_run(
         self, connection: sqlite3.Connection, event: RunFinished, result: RunResult | None
@@ -350,7 +356,27 @@ class SqliteRepository:
                 row_id,
             ),
         )
-        self._prune(connection, event.run.task_id)
+        self._kept_one_more(connection, event.run.task_id)
+
+    def _kept_one_more(self, connection: sqlite3.Connection, task_id: TaskId) -> None:
+        """A finished run of the task was written: prune if it is over its limit.
+
+        Counted here after a first look per task and process, because a DELETE after
+        every run would cost each run a statement. Counting too high (a transaction
+        that failed) only means a prune that finds nothing to delete.
+        """
+        kept = self._finished.get(task_id)
+        if kept is None:
+            kept = connection.execute(
+                "SELECT count(*) FROM runs WHERE task_id = ? AND outcome IS NOT NULL",
+                (task_id,),
+            ).fetchone()[0]
+        else:
+            kept += 1
+        if kept > self.history_limit:
+            self._prune(connection, task_id)
+            kept = self.history_limit
+        self._finished[task_id] = kept
 
     def _prune(self, connection: sqlite3.Connection, task_id: TaskId) -> None:
         """Keep the newest ``history_limit`` finished runs of a task (open ones aside)."""
@@ -365,8 +391,9 @@ class SqliteRepository:
         row_id = self._run_rows.get(run_id)
         if row_id is None:
             return
-        with self._transaction() as connection:
-            connection.execute("UPDATE runs SET pid = ? WHERE id = ?", (pid, row_id))
+        # One statement, so SQLite's own transaction around it is enough: one call,
+        # where BEGIN and COMMIT of our own would be three.
+        self._query("UPDATE runs SET pid = ? WHERE id = ?", (pid, row_id))
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         with self._transaction() as connection:

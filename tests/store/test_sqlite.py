@@ -1227,6 +1227,31 @@ def test_recovery_quarantines_a_bad_running_row_at_once(
     assert good.id in engine and bad.id not in engine
 
 
+def test_history_limit_holds_across_a_reopen(db: Path, open_repository: OpenRepository) -> None:
+    """A repository counts kept runs per task from a first look: one reopened on a
+    file with history must count what is already there, not start from zero."""
+    first = open_repository(history_limit=3)
+    driver = Driver(first)
+    task_id = driver.add_one(make_spec(0, recurrence=Every(timedelta(seconds=10))))
+
+    def run_once(driver: Driver, index: int) -> None:
+        [ticket] = driver.due(at(10 * index))
+        driver.finish(ticket, RunOutcome.SUCCEEDED, at(10 * index + 1), RunResult(exit_code=index))
+
+    for index in range(2):
+        run_once(driver, index)
+    first.close()
+    second = open_repository(history_limit=3)
+    reloaded = Driver(second)
+    recover(second, reloaded.engine, at(15))
+    for index in range(2, 6):
+        run_once(reloaded, index)
+        with raw_connection(db) as other:  # never more than the limit, at any point
+            assert other.execute("SELECT count(*) FROM runs").fetchone() == (min(index + 1, 3),)
+
+    assert [run.exit_code for run in second.runs(task_id)] == [5, 4, 3]
+
+
 # ----------------------------------------------------------------------- lock
 
 LOCK_CHILD = """
