@@ -128,13 +128,20 @@ class TaskTable(dict[TaskId, TaskEntry]):
         found = self._deferred.get(task_id)
         return None if found is None else found[1]
 
-    def is_deferred(self, task_id: TaskId) -> bool:
-        return task_id in self._deferred
-
     def drop_deferred(self, task_id: TaskId) -> None:
         """Forget a deferred task that could not be read."""
         del self._deferred[task_id]
         self._release_source_when_done()
+
+    def load_these(self, task_ids: Iterable[TaskId]) -> list[UnreadableTaskError]:
+        """Load those of ``task_ids`` still deferred, in batches; as ``load_deferred``."""
+        wanted = sorted(task_id for task_id in task_ids if task_id in self._deferred)
+        if not wanted:
+            return []
+        assert self._source is not None
+        snapshots, errors = self._source.fetch_many(wanted)
+        self._restore(snapshots)
+        return errors
 
     def load_deferred(self, limit: int | None = None) -> list[UnreadableTaskError]:
         """Load up to ``limit`` deferred tasks (all when None), lowest ids first.

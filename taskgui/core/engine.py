@@ -423,13 +423,9 @@ class Engine:
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
         """Load every deferred task that is due, before ``due`` changes anything, and
         drop those that cannot be read (so one bad row cannot stop a dispatch half-way)."""
-        tasks = self._tasks
-        for task_id in self._time.ids_with_key_at_most((now_ts, sys.maxsize)):
-            if tasks.is_deferred(task_id):
-                try:
-                    tasks[task_id]
-                except UnreadableTaskError as error:
-                    events.append(self._drop(error))
+        due = self._time.ids_with_key_at_most((now_ts, sys.maxsize))
+        # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
+        events.extend(self._drop(error) for error in self._tasks.load_these(due))
 
     def _dispatch(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
         assert entry.slot_kind is not None and entry.slot_scheduled is not None

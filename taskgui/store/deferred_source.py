@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from taskgui.core.errors import UnreadableTaskError
@@ -61,7 +62,12 @@ SELECT_DEFERRED = (
 )
 SELECT_LOADED_WHOLE = f"{_SELECT_TASKS} WHERE state = 'running' AND {_NOT_QUARANTINED} ORDER BY id"
 
-_BATCH = 500  # ids per query while hydrating: one range scan, few rows wasted
+_BATCH = 500  # ids per query: well under SQLite's limit of 32,766 parameters
+
+
+@lru_cache(maxsize=4)
+def _select_ids(count: int) -> str:
+    return f"{_SELECT_TASKS} WHERE id IN ({', '.join('?' * count)}) ORDER BY id"
 
 
 class SqliteTaskSource:
@@ -99,12 +105,10 @@ class SqliteTaskSource:
         decode = self._decoder.snapshot
         for start in range(0, len(task_ids), _BATCH):
             chunk = task_ids[start : start + _BATCH]
-            rows = self._query(
-                _SELECT_TASKS + " WHERE id BETWEEN ? AND ?", (min(chunk), max(chunk))
-            )
+            # By rowid, however far apart the ids are: a range would read every row
+            # between them (the due tasks of a backlog are anywhere in the table).
+            rows = self._query(_select_ids(len(chunk)), chunk)
             for row in rows:
-                if row[0] not in wanted:
-                    continue
                 found.add(row[0])
                 try:
                     snapshots.append(decode(row))
