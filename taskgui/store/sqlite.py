@@ -8,10 +8,9 @@ on every dispatch and finish.
 
 from __future__ import annotations
 
-import gc
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +31,7 @@ from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunId, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
+from taskgui.store.collector import collector_paused
 from taskgui.store.connection import connect, translate_errors
 from taskgui.store.deferred_source import SELECT_DEFERRED, SELECT_LOADED_WHOLE, SqliteTaskSource
 from taskgui.store.errors import CodecError, DatabaseCorruptError
@@ -108,36 +108,6 @@ class _Transaction:
 def _reraise_translated(error: BaseException, path: Path) -> NoReturn:
     with translate_errors(path):
         raise error
-
-
-_COLLECT_AFTER = 100_000  # new tracked objects: about 25,000 tasks
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hold off CPython's cyclic garbage collector while a load builds its objects.
-
-    Loading 100,000 tasks allocates about half a million tracked objects, none of them
-    in a cycle; with the collector on, its full passes walk the whole growing heap
-    again and again, which cost a fifth of a cold start. Restored on the way out, error
-    or not. Other threads keep allocating meanwhile; their garbage waits for the pass
-    at the end.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        # After a big load, one full pass now moves the new objects (all long-lived)
-        # to the oldest generation in one go; left to itself the collector would find
-        # them through each younger generation in turn while the engine loads (three
-        # passes over them, not one). After a small load, that pass over the whole
-        # heap would cost more than it saves.
-        if gc.get_count()[0] >= _COLLECT_AFTER:
-            gc.collect()
-        gc.enable()
 
 
 def _refuse_unstorable(specs: Iterable[TaskSpec]) -> None:
@@ -460,7 +430,7 @@ class SqliteRepository:
         append = tasks.append
         # Row by row from the cursor rather than fetchall: each row is freed as soon as
         # it is decoded, which keeps the working set small and the load faster.
-        with _collector_paused(), translate_errors(self.path):
+        with collector_paused(), translate_errors(self.path):
             for row in self._connection.execute(
                 _SELECT_TASKS + " WHERE id NOT IN (SELECT task_id FROM quarantine) ORDER BY id"
             ):
@@ -490,7 +460,7 @@ class SqliteRepository:
                 bad.append((row, error))
         if bad:
             self._quarantine(bad, now)
-        with _collector_paused():
+        with collector_paused():
             queued = self._query(SELECT_DEFERRED)
         source = SqliteTaskSource(self._query, lambda rows: self._quarantine(rows, now))
         return StartLoad(whole, DeferredTasks(queued, source), self.quarantined())

@@ -1,0 +1,36 @@
+"""Holding off CPython's cyclic garbage collector while a big load builds its objects."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_COLLECT_AFTER = 100_000  # new tracked objects: about 25,000 tasks
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Hold off CPython's cyclic garbage collector while a load builds its objects.
+
+    Loading 100,000 tasks allocates about half a million tracked objects, none of them
+    in a cycle; with the collector on, its full passes walk the whole growing heap
+    again and again, which cost a fifth of a cold start. Restored on the way out, error
+    or not. Other threads keep allocating meanwhile; their garbage waits for the pass
+    at the end.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        # After a big load, one full pass now moves the new objects (all long-lived)
+        # to the oldest generation in one go; left to itself the collector would find
+        # them through each younger generation in turn while the engine loads (three
+        # passes over them, not one). After a small load, that pass over the whole
+        # heap would cost more than it saves.
+        if gc.get_count()[0] >= _COLLECT_AFTER:
+            gc.collect()
+        gc.enable()
