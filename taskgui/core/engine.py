@@ -80,7 +80,10 @@ class Engine:
         self._ready = self._queues.ready
         self._runs: dict[RunId, RunTicket] = {}
         # For each run dispatched but not started: how to take the dispatch back.
-        self._undo: dict[RunId, tuple[tuple[object, ...], tuple[object, ...]]] = {}
+        self._undo: dict[RunId, tuple[tuple[object, ...], tuple[object, ...], TaskSpec]] = {}
+        # The concurrency key each run holds: the one it took, whatever the task's
+        # definition says by the time the run ends (a person may edit the key).
+        self._run_keys: dict[RunId, str] = {}
         self._seq = itertools.count(1)
         self._run_ids = itertools.count(1)
 
@@ -186,6 +189,7 @@ class Engine:
         self._queues.clear()
         self._runs.clear()
         self._undo.clear()
+        self._run_keys.clear()
         events: list[Event] = []
         interrupted: list[_Entry] = []
         time_items: list[tuple[TaskId, TimeKey]] = []
@@ -213,6 +217,10 @@ class Engine:
         for entry in interrupted:
             entry.attempt = max(entry.attempt, 1)
             self._after_run(entry, RunOutcome.INTERRUPTED, now, events)
+            # Its next occurrence was planned when the run was dispatched, but a task
+            # stored as running was not queued above; a retry queues itself.
+            if self._should_queue(entry) and entry.spec.id not in self._time:
+                self._queue(entry)
             events.append(TaskChanged(self._snapshot(entry)))
         return events
 
@@ -390,6 +398,7 @@ class Engine:
             entry = tasks[task_id]
             if (
                 entry.slot_kind is SlotKind.OCCURRENCE
+                and entry.catchup_next is None  # not the catch-up run already planned
                 and now - entry.slot_at > entry.spec.misfire_grace  # type: ignore[operator]
                 and not self._misfire(entry, now, events)
             ):
@@ -443,6 +452,7 @@ class Engine:
         entry.attempt = ticket.attempt
         if entry.spec.concurrency_key is not None:
             self._queues.acquire_key(entry.spec.concurrency_key)
+            self._run_keys[ticket.run_id] = entry.spec.concurrency_key
         # The slot is used; the next scheduled occurrence takes its place now (not at
         # the end of the run), so overlap policies see it come due while this runs.
         next_at: datetime | None
@@ -461,7 +471,7 @@ class Engine:
             self._queue(entry)
         else:
             entry.clear_slot()
-        self._undo[ticket.run_id] = (before, _undo_fields(entry))
+        self._undo[ticket.run_id] = (before, _undo_fields(entry), entry.spec)
         events.append(RunDispatched(ticket))
         events.append(TaskChanged(self._snapshot(entry)))
 
@@ -473,7 +483,12 @@ class Engine:
         if undo is None or ticket is None:
             return False
         entry = self._tasks.get(ticket.task_id)
-        return entry is not None and entry.terminal is None and _undo_fields(entry) == undo[1]
+        return (
+            entry is not None
+            and entry.terminal is None
+            and entry.spec is undo[2]  # not edited, paused or resumed since
+            and _undo_fields(entry) == undo[1]
+        )
 
     def withdraw(self, run_id: RunId) -> list[Event]:
         """Take back a dispatch whose command never started, as if it had not been made.
@@ -488,12 +503,13 @@ class Engine:
         if not self.withdrawable(run_id):
             raise InvalidStateError(f"run {run_id} cannot be taken back")
         ticket = self._runs.pop(run_id)
-        before, _after = self._undo.pop(run_id)
+        before, _after, _spec = self._undo.pop(run_id)
         entry = self._tasks[ticket.task_id]
         del entry.runs[run_id]
-        if entry.spec.concurrency_key is not None:
-            self._queues.release_key(entry.spec.concurrency_key)
+        # Out of its queues first: releasing the key may make a task parked on it
+        # ready, and that must not be this task's own slot, about to be replaced.
         self._unqueue(entry)
+        self._release_key(run_id)
         for name, value in zip(_UNDO_NAMES, before, strict=True):
             setattr(entry, name, value)
         if self._should_queue(entry):
@@ -519,14 +535,13 @@ class Engine:
         if ticket is None:
             return []
         self._undo.pop(run_id, None)
+        self._release_key(run_id)  # also when the task was removed while it ran
         events: list[Event] = [RunFinished(ticket, outcome, now)]
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed while it ran
             return events
         del entry.runs[run_id]
         entry.started.pop(run_id, None)
-        if entry.spec.concurrency_key is not None:
-            self._queues.release_key(entry.spec.concurrency_key)
         self._queues.previous_run_finished(entry.spec.id)
         self._after_run(entry, outcome, now, events)
         events.append(TaskChanged(self._snapshot(entry)))
@@ -640,6 +655,11 @@ class Engine:
         events.append(TaskChanged(self._snapshot(entry)))
 
     # ---------------------------------------------------------------- helpers
+
+    def _release_key(self, run_id: RunId) -> None:
+        key = self._run_keys.pop(run_id, None)
+        if key is not None:
+            self._queues.release_key(key)
 
     def _entry(self, task_id: TaskId) -> _Entry:
         try:

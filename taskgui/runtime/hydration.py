@@ -39,11 +39,13 @@ class Hydration(QObject):
         publish: Callable[[list[Event]], None],
         failed: Callable[[StoreError], None],
         loaded: Callable[[], None],
+        read: Callable[[], None],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._failed = failed  # the file could not be read: not the tasks' fault
         self._loaded = loaded  # every stored task is in memory now
+        self._read = read  # a chunk was read: the schedule's head may have moved
         self.engine = engine  # replaced when the service rebuilds its engine
         self._clock = clock
         self._publish = publish
@@ -96,6 +98,7 @@ class Hydration(QObject):
             self._failed(error)
             return False
         self._publish(events)
+        self._read()
         if not self.engine.deferred_count:
             log.info("every stored task is loaded")
             self._loaded()

@@ -9,10 +9,10 @@ A process id may have been reused by then. A group is only stopped when one of i
 processes still carries the marker taskgui put in every command's environment
 (``TASKGUI_TASK_ID`` with that run's task id).
 
-A run whose pid was never recorded (the scheduler died between starting the command
-and committing its pid) is found by its markers alone: a process whose environment
-names both the run's task and this database (``TASKGUI_DB``) can only be one that a
-scheduler of this database started, and only one scheduler runs a database at a time.
+A run whose pid was never recorded (the scheduler died in the moment between starting
+the command and committing its pid, which it does at once) is not looked for by its
+markers alone: a task may leave processes running on purpose (``setsid``, ``nohup``, a
+detached ``tmux``), and those carry the same markers.
 """
 
 from __future__ import annotations
@@ -58,30 +58,6 @@ def _environ(pid: int) -> list[bytes]:
         return []
 
 
-def _marked_groups(task_ids: set[int], database: str) -> dict[int, int]:
-    """Process groups (pgid -> task id) holding a process started for one of
-    ``task_ids`` by a scheduler of ``database``."""
-    wanted = {f"TASKGUI_TASK_ID={task_id}".encode(): task_id for task_id in task_ids}
-    ours = f"TASKGUI_DB={database}".encode()
-    groups: dict[int, int] = {}
-    for entry in PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        environ = _environ(int(entry.name))
-        if ours not in environ:
-            continue
-        task_id = next((wanted[item] for item in environ if item in wanted), None)
-        if task_id is None:
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
-        except OSError:
-            continue
-        if len(fields) > 2 and fields[0] != "Z":
-            groups[int(fields[2])] = task_id
-    return groups
-
-
 def is_orphan_of(run: RunRecord) -> bool:
     """True when the run's process group still exists and is provably taskgui's."""
     if run.pid is None or not PROC.is_dir():
@@ -92,32 +68,20 @@ def is_orphan_of(run: RunRecord) -> bool:
 def stop_orphaned_runs(
     runs: Iterable[RunRecord],
     *,
-    database: str | None = None,
     grace: float = 2.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[RunRecord]:
     """SIGTERM the groups of interrupted runs still alive, SIGKILL them after ``grace``.
 
-    With ``database`` (the path in the commands' ``TASKGUI_DB``), runs without a
-    recorded pid are looked for by their markers. Returns the runs whose processes
-    were found and stopped.
+    Returns the runs whose processes were found and stopped.
     """
-    runs = list(runs)
     orphans = [run for run in runs if is_orphan_of(run)]
-    groups = {run.pid: run for run in orphans if run.pid is not None}
-    unrecorded = {run.task_id: run for run in runs if run.pid is None}
-    if unrecorded and database is not None and PROC.is_dir():
-        for pgid, task_id in _marked_groups(set(unrecorded), database).items():
-            groups.setdefault(pgid, unrecorded[task_id])
-            if unrecorded[task_id] not in orphans:
-                orphans.append(unrecorded[task_id])
-    for pgid, run in groups.items():
+    groups = [run.pid for run in orphans if run.pid is not None]
+    for run in orphans:
         log.warning(
-            "stopping process group %d, left running by run %d of task %d",
-            pgid,
-            run.id,
-            run.task_id,
+            "stopping pid %s, left running by run %d of task %d", run.pid, run.id, run.task_id
         )
+    for pgid in groups:
         _signal_group(pgid, signal.SIGTERM)
     waited = 0.0
     while groups and waited < grace and any(_group_members(pgid) for pgid in groups):

@@ -118,8 +118,7 @@ class SchedulerService(QObject):
     ) -> None:
         super().__init__(parent)
         self._repository = repository
-        # Named in every command's environment (TASKGUI_DB): it is how a later start
-        # finds a command this process started if it dies before recording its pid.
+        # Named in every command's environment (TASKGUI_DB), for the command to know.
         self._database = (
             str(repository.path.resolve()) if isinstance(repository, SqliteRepository) else None
         )
@@ -141,6 +140,7 @@ class SchedulerService(QObject):
             publish=self._publish,
             failed=self._store_failed,
             loaded=self.loaded.emit,
+            read=self._rearm,
             parent=self,
         )
         # Runs handed over with a start time that may not have begun yet (they can
@@ -173,7 +173,7 @@ class SchedulerService(QObject):
         recovery = recover(self._repository, self._engine, self._clock.now())
         for run in recovery.interrupted:
             log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
-        stop_orphaned_runs(recovery.interrupted, database=self._database)
+        stop_orphaned_runs(recovery.interrupted)
         self._running = True
         self._hydration.start()
         if isinstance(self._repository, SqliteRepository):
@@ -349,27 +349,31 @@ class SchedulerService(QObject):
         # worker threads wake while the dispatch is committed; nothing starts until
         # the commit has succeeded and the gate opens (and not before its start time).
         gate = threading.Event()
-        if dispatching:
-            at, start_at = ahead or self._ahead.moment(now)
-            try:
-                new = self._engine.due(at, self._pool.free)
-            except StoreError as error:  # a deferred task could not be read from the file
-                self._store_failed(error)
-                new = []
-            events += new
-            dispatched = [event for event in new if isinstance(event, RunDispatched)]
-            for event in dispatched:
-                self._start_run(event, gate, start_at)
-            if start_at is not None:
-                self._ahead_runs.update(event.run.run_id for event in dispatched)
-                events += self._make_way()
         try:
+            if dispatching:
+                at, start_at = ahead or self._ahead.moment(now)
+                try:
+                    new = self._engine.due(at, self._pool.free)
+                except StoreError as error:  # a deferred task could not be read
+                    self._store_failed(error)
+                    new = []
+                events += new
+                dispatched = [event for event in new if isinstance(event, RunDispatched)]
+                for event in dispatched:
+                    self._start_run(event, gate, start_at)
+                if start_at is not None:
+                    self._ahead_runs.update(event.run.run_id for event in dispatched)
+                    events += self._make_way()
             self._repository.apply(events, now, results)
-        except StoreError as error:
+        except BaseException as error:
+            # Not on disk (or not surely): nothing handed over may start, and no
+            # worker may wait for a gate that never opens.
             for event in dispatched:
                 self._pool.cancel(event.run.run_id)
                 self._ignored_runs.add(event.run.run_id)  # never happened: not recorded
             gate.set()
+            if not isinstance(error, StoreError):
+                raise
             self._store_failed(error)
             self._publish(done, results)
             return
@@ -378,6 +382,11 @@ class SchedulerService(QObject):
             self._ahead.hold(*ahead)
         self._publish(events, results)
         if dispatching and self._healthy:
+            self._timer.arm(self._engine.next_deadline())
+
+    def _rearm(self) -> None:
+        """After tasks were read: a decoded task can move the head of the schedule."""
+        if self._running and self._healthy and not self._stopping:
             self._timer.arm(self._engine.next_deadline())
 
     def _start_run(
@@ -413,15 +422,15 @@ class SchedulerService(QObject):
         if urgent is None or not self._ahead_runs:
             return []
         runs = self._engine.running_runs
-        held = [
+        held = [  # withdrawable: its task exists and is as it was when dispatched
             (self._engine.snapshot(runs[run_id].task_id).spec.priority, run_id)
             for run_id in self._ahead_runs
-            if run_id in runs
+            if self._engine.withdrawable(run_id)
         ]
         for priority, run_id in sorted(held):
             if priority >= urgent:
                 break
-            if self._engine.withdrawable(run_id) and self._pool.withdraw(run_id):
+            if self._pool.withdraw(run_id):
                 self._ahead_runs.discard(run_id)
                 self._ignored_runs.add(run_id)
                 return self._engine.withdraw(run_id)

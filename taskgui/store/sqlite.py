@@ -375,7 +375,10 @@ class SqliteRepository:
                 (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),
             )
         self._run_rows.clear()
-        return [_run_record(row) for row in rows]
+        interrupted = [_run_record(row) for row in rows]
+        for run in interrupted:  # one more finished run each: count them afresh
+            self._finished.pop(run.task_id, None)
+        return interrupted
 
     # ------------------------------------------------------------ requests
 

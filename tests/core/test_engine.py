@@ -582,3 +582,17 @@ def test_a_run_started_after_its_task_was_removed_changes_nothing() -> None:
     assert run.run_id in engine.running_runs
     assert of_type(engine.finished(run.run_id, RunOutcome.CANCELLED, at(2)), RunFinished)
     assert engine.running_runs == {}
+
+
+def test_a_recurring_task_interrupted_for_good_keeps_its_cadence() -> None:
+    """Stored as running, no attempts left: the run is over, the next one still comes."""
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0), recurrence=Every(timedelta(seconds=10))))
+    engine.due(at(0), 1)
+    stored = engine.snapshot(1)  # as a crash left it: running, next occurrence at 10
+
+    revived = Engine()
+    revived.load([stored], at(5))
+
+    assert revived.next_deadline() == at(10)
+    assert [run.scheduled_at for run in dispatched(revived.due(at(10), 1))] == [at(10)]

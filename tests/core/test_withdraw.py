@@ -7,15 +7,22 @@ dispatch had never been made.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
 from taskgui.core.engine import Engine
 from taskgui.core.errors import InvalidStateError
-from taskgui.core.events import Event, RunDispatched, RunWithdrawn, TaskChanged
+from taskgui.core.events import (
+    Event,
+    OccurrencesSkipped,
+    RunDispatched,
+    RunWithdrawn,
+    TaskChanged,
+)
 from taskgui.core.recurrence import Every
-from taskgui.core.states import RunOutcome, TaskState
+from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, TaskState
 from taskgui.core.status import RunTicket
 from tests.helpers.factories import at, fixed_retry, make_spec
 
@@ -99,3 +106,75 @@ def test_a_run_that_started_or_whose_task_changed_cannot_be_withdrawn() -> None:
         with pytest.raises(InvalidStateError):
             engine.withdraw(run_id)
     assert not engine.withdrawable(999)
+
+
+@pytest.mark.parametrize("new_key", ["B", None])
+def test_an_edited_key_neither_breaks_a_withdraw_nor_leaks_the_key_taken(
+    new_key: str | None,
+) -> None:
+    engine = Engine()
+    spec = make_spec(1, first_run_at=at(10), concurrency_key="A")
+    engine.add(spec)
+    [run] = dispatched(engine.due(at(10), 1))
+
+    engine.update(replace(spec, concurrency_key=new_key), at(10))
+
+    assert not engine.withdrawable(run.run_id)  # edited since: it runs as dispatched
+    engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(11))
+    engine.add(make_spec(2, first_run_at=at(11), concurrency_key="A"))
+    assert [r.task_id for r in dispatched(engine.due(at(11), 4))] == [2]  # A was let go
+
+
+def test_a_task_deleted_while_it_runs_lets_go_of_its_key() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0), concurrency_key="A"))
+    [run] = dispatched(engine.due(at(0), 1))
+    engine.remove(1)
+    engine.finished(run.run_id, RunOutcome.CANCELLED, at(1))
+
+    engine.add(make_spec(2, first_run_at=at(1), concurrency_key="A"))
+    assert [r.task_id for r in dispatched(engine.due(at(1), 1))] == [2]
+
+
+def test_withdrawing_never_strands_a_task_parked_on_the_same_key() -> None:
+    engine = Engine()
+    engine.add(
+        make_spec(
+            1,
+            first_run_at=at(0),
+            recurrence=Every(timedelta(seconds=1)),
+            overlap=OverlapPolicy.PARALLEL,
+            concurrency_key="K",
+            priority=9,
+        )
+    )
+    engine.add(make_spec(2, first_run_at=at(0.5), concurrency_key="K", priority=1))
+    [first] = dispatched(engine.due(at(0), 2))
+    assert dispatched(engine.due(at(1), 2)) == []  # task 2 and task 1's next wait on K
+
+    engine.withdraw(first.run_id)
+    engine.cancel(1)
+
+    assert [r.task_id for r in dispatched(engine.due(at(5), 2))] == [2]
+
+
+def test_a_withdrawn_catch_up_run_reports_its_missed_runs_once() -> None:
+    engine = Engine()
+    engine.add(
+        make_spec(
+            1,
+            first_run_at=at(0),
+            recurrence=Every(timedelta(seconds=10)),
+            misfire=MisfirePolicy.RUN_ONCE,
+            misfire_grace=timedelta(seconds=1),
+        )
+    )
+    first = engine.due(at(55), 1)
+    [run] = dispatched(first)
+    assert [e.count for e in first if isinstance(e, OccurrencesSkipped)] == [5]
+
+    engine.withdraw(run.run_id)
+    again = engine.due(at(55), 1)
+
+    assert [e for e in again if isinstance(e, OccurrencesSkipped)] == []
+    assert [r.scheduled_at for r in dispatched(again)] == [run.scheduled_at]

@@ -10,6 +10,7 @@ with its scheduled time with a small tolerance in one direction only.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -266,3 +267,27 @@ def test_shutdown_with_a_grace_lets_a_waiting_run_start_at_its_time(
     assert outcome is RunOutcome.SUCCEEDED
     assert started_at(out) >= due.timestamp() - CLOCK_SKEW
     assert harness.repository.get(task.id).state is TaskState.SUCCEEDED
+
+
+@pytest.mark.workers(1)
+def test_a_waiting_run_that_cannot_be_taken_back_never_blocks_later_dispatches(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """Edited, then deleted while its run waits: that run goes ahead (it is no longer
+    the task it was), and tasks added afterwards are dispatched as usual."""
+    due = CLOCK.now() + DUE_IN
+    task = harness.service.add_task(
+        spec("held", "true", first_run_at=due, recurrence=Every(timedelta(hours=1)))
+    )
+    harness.wait_state(task.id, TaskState.RUNNING)
+    assert CLOCK.now() < due
+    harness.service.update_task(replace(harness.service.task(task.id).spec, priority=1))
+    harness.service.delete(task.id)
+    harness.service.set_workers(2)
+
+    added = harness.service.add_tasks(
+        [spec("first", "true", priority=9), spec("second", "true", priority=8)]
+    )
+
+    harness.qtbot.waitUntil(lambda: len(harness.finished) == 3, timeout=10_000)
+    assert {ticket.task_id for ticket, _, _ in harness.finished} >= {s.id for s in added}

@@ -134,3 +134,33 @@ def test_an_empty_schedule_is_loaded_at_once(tmp_path: Path, qtbot: QtBot) -> No
         with qtbot.waitSignal(service.loaded, timeout=1_000):
             service.start()
         assert errors == [] and len(service.engine) == 0
+
+
+def test_a_task_whose_stored_row_misleads_the_start_still_runs_on_time(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    """A hand-edited run time (a real number) is not guessed queued; once the task is
+    read, the timer must be armed for it."""
+    db = tmp_path / "taskgui.sqlite3"
+    repository = SqliteRepository(db)
+    due = CLOCK.now() + timedelta(seconds=1)
+    [task] = repository.add_tasks(
+        [
+            TaskSpec(
+                name="edited",
+                command=Command(line="true"),
+                first_run_at=due,
+                retry=RetryPolicy.no_retry(),
+            )
+        ],
+        CLOCK.now(),
+    )
+    repository.close()
+    with raw_connection(db) as other:
+        other.execute("UPDATE tasks SET next_run_at = next_run_at + 0.5 WHERE id = ?", (task.id,))
+    with service_on(db, qtbot) as (service, _errors):
+        service.start()
+        with qtbot.waitSignal(service.run_finished, timeout=10_000) as finished:
+            pass
+        ticket, outcome, _ = finished.args
+        assert (ticket.task_id, outcome) == (task.id, RunOutcome.SUCCEEDED)
