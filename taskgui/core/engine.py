@@ -509,13 +509,15 @@ class Engine:
         # Out of its queues first: releasing the key may make a task parked on it
         # ready, and that must not be this task's own slot, about to be replaced.
         self._unqueue(entry)
-        self._release_key(run_id)
+        events: list[Event] = [RunWithdrawn(ticket)]
+        self._release_key(run_id, events)
         for name, value in zip(_UNDO_NAMES, before, strict=True):
             setattr(entry, name, value)
         if self._should_queue(entry):
             assert entry.slot_at is not None
             self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
-        return [RunWithdrawn(ticket), TaskChanged(self._snapshot(entry))]
+        events.append(TaskChanged(self._snapshot(entry)))
+        return events
 
     def started(self, run_id: RunId, now: datetime) -> list[Event]:
         """The run's process has started (after its start was recorded)."""
@@ -535,8 +537,8 @@ class Engine:
         if ticket is None:
             return []
         self._undo.pop(run_id, None)
-        self._release_key(run_id)  # also when the task was removed while it ran
         events: list[Event] = [RunFinished(ticket, outcome, now)]
+        self._release_key(run_id, events)  # also when the task was removed while it ran
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed while it ran
             return events
@@ -656,10 +658,14 @@ class Engine:
 
     # ---------------------------------------------------------------- helpers
 
-    def _release_key(self, run_id: RunId) -> None:
+    def _release_key(self, run_id: RunId, events: list[Event]) -> None:
+        """Free the key the run took; a task waiting for it now waits for a worker."""
         key = self._run_keys.pop(run_id, None)
-        if key is not None:
-            self._queues.release_key(key)
+        if key is None:
+            return
+        unblocked = self._queues.release_key(key)
+        if unblocked is not None:
+            events.append(TaskChanged(self._snapshot(self._tasks[unblocked])))
 
     def _entry(self, task_id: TaskId) -> _Entry:
         try:

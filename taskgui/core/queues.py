@@ -61,19 +61,24 @@ class DispatchQueues:
     def acquire_key(self, concurrency_key: str) -> None:
         self._busy_keys[concurrency_key] = self._busy_keys.get(concurrency_key, 0) + 1
 
-    def release_key(self, concurrency_key: str) -> None:
-        """A run holding the key ended; the best task parked on it becomes ready."""
+    def release_key(self, concurrency_key: str) -> TaskId | None:
+        """A run holding the key ended; the best task parked on it becomes ready.
+
+        Returns that task's id (it now waits for a worker, not for the key), if any.
+        """
         remaining = self._busy_keys[concurrency_key] - 1
         if remaining:
             self._busy_keys[concurrency_key] = remaining
-            return
+            return None
         del self._busy_keys[concurrency_key]
         blocked = self._blocked.get(concurrency_key)
-        if blocked:
-            task_id, key = blocked.pop()
-            self.ready.push(task_id, key)
-            if not blocked:
-                del self._blocked[concurrency_key]
+        if not blocked:
+            return None
+        task_id, key = blocked.pop()
+        self.ready.push(task_id, key)
+        if not blocked:
+            del self._blocked[concurrency_key]
+        return task_id
 
     # --- overlap policy QUEUE
 

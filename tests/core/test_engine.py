@@ -596,3 +596,19 @@ def test_a_recurring_task_interrupted_for_good_keeps_its_cadence() -> None:
 
     assert revived.next_deadline() == at(10)
     assert [run.scheduled_at for run in dispatched(revived.due(at(10), 1))] == [at(10)]
+
+
+def test_a_task_waiting_for_a_key_is_told_when_it_waits_for_a_worker_instead() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0), concurrency_key="db"))
+    engine.add(make_spec(2, first_run_at=at(0), concurrency_key="db"))
+    engine.add(make_spec(3, first_run_at=at(0)))
+    runs = {run.task_id: run for run in dispatched(engine.due(at(0), 2))}
+    assert set(runs) == {1, 3}  # task 2 parked on the key
+    first = runs[1]
+    assert engine.snapshot(2).status.waiting is WaitReason.CONCURRENCY_KEY
+
+    events = engine.finished(first.run_id, RunOutcome.SUCCEEDED, at(1))
+
+    changed = [e.task for e in events if isinstance(e, TaskChanged) and e.task.id == 2]
+    assert [task.status.waiting for task in changed] == [WaitReason.WORKER]
