@@ -22,11 +22,7 @@ the schedule any more (and changes are refused until someone does).
 
 QtCore only; the window sees it through the same signals as the real service.
 
-Signals:
-    task_added(object), task_changed(object), task_removed(int),
-    run_started(object), run_finished(object, object, object),
-    retry_scheduled(object), task_exhausted(object, str), occurrences_skipped(object),
-    error_occurred(str), stopped(): as on ``SchedulerService``.
+Signals: those of ``ScheduleSignals``, and
     owner_changed(str): who runs the schedule now ("" for nobody).
 """
 
@@ -47,6 +43,7 @@ from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import StoreError
 from taskgui.store.lock import holder_pid, is_locked, lock_path_for
@@ -105,19 +102,9 @@ class _Request:
     deadline: float  # monotonic
 
 
-class RemoteScheduler(QObject):
+class RemoteScheduler(ScheduleSignals):
     """A schedule run elsewhere, seen and steered through its database."""
 
-    task_added = Signal(object)
-    task_changed = Signal(object)
-    task_removed = Signal(int)
-    run_started = Signal(object)
-    run_finished = Signal(object, object, object)
-    retry_scheduled = Signal(object)
-    task_exhausted = Signal(object, str)
-    occurrences_skipped = Signal(object)
-    error_occurred = Signal(str)
-    stopped = Signal()
     owner_changed = Signal(str)
 
     def __init__(

@@ -20,18 +20,8 @@ for it. A pause, as for any running run, lets it go on.
 Slots never raise: a failing store operation is reported through ``error_occurred``
 and dispatching stops until the store works again.
 
-Signals:
-    task_added(object): TaskSnapshot of a new task.
-    task_changed(object): TaskSnapshot after any change.
-    task_removed(int): task id.
-    run_started(object): RunTicket whose process has started.
-    run_finished(object, object, object): RunTicket, RunOutcome, RunResult.
-    retry_scheduled(object): RetryScheduled event.
-    task_exhausted(object, str): TaskExhausted event and the last run's error text.
-    occurrences_skipped(object): OccurrencesSkipped event.
-    error_occurred(str): a message for a person (disk full, database locked, ...).
+Signals: those of ``ScheduleSignals``, and
     loaded(): every stored task is in memory (soon after ``start``; see hydration.py).
-    stopped(): shutdown finished; every run is recorded.
 """
 
 from __future__ import annotations
@@ -69,6 +59,7 @@ from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.runner import RunReport
+from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.store.errors import StoreError
 from taskgui.store.operations import Op, Operations
 from taskgui.store.recovery import Recovery, recover
@@ -90,20 +81,10 @@ CHECKPOINT_QUIET = timedelta(milliseconds=50)
 DISPATCH_AHEAD = 0.005  # seconds
 
 
-class SchedulerService(QObject):
+class SchedulerService(ScheduleSignals):
     """Runs the schedule. See the module docstring."""
 
-    task_added = Signal(object)
-    task_changed = Signal(object)
-    task_removed = Signal(int)
-    run_started = Signal(object)
-    run_finished = Signal(object, object, object)
-    retry_scheduled = Signal(object)
-    task_exhausted = Signal(object, str)
-    occurrences_skipped = Signal(object)
-    error_occurred = Signal(str)
     loaded = Signal()
-    stopped = Signal()
 
     def __init__(
         self,

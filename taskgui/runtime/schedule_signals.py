@@ -1,0 +1,37 @@
+"""The signals a view follows, whoever runs the schedule.
+
+``SchedulerService`` (the schedule runs in this process) and ``RemoteScheduler`` (it
+runs in ``taskgui daemon``) both derive from ``ScheduleSignals``, so a window connects
+to the same signals either way, declared once.
+
+Signals:
+    task_added(object): TaskSnapshot of a new task.
+    task_changed(object): TaskSnapshot after any change.
+    task_removed(int): task id.
+    run_started(object): RunTicket whose process has started.
+    run_finished(object, object, object): RunTicket, RunOutcome, RunResult.
+    retry_scheduled(object): RetryScheduled event.
+    task_exhausted(object, str): TaskExhausted event and the last run's error text.
+    occurrences_skipped(object): OccurrencesSkipped event.
+    error_occurred(str): a message for a person (disk full, database locked, ...).
+    stopped(): shutdown finished; every run is recorded.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+
+class ScheduleSignals(QObject):
+    """The live view of a schedule; see the module docstring."""
+
+    task_added = Signal(object)
+    task_changed = Signal(object)
+    task_removed = Signal(int)
+    run_started = Signal(object)
+    run_finished = Signal(object, object, object)
+    retry_scheduled = Signal(object)
+    task_exhausted = Signal(object, str)
+    occurrences_skipped = Signal(object)
+    error_occurred = Signal(str)
+    stopped = Signal()
