@@ -210,12 +210,7 @@ class SchedulerService(ScheduleSignals):
 
     def _take_back(self, run_ids: Sequence[RunId]) -> bool:
         """Withdraw those of ``run_ids`` that have not begun, and commit that."""
-        events: list[Event] = []
-        for run_id in run_ids:
-            if self._engine.withdrawable(run_id) and self._pool.withdraw(run_id):
-                self._ahead_runs.discard(run_id)
-                self._ignored_runs.add(run_id)
-                events += self._engine.withdraw(run_id)
+        events = [event for run_id in run_ids for event in self._withdraw(run_id)]
         if not events:
             return True
         try:
@@ -411,11 +406,19 @@ class SchedulerService(ScheduleSignals):
         for priority, run_id in sorted(held):
             if priority >= urgent:
                 break
-            if self._pool.withdraw(run_id):
-                self._ahead_runs.discard(run_id)
-                self._ignored_runs.add(run_id)
-                return self._engine.withdraw(run_id)
+            events = self._withdraw(run_id)
+            if events:
+                return events
         return []
+
+    def _withdraw(self, run_id: RunId) -> list[Event]:
+        """Take back a run whose command has not begun, in the engine and from its
+        worker (whose end is then ignored); [] if it has begun or may not be."""
+        if not (self._engine.withdrawable(run_id) and self._pool.withdraw(run_id)):
+            return []
+        self._ahead_runs.discard(run_id)
+        self._ignored_runs.add(run_id)
+        return self._engine.withdraw(run_id)
 
     def _on_timer_approaching(self, target: float) -> None:
         """Dispatch the deadline's runs ahead when that cannot change who runs.
