@@ -5,33 +5,13 @@ It checks that the script works and prints its table, never how fast anything is
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "bench_dispatch.py"
+from tests.helpers import benchmarks
 
 
 def run_smoke(tmp_path: Path, *extra: str) -> str:
-    env = {
-        **os.environ,
-        "QT_QPA_PLATFORM": "offscreen",
-        "PYTHONPATH": str(ROOT),
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--smoke", "--dir", str(tmp_path), *extra],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    return result.stdout
+    return benchmarks.run_smoke("bench_dispatch.py", "--dir", str(tmp_path), *extra, timeout=60)
 
 
 def table_header(out: str) -> str:

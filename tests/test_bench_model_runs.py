@@ -6,28 +6,11 @@ tables, never how fast anything is.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "bench_model.py"
+from tests.helpers.benchmarks import run_smoke
 
 
 def test_the_smoke_run_prints_its_tables() -> None:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--smoke"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    out = result.stdout
+    out = run_smoke("bench_model.py", timeout=300)
     assert out.startswith("taskgui table benchmark (smoke)")
     for row in (
         "model alone",

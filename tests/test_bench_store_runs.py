@@ -5,25 +5,13 @@ It checks that the script works and prints its table, never how fast anything is
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "bench_store.py"
+from tests.helpers import benchmarks
 
 
 def run_smoke(*extra: str) -> str:
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--smoke", *extra],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return benchmarks.run_smoke("bench_store.py", *extra)
 
 
 def test_the_smoke_run_prints_the_table(tmp_path: Path) -> None:

@@ -6,28 +6,11 @@ against the current core, not how fast the core is.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "bench_core.py"
+from tests.helpers.benchmarks import run_smoke
 
 
 def test_bench_core_smoke_run_prints_its_table() -> None:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--smoke"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    out = result.stdout
+    out = run_smoke("bench_core.py")
     header = next((line for line in out.splitlines() if line.startswith("operation (us/op)")), "")
     assert header, f"no table header in:\n{out}"
     assert "100" in header
