@@ -9,7 +9,7 @@ persistent indexes by holding one on every row across each update.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -216,25 +216,6 @@ def finished_run(task_id: int) -> tuple[RunTicket, RunOutcome, RunResult]:
         dispatched_at=T0,
     )
     return ticket, RunOutcome.FAILED, RunResult(exit_code=1, error="exit status 1")
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock(T0)
-
-
-@pytest.fixture
-def model(qapp: QApplication, clock: FakeClock) -> Iterator[TaskTableModel]:
-    model = TaskTableModel(clock)
-    yield model
-    model.flush_pending()
-
-
-@pytest.fixture
-def proxy(model: TaskTableModel) -> TaskFilterProxy:
-    proxy = TaskFilterProxy()
-    proxy.setSourceModel(model)
-    return proxy
 
 
 def load_random(model: TaskTableModel, count: int = 40, seed: int = 7) -> None:

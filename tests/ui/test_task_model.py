@@ -9,7 +9,6 @@ for the signal or call ``flush_pending()``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -40,25 +39,6 @@ def snap(task_id: int, state: TaskState = TaskState.PENDING, **fields: Any) -> T
     }
     status_fields = {"next_run_at": at(60), **fields}
     return TaskSnapshot(make_spec(task_id, **spec_fields), TaskStatus(state=state, **status_fields))
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock(T0)
-
-
-@pytest.fixture
-def model(qapp: QApplication, clock: FakeClock) -> Iterator[TaskTableModel]:
-    model = TaskTableModel(clock)
-    yield model
-    model.flush_pending()
-
-
-@pytest.fixture
-def proxy(model: TaskTableModel) -> TaskFilterProxy:
-    proxy = TaskFilterProxy()
-    proxy.setSourceModel(model)
-    return proxy
 
 
 def varied() -> list[TaskSnapshot]:
