@@ -37,6 +37,7 @@ from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock
 from taskgui.store.paths import default_database_path, resolve_database_path
+from taskgui.store.private_folders import make_config_folder, make_database_folder
 from taskgui.store.recovery import open_sqlite
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.autostart import Autostart, launch_command
@@ -70,6 +71,7 @@ def _open_store(path: Path, reset_corrupt: bool) -> SqliteRepository | None:
     try:
         repository, moved = open_sqlite(path, clock.now(), reset_corrupt=reset_corrupt)
     except DatabaseCorruptError as error:
+        log.error("%s", error)
         answer = QMessageBox.question(
             None,
             "taskgui — damaged database",
@@ -82,10 +84,23 @@ def _open_store(path: Path, reset_corrupt: bool) -> SqliteRepository | None:
             return None
         repository, moved = open_sqlite(path, clock.now(), reset_corrupt=True)
     if moved is not None:
+        log.warning("the damaged database was moved to %s; started a fresh one", moved)
         QMessageBox.information(
             None, "taskgui", f"The damaged database was kept as:\n{moved}\n\nA new one was started."
         )
     return repository
+
+
+def _start_failed(error: TaskguiError) -> None:
+    """Say why the start failed: in a dialog, in the log file and on stderr alike.
+
+    The dialog alone is lost when nobody looks (autostart at login, a launcher with no
+    terminal), and a person asking for help needs the log to say it.
+    """
+    log.error("taskgui could not start: %s", error)
+    box = QMessageBox(QMessageBox.Icon.Critical, "taskgui", str(error))
+    box.setTextFormat(Qt.TextFormat.PlainText)  # paths and names are not markup
+    box.exec()
 
 
 def _shut_down(service: SchedulerService) -> None:
@@ -134,6 +149,7 @@ def _session(
     # so running commands are recorded, not orphaned (without asking: nobody could answer).
     bridge = SignalBridge(app.quit)
     shell.start()
+    log.info("the window shows %s; %s runs its schedule", path, owner)
     code = app.exec()
     bridge.close()
     shell.close()
@@ -191,7 +207,7 @@ def _run_here(
         _shut_down(service)
         return code
     except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
+        _start_failed(error)
         return 1
     finally:
         if repository is not None:
@@ -211,7 +227,7 @@ def _run_remote(
         # Never move a damaged file aside here: the process running it still uses it.
         repository = SqliteRepository(path)
     except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
+        _start_failed(error)
         return 1
     try:
         service = RemoteScheduler(repository, clock)
@@ -230,7 +246,7 @@ def _run_remote(
         service.shutdown()
         return code
     except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
+        _start_failed(error)
         return 1
     finally:
         repository.close()
@@ -257,6 +273,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not instance.listen() and instance.send(SHOW):  # another start won a race
         return 0
+    try:
+        make_config_folder()
+        # In this order: the lock file lives in the folder, which a new account lacks.
+        make_database_folder(path)
+    except TaskguiError as error:
+        instance.close()
+        _start_failed(error)
+        return 1
     settings = Settings.for_user()
     try:
         lock = SchedulerLock(path)
@@ -265,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         except SchedulerAlreadyRunningError as error:
             return _run_remote(app, path, error.pid, instance, settings)
         except TaskguiError as error:
-            QMessageBox.critical(None, "taskgui", str(error))
+            _start_failed(error)
             return 1
         try:
             return _run_here(app, path, args.reset_corrupt, instance, settings)

@@ -1,8 +1,30 @@
-"""Shared test configuration: Qt always runs headless."""
+"""Shared test configuration: Qt always runs headless, and every test is a new user.
+
+Each test gets empty XDG folders of its own and no ``TASKGUI_DB``, so nothing a test
+does reaches the real account's database, settings, log or autostart entry, and code
+that forgets to create a folder fails here as it would on a fresh account.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+
+import pytest
 
 # Must happen before any QApplication exists, so it runs when pytest imports this file.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+XDG_FOLDERS = ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+
+
+@pytest.fixture(autouse=True)
+def new_user_folders(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Point the XDG folders at paths that do not exist yet, as on a new account."""
+    home = tmp_path_factory.mktemp("account")
+    for name in XDG_FOLDERS:
+        monkeypatch.setenv(name, str(home / name.lower()))
+    monkeypatch.delenv("TASKGUI_DB", raising=False)
+    yield

@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import QCoreApplication, QSocketNotifier
 
 from taskgui.core.clock import SystemClock
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.service import DEFAULT_WORKERS, SchedulerService
 from taskgui.store.lock import SchedulerLock
+from taskgui.store.private_folders import make_database_folder, make_log_folder
 from taskgui.store.recovery import open_sqlite
 
 log = logging.getLogger("taskgui.daemon")
@@ -43,15 +43,16 @@ def configure_logging(verbose: bool = False) -> Path | None:
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(formatter)
+    # A record marked ``extra={"file_only": True}`` was already told on stderr in the
+    # CLI's own one-line format; the log file still gets it.
+    stderr.addFilter(lambda record: not getattr(record, "file_only", False))
     root.addHandler(stderr)
     try:
-        folder = Path(platformdirs.user_log_dir("taskgui", appauthor=False))
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path = folder / "taskgui.log"
+        path = make_log_folder() / "taskgui.log"
         handler = logging.handlers.RotatingFileHandler(
             path, maxBytes=5_000_000, backupCount=3, encoding="utf-8"
         )
-    except OSError as error:
+    except (OSError, TaskguiError) as error:
         root.warning("cannot write the log file (%s); logging to stderr only", error)
         return None
     handler.setFormatter(formatter)
@@ -93,6 +94,14 @@ class SignalBridge:
         self._send.close()
 
 
+def _start_failed(error: TaskguiError) -> int:
+    """The one line a person sees on stderr, and the same in the log file."""
+    print(f"taskgui: error: {error}", file=sys.stderr)
+    # The stderr handler is skipped: the line above is the CLI's error format.
+    log.error("the daemon could not start: %s", error, extra={"file_only": True})
+    return 1
+
+
 def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: bool = False) -> int:
     """Run the schedule of ``db_path`` headless until SIGINT/SIGTERM; return the exit code."""
     log_file = configure_logging()
@@ -100,12 +109,13 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     lock = SchedulerLock(db_path)
     try:
+        # In this order: the lock file lives in the folder, which a new account lacks.
+        make_database_folder(db_path)
         lock.acquire_waiting(LOCK_WAIT, time.sleep)
         repository, moved = open_sqlite(db_path, clock.now(), reset_corrupt=reset_corrupt)
     except TaskguiError as error:
         lock.release()
-        print(f"taskgui: error: {error}", file=sys.stderr)
-        return 1
+        return _start_failed(error)
     if moved is not None:
         log.warning("the damaged database was moved to %s; started a fresh one", moved)
     service = SchedulerService(repository, clock, workers=workers)
@@ -130,8 +140,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
             log.error("task %s could not be read: %s", quarantined.task_id, quarantined.error)
         app.exec()
     except TaskguiError as error:
-        print(f"taskgui: error: {error}", file=sys.stderr)
-        return 1
+        return _start_failed(error)
     finally:
         bridge.close()
         repository.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 import platformdirs
 
 from taskgui.store.errors import DatabasePathError
+from taskgui.store.private_folders import make_database_folder
 
 DB_FILENAME = "taskgui.sqlite3"
 ENV_VAR = "TASKGUI_DB"
@@ -37,18 +38,15 @@ def resolve_database_path(
 
 
 def prepare_private_file(path: Path) -> None:
-    """Create the folder (0700 when we create it) and the file (0600) if missing.
+    """Create the folder (see ``private_folders``) and the file (0600) if missing.
 
-    An existing folder keeps its mode (it may be shared on purpose, e.g. a project
-    folder given with --db). An existing file is left as it is here: only once SQLite
+    An existing file is left as it is here: only once SQLite
     has read it as a database this taskgui may open does ``tighten_private_file``
     make it private (a text file given by mistake, or a newer taskgui's database, is
     refused untouched). A path that names a folder or a device is refused before
     anything is touched.
     """
-    folder = path.parent
-    if not folder.exists():
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_database_folder(path)
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:

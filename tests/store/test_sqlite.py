@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import os
 import random
 import shutil
@@ -249,12 +250,13 @@ def test_a_new_database_and_its_folder_are_private(tmp_path: Path) -> None:
         repository.close()
 
 
-def test_an_existing_readable_file_is_tightened_but_its_folder_is_left_alone(
+def test_an_existing_readable_file_is_tightened_but_a_shared_folder_is_left_alone(
     tmp_path: Path,
 ) -> None:
     folder = tmp_path / "project"
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)
+    (folder / "Makefile").touch()  # the folder holds more than taskgui's files
     path = folder / "schedule.sqlite3"
     path.touch()
     path.chmod(0o644)
@@ -263,6 +265,24 @@ def test_an_existing_readable_file_is_tightened_but_its_folder_is_left_alone(
 
     assert file_mode(path) == 0o600
     assert file_mode(folder) == 0o755
+
+
+def test_a_wide_folder_that_holds_only_taskguis_files_is_made_private(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # What following the old error ("mkdir ~/.local/share/taskgui") left behind.
+    folder = tmp_path / "taskgui"
+    folder.mkdir()
+    folder.chmod(0o755)
+    path = folder / "taskgui.sqlite3"
+    SqliteRepository(path).close()  # adds the file, its -wal and -shm
+    folder.chmod(0o755)
+
+    with caplog.at_level(logging.INFO, logger="taskgui"):
+        SqliteRepository(path).close()
+
+    assert file_mode(folder) == 0o700
+    assert f"made {folder} private" in caplog.text
 
 
 def test_a_folder_given_as_the_database_keeps_its_mode(tmp_path: Path) -> None:
