@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from taskgui import __version__
 from taskgui.core.clock import Clock, SystemClock
@@ -43,6 +43,7 @@ from taskgui.ui.autostart import Autostart, launch_command
 from taskgui.ui.dbus_notifier import desktop_notifier
 from taskgui.ui.icons import app_icon, app_icon_file
 from taskgui.ui.main_window import LOCAL_OWNER, MainWindow
+from taskgui.ui.plain_text import ask_yes_no, critical, inform, warn
 from taskgui.ui.settings import Settings
 from taskgui.ui.shell import DesktopShell
 from taskgui.ui.single_instance import SHOW, SingleInstance, server_name
@@ -70,19 +71,16 @@ def _open_store(path: Path, reset_corrupt: bool) -> SqliteRepository | None:
     try:
         repository, moved = open_sqlite(path, clock.now(), reset_corrupt=reset_corrupt)
     except DatabaseCorruptError as error:
-        answer = QMessageBox.question(
+        if not ask_yes_no(
             None,
             "taskgui — damaged database",
             f"{error}\n\nMove the damaged file aside (it is kept, renamed, next to the "
             "original) and start with an empty schedule?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer != QMessageBox.StandardButton.Yes:
+        ):
             return None
         repository, moved = open_sqlite(path, clock.now(), reset_corrupt=True)
     if moved is not None:
-        QMessageBox.information(
+        inform(
             None, "taskgui", f"The damaged database was kept as:\n{moved}\n\nA new one was started."
         )
     return repository
@@ -151,7 +149,7 @@ def _on_schedule_loaded(repository: SqliteRepository) -> None:
         listed = "\n".join(f"task {q.task_id}: {q.error}" for q in quarantined)
         QTimer.singleShot(
             0,
-            lambda: QMessageBox.warning(
+            lambda: warn(
                 None,
                 "taskgui — tasks set aside",
                 "Some stored tasks could not be read and were set aside (kept in the "
@@ -191,7 +189,7 @@ def _run_here(
         _shut_down(service)
         return code
     except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
+        critical(None, "taskgui", str(error))
         return 1
     finally:
         if repository is not None:
@@ -211,7 +209,7 @@ def _run_remote(
         # Never move a damaged file aside here: the process running it still uses it.
         repository = SqliteRepository(path)
     except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
+        critical(None, "taskgui", str(error))
         return 1
     try:
         service = RemoteScheduler(repository, clock)
@@ -230,7 +228,7 @@ def _run_remote(
         service.shutdown()
         return code
     except TaskguiError as error:
-        QMessageBox.critical(None, "taskgui", str(error))
+        critical(None, "taskgui", str(error))
         return 1
     finally:
         repository.close()
@@ -265,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         except SchedulerAlreadyRunningError as error:
             return _run_remote(app, path, error.pid, instance, settings)
         except TaskguiError as error:
-            QMessageBox.critical(None, "taskgui", str(error))
+            critical(None, "taskgui", str(error))
             return 1
         try:
             return _run_here(app, path, args.reset_corrupt, instance, settings)

@@ -4,6 +4,8 @@
 tasks to replace, every skipped line or task with its reason, and notes. As a
 preview it can plan again with "Replace tasks with the same name" ticked. The flow
 around them (files, the schedule) is ``transfer_actions``.
+
+The file is someone else's: every text from it is plain (``plain_text``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.errors import TaskguiError
 from taskgui.core.transfer_plan import ImportPlan
 from taskgui.core.transfer_report import TransferReport
+from taskgui.ui.plain_text import plain_label, plain_tooltip, window_title
 
 FilePicker = Callable[[QWidget, str, str], "str | None"]  # (parent, caption, filter)
 Message = Callable[[QWidget, str, str], None]  # (parent, title, text)
@@ -59,17 +61,14 @@ def _fill(table: QTableWidget, rows: Sequence[Sequence[str]]) -> None:
     for row, cells in enumerate(rows):
         for column, text in enumerate(cells):
             item = QTableWidgetItem(" ".join(text.split()))
-            item.setToolTip(text)
+            item.setToolTip(plain_tooltip(text))
             table.setItem(row, column, item)
     table.resizeColumnsToContents()
     table.setVisible(bool(rows))
 
 
 def _plain_label(parent: QWidget) -> QLabel:
-    label = QLabel(parent)
-    label.setTextFormat(Qt.TextFormat.PlainText)  # commands and names are not HTML
-    label.setWordWrap(True)
-    return label
+    return plain_label(parent=parent, word_wrap=True)  # commands and names are not HTML
 
 
 class ReportDialog(QDialog):
@@ -89,7 +88,7 @@ class ReportDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(title)
+        self.setWindowTitle(window_title(title))  # it may hold the file's name
         self.resize(820, 520)
         self._replan = replan
         self.plan: ImportPlan | None = replan(False) if replan else None
