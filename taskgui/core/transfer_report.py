@@ -4,6 +4,9 @@ One value for both front ends: the CLI prints ``render()`` (or ``to_json()``), t
 shows the same lists in its summary dialog. A person must be able to see every line
 or task that did *not* become a task, with the reason, so nothing is ever dropped
 silently; that is why skipped items carry the original text and a reason, not a count.
+
+``render()`` is for a terminal: every text from the input goes through
+``terminal_text.visible``, so an escape sequence in a name is shown, not obeyed.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from taskgui.core.task import TaskId
+from taskgui.core.terminal_text import visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,8 @@ class TransferReport:
         if self.notes:
             lines.append("Notes:")
             lines.extend(f"  * {note}" for note in self.notes)
-        return "\n".join(lines)
+        # Line by line: a newline inside a name is shown as \n, not obeyed.
+        return "\n".join(visible(line) for line in lines)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values, for ``--json`` (field names are part of the CLI contract)."""
