@@ -272,7 +272,7 @@ def test_the_import_preview_shows_the_file_literally(qtbot: QtBot) -> None:
         for column in range(table.columnCount())
         if (item := table.item(row, column)) is not None
     }
-    assert {text, f"echo '{text}'", f"cannot read {text}"} <= tips
+    assert {text, f"echo '{text}'", "/tmp/<b>x</b>", f"cannot read {text}"} <= tips
     for label in (dialog.headline, dialog.notes, dialog.replaced):
         assert label.textFormat() is Qt.TextFormat.PlainText
     assert f"note about {text}" in dialog.notes.text()
