@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from taskgui import __version__
 from taskgui.core.clock import Clock, SystemClock
@@ -44,6 +44,7 @@ from taskgui.ui.autostart import Autostart, launch_command
 from taskgui.ui.dbus_notifier import desktop_notifier
 from taskgui.ui.icons import app_icon, app_icon_file
 from taskgui.ui.main_window import LOCAL_OWNER, MainWindow
+from taskgui.ui.plain_text import ask_yes_no, critical, inform, warn
 from taskgui.ui.settings import Settings
 from taskgui.ui.shell import DesktopShell
 from taskgui.ui.single_instance import SHOW, SingleInstance, server_name
@@ -72,20 +73,17 @@ def _open_store(path: Path, reset_corrupt: bool) -> SqliteRepository | None:
         repository, moved = open_sqlite(path, clock.now(), reset_corrupt=reset_corrupt)
     except DatabaseCorruptError as error:
         log.error("%s", error)
-        answer = QMessageBox.question(
+        if not ask_yes_no(
             None,
             "taskgui — damaged database",
             f"{error}\n\nMove the damaged file aside (it is kept, renamed, next to the "
             "original) and start with an empty schedule?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer != QMessageBox.StandardButton.Yes:
+        ):
             return None
         repository, moved = open_sqlite(path, clock.now(), reset_corrupt=True)
     if moved is not None:
         log.warning("the damaged database was moved to %s; started a fresh one", moved)
-        QMessageBox.information(
+        inform(
             None, "taskgui", f"The damaged database was kept as:\n{moved}\n\nA new one was started."
         )
     return repository
@@ -98,9 +96,7 @@ def _start_failed(error: TaskguiError) -> None:
     terminal), and a person asking for help needs the log to say it.
     """
     log.error("taskgui could not start: %s", error)
-    box = QMessageBox(QMessageBox.Icon.Critical, "taskgui", str(error))
-    box.setTextFormat(Qt.TextFormat.PlainText)  # paths and names are not markup
-    box.exec()
+    critical(None, "taskgui", str(error))
 
 
 def _shut_down(service: SchedulerService) -> None:
@@ -167,7 +163,7 @@ def _on_schedule_loaded(repository: SqliteRepository) -> None:
         listed = "\n".join(f"task {q.task_id}: {q.error}" for q in quarantined)
         QTimer.singleShot(
             0,
-            lambda: QMessageBox.warning(
+            lambda: warn(
                 None,
                 "taskgui — tasks set aside",
                 "Some stored tasks could not be read and were set aside (kept in the "

@@ -15,7 +15,6 @@ never disagree about a task.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -32,6 +31,7 @@ from taskgui.core.engine import Engine
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.states import TaskState
 from taskgui.core.task import TaskSpec
+from taskgui.core.terminal_text import visible
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock, holder_pid, is_locked, lock_path_for
 from taskgui.store.operations import Op, Operations
@@ -224,11 +224,11 @@ def _repository(ctx: Context) -> Iterator[SqliteRepository]:
 
 
 def _note(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    print(f"{PROG}: {visible(message)}", file=sys.stderr)
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(cli_format.json_text(value))
 
 
 # ------------------------------------------------------------------------ commands
@@ -391,7 +391,8 @@ def _cmd_import(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _error(message: str, status: int) -> int:
-    print(ERROR_PREFIX + " ".join(message.split()), file=sys.stderr)
+    # Messages quote names and paths as given: a terminal must not obey what is in them.
+    print(ERROR_PREFIX + visible(" ".join(message.split())), file=sys.stderr)
     return status
 
 

@@ -4,10 +4,17 @@ Kept apart from ``cli.py`` so the parsing and the exit-code rules stay readable.
 JSON field names are a scripting contract (``id``, ``state``, ``next_run_at``, ...):
 add fields, never rename them. Times in JSON are aware UTC with milliseconds, e.g.
 ``2026-11-30T05:12:03.123+00:00``; tables show local time, because a person reads them.
+
+Names, commands, folders and errors come from whoever wrote the task (or the crontab
+it was imported from), so every table and ``show`` line passes them through
+``terminal_text.visible``: an escape sequence or a bidi override in a name is printed
+as ``\x1b`` or ``\u202e``, never obeyed by the terminal. JSON goes through
+``json_text``, which escapes the same characters the JSON way (same values).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,6 +24,7 @@ from taskgui.core.recurrence import Cron, Every
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
+from taskgui.core.terminal_text import visible, visible_json
 from taskgui.store.repository import RunRecord
 
 NAME_WIDTH = 32
@@ -47,8 +55,17 @@ def _seconds(value: timedelta | None) -> float | None:
 
 
 def _shorten(text: str, width: int) -> str:
+    """One line of ``width`` characters at most, then every control made visible.
+
+    Cut before escaping, so no escape is cut in half (an escaped cell may be wider).
+    """
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return visible(text if len(text) <= width else text[: width - 1] + "…")
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON a terminal cannot be steered by (see the module doc)."""
+    return visible_json(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 def describe_retry(policy: RetryPolicy) -> str:
@@ -216,7 +233,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime) -> list[str]:
         ("last run", local(status.last_run_at)),
     ]
     width = max(len(key) for key, _ in pairs) + 1
-    return [f"{key + ':':<{width}} {value}" for key, value in pairs]
+    return [f"{key + ':':<{width}} {visible(value)}" for key, value in pairs]
 
 
 def _duration(run: RunRecord) -> str:

@@ -16,12 +16,12 @@ atomic either way; the deletes follow it (see ``store.transfer``).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from taskgui.cli_format import json_text
 from taskgui.cli_spec import local_zone_name
 from taskgui.core.clock import Clock
 from taskgui.core.crontab import parse_crontab
@@ -29,6 +29,7 @@ from taskgui.core.engine import Engine
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.recurrence import load_zone
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.core.terminal_text import visible_json
 from taskgui.core.transfer_format import TransferFormatError, dump_document, parse_document
 from taskgui.core.transfer_plan import ImportPlan, plan_import
 from taskgui.runtime.files import write_private
@@ -124,7 +125,7 @@ def export(
         note(f"{len(quarantined)} damaged task(s) could not be read and are not exported: {ids}")
     text = dump_document(document)
     if args.file in (None, STDIO):
-        (stdout or sys.stdout).write(text)
+        (stdout or sys.stdout).write(visible_json(text))  # the same JSON, terminal-safe
         return 0
     write_private(Path(args.file), text)
     count = len(document["tasks"])
@@ -168,7 +169,7 @@ def import_(
         data = report.to_json()
         if not args.dry_run:
             data["ids"] = [spec.id for spec in stored]
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_text(data))
     else:
         print(report.render())
     return 0

@@ -107,15 +107,40 @@ def plan_import(
             "misfire policy to skip to go straight to the next run instead"
         )
     report = TransferReport(
-        added=tuple(
-            AddedTask(spec.name, spec.describe_schedule(), spec.command.line) for spec in to_add
-        ),
+        added=tuple(_added(spec, now) for spec in to_add),
         replaced=tuple(sorted(to_delete.values(), key=lambda task: task.task_id)),
         skipped=tuple(skipped),
         notes=tuple(notes),
         preview=True,
     )
     return ImportPlan(to_add=tuple(to_add), to_delete=report.replaced, report=report)
+
+
+def _added(spec: TaskSpec, now: datetime) -> AddedTask:
+    command = spec.command
+    return AddedTask(
+        spec.name,
+        spec.describe_schedule(),
+        command.line,
+        cwd=command.cwd,
+        env=command.env,
+        runs_at_once=runs_at_once(spec, now),
+    )
+
+
+def runs_at_once(spec: TaskSpec, now: datetime) -> bool:
+    """True when ``spec``, added at ``now``, is due at once: its first run has passed.
+
+    Within the misfire grace that first run simply starts late; beyond it the misfire
+    policy decides, and only ``skip`` goes on to a later run (or, for a one-off, to
+    "missed") instead. A paused task runs nothing until it is resumed.
+    """
+    if spec.paused:
+        return False
+    first = spec.recurrence.first_at_or_after(spec.first_run_at)
+    if first > now:
+        return False
+    return now - first <= spec.misfire_grace or spec.misfire is not MisfirePolicy.SKIP
 
 
 def _catches_up_at_once(spec: TaskSpec, now: datetime) -> bool:

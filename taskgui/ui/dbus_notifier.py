@@ -15,7 +15,6 @@ message without a bus.
 
 from __future__ import annotations
 
-import html
 import logging
 import re
 import shutil
@@ -26,6 +25,7 @@ from PySide6.QtCore import SLOT, QObject, QProcess, QTimer, Slot
 from PySide6.QtDBus import QDBus, QDBusConnection, QDBusMessage
 
 from taskgui.ui.notifier import Notice, Notifier
+from taskgui.ui.plain_text import escape_markup, inert_markup
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +66,11 @@ def notify_call(
 ) -> NotifyCall:
     """What to send for ``notice``, given what the server said it can do."""
     body = notice.message if "body" in capabilities else ""
-    if "body-markup" in capabilities:
-        body = html.escape(body, quote=False)
+    # The spec lets a server read markup in the body, and servers that do not support
+    # it are told to filter tags out (so some parse it anyway): the body never reaches
+    # one as markup. Escaped where the server says it reads markup (exact); made
+    # inert elsewhere, where an escape would show as "&lt;".
+    body = escape_markup(body) if "body-markup" in capabilities else inert_markup(body)
     actions: tuple[str, ...] = ()
     if notice.task_id is not None and "actions" in capabilities:
         actions = (DEFAULT_ACTION, "Show History")
@@ -78,7 +81,7 @@ def notify_call(
         app_name=app_name,
         replaces_id=replaces_id,
         app_icon=app_icon,
-        summary=notice.title,
+        summary=inert_markup(notice.title),  # plain by the spec; inert costs nothing
         body=body,
         actions=actions,
         hints=tuple(hints),

@@ -45,6 +45,7 @@ from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.ui.formatting import local_time_full_text, local_time_text, outcome_text
+from taskgui.ui.plain_text import escape_markup, plain_tooltip, window_title
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -110,7 +111,7 @@ class RunTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(run, column)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _tooltip(run, column)
+            return plain_tooltip(_tooltip(run, column))
         if role == Qt.ItemDataRole.ForegroundRole and run.outcome in _BAD:
             return QColor("#c62828") if column is RunColumn.OUTCOME else None
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (
@@ -273,9 +274,10 @@ class HistoryDialog(QDialog):
         super().__init__(parent)
         self.task_id = task.id
         self._load_runs = load_runs
-        self.setWindowTitle(f"History — {task.spec.name}")
+        self.setWindowTitle(window_title(f"History — {task.spec.name}"))
         self.resize(900, 600)
         self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # built from escaped parts
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.runs = RunTableModel(self)
@@ -312,8 +314,8 @@ class HistoryDialog(QDialog):
     def update_task(self, task: TaskSnapshot) -> None:
         spec = task.spec
         self.summary.setText(
-            f"<b>{_escape(spec.name)}</b> — {_escape(spec.describe_schedule())} · "
-            f"{task.state.value} · <code>{_escape(spec.command.line)}</code>"
+            f"<b>{escape_markup(spec.name)}</b> — {escape_markup(spec.describe_schedule())} · "
+            f"{task.state.value} · <code>{escape_markup(spec.command.line)}</code>"
         )
 
     def refresh(self) -> None:
@@ -340,7 +342,3 @@ class HistoryDialog(QDialog):
     def _show_output(self, row: int) -> None:
         run = self.runs.run_at(row)
         self.output.set_output(run.output if run is not None else "")
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QPushButton,
     QStackedWidget,
     QTableView,
@@ -54,6 +53,7 @@ from taskgui.ui.banner import Banner
 from taskgui.ui.countdown import CountdownTicker
 from taskgui.ui.formatting import LastRun
 from taskgui.ui.history_view import HistoryDialog
+from taskgui.ui.plain_text import ask_yes_no, isolated, plain_label, plain_tooltip, warn
 from taskgui.ui.task_dialog import DialogMode, TaskDialog
 from taskgui.ui.task_filter import StateFilter, TaskFilterProxy, count_for
 from taskgui.ui.task_model import Column, Role, TaskTableModel
@@ -70,17 +70,6 @@ log = logging.getLogger(__name__)
 DialogFactory = Callable[..., TaskDialog]
 LOCAL_OWNER = "this window"
 Confirm = Callable[[QWidget, str, str], bool]
-
-
-def ask_yes_no(parent: QWidget, title: str, text: str) -> bool:
-    answer = QMessageBox.question(
-        parent,
-        title,
-        text,
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        QMessageBox.StandardButton.No,
-    )
-    return answer == QMessageBox.StandardButton.Yes
 
 
 def _last_run(record: RunRecord) -> LastRun | None:
@@ -309,9 +298,10 @@ class MainWindow(QMainWindow):
         self.counts_label.setAccessibleName("Task counts")
         self.workers_label = QLabel(self)
         self.workers_label.setAccessibleName("Workers")
-        self.owner_label = QLabel(self)
+        # Who runs the schedule is read from the other process; the path is the user's.
+        self.owner_label = plain_label(parent=self)
         self.owner_label.setAccessibleName("Who runs the schedule")
-        self.location_label = QLabel(location, self)
+        self.location_label = plain_label(location, self)
         self.location_label.setAccessibleName("Database")
         self.location_label.setToolTip("The database this window shows")
         status.addWidget(self.counts_label)
@@ -394,7 +384,7 @@ class MainWindow(QMainWindow):
             text = "No process runs this schedule"
             tip = "Tasks will not start until taskgui or taskgui daemon runs this database"
         self.owner_label.setText(text)
-        self.owner_label.setToolTip(tip)
+        self.owner_label.setToolTip(plain_tooltip(tip))
 
     def reveal(self) -> None:
         """Bring the window to the front, from the tray, a notification or a second start."""
@@ -454,7 +444,7 @@ class MainWindow(QMainWindow):
         if not tasks:
             return
         if len(tasks) == 1:
-            text = f"Delete the task “{tasks[0].spec.name}” and its history?"
+            text = f"Delete the task “{isolated(tasks[0].spec.name)}” and its history?"
         else:
             text = f"Delete {len(tasks)} tasks and their history?"
         running = sum(task.status.running for task in tasks)
@@ -495,7 +485,7 @@ class MainWindow(QMainWindow):
             try:
                 operation(task.id)
             except TaskguiError as error:
-                problems.append(f"{task.spec.name}: {error}")
+                problems.append(f"{isolated(task.spec.name)}: {error}")
         if problems:
             self._report("\n".join(problems))
         self._on_selection_changed()
@@ -511,7 +501,7 @@ class MainWindow(QMainWindow):
             self._report(f"Something went wrong inside taskgui: {error}")
 
     def _report(self, message: str) -> None:
-        QMessageBox.warning(self, "taskgui", message)
+        warn(self, "taskgui", message)
 
     # ---------------------------------------------------------------- slots
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QSystemTrayIcon
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.ui.banner import Banner
 from taskgui.ui.formatting import countdown_text, outcome_text
+from taskgui.ui.plain_text import inert_markup
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +158,11 @@ class TrayNotifier(Notifier):
             if notice.kind is NoticeKind.RETRYING
             else QSystemTrayIcon.MessageIcon.Information
         )
-        self._tray.showMessage(notice.title, notice.message, icon, BALLOON_MS)
+        # Qt draws a balloon's title with its rich-text guess, and a D-Bus tray hands
+        # both texts to a notification server that may parse markup: make them inert.
+        self._tray.showMessage(
+            inert_markup(notice.title), inert_markup(notice.message), icon, BALLOON_MS
+        )
 
     def _on_tray_message_clicked(self) -> None:
         if self._task_id is not None:

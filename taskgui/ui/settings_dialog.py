@@ -17,14 +17,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
-    QLabel,
-    QMessageBox,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from taskgui.ui.autostart import Autostart
+from taskgui.ui.plain_text import plain_label, plain_tooltip, warn
 from taskgui.ui.settings import MAX_WORKERS, Settings
 
 log = logging.getLogger(__name__)
@@ -60,8 +59,9 @@ class SettingsDialog(QDialog):
         self.workers.setAccessibleName("Workers")
         self.workers.setToolTip("How many tasks may run at the same time")
         self.workers.setEnabled(workers_editable)
-        workers_hint = QLabel(workers_note or "Tasks that may run at the same time.", self)
-        workers_hint.setWordWrap(True)
+        workers_hint = plain_label(
+            workers_note or "Tasks that may run at the same time.", self, word_wrap=True
+        )
         workers_hint.setEnabled(False)  # a dimmed hint, from the palette
 
         self.notify_exhausted = QCheckBox("When a task gives up after its &last attempt", self)
@@ -76,7 +76,7 @@ class SettingsDialog(QDialog):
             self.start_minimized.setToolTip("This desktop shows no tray icons")
         self.start_at_login = QCheckBox("Start taskgui when I &log in", self)
         self.start_at_login.setChecked(autostart.enabled)
-        self.start_at_login.setToolTip(f"Writes {autostart.path}")
+        self.start_at_login.setToolTip(plain_tooltip(f"Writes {autostart.path}"))
 
         scheduler = QGroupBox("Scheduler", self)
         form = QFormLayout(scheduler)
@@ -115,7 +115,7 @@ class SettingsDialog(QDialog):
         try:
             self.autostart.set_enabled(self.start_at_login.isChecked())
         except OSError as error:
-            QMessageBox.warning(
+            warn(
                 self,
                 "taskgui",
                 f"Could not change {self.autostart.path}: {error.strerror or error}",
@@ -130,4 +130,4 @@ class SettingsDialog(QDialog):
                 self.accept()
         except Exception as error:
             log.exception("saving the settings failed")
-            QMessageBox.warning(self, "taskgui", f"Could not save the settings: {error}")
+            warn(self, "taskgui", f"Could not save the settings: {error}")

@@ -33,7 +33,7 @@ from taskgui.runtime.remote import RemoteScheduler
 from taskgui.ui.actions import Verb, allowed
 from taskgui.ui.autostart import Autostart
 from taskgui.ui.formatting import outcome_text
-from taskgui.ui.main_window import Confirm, MainWindow, ask_yes_no
+from taskgui.ui.main_window import Confirm, MainWindow
 from taskgui.ui.notifier import (
     BannerNotifier,
     Notifier,
@@ -41,6 +41,7 @@ from taskgui.ui.notifier import (
     notice_for_exhausted,
     notice_for_retry,
 )
+from taskgui.ui.plain_text import ask_yes_no
 from taskgui.ui.settings import Settings
 from taskgui.ui.settings_dialog import SettingsDialog
 from taskgui.ui.single_instance import SHOW

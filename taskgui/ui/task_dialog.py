@@ -46,6 +46,7 @@ from taskgui.ui.dialog_fields import (
     named,
     new_form,
 )
+from taskgui.ui.plain_text import plain_tooltip, window_title
 from taskgui.ui.retry_editor import RetryEditor
 from taskgui.ui.schedule_editor import ScheduleEditor
 
@@ -110,7 +111,7 @@ class TaskDialog(QDialog):
         self.setWindowTitle(
             {
                 DialogMode.CREATE: "New Task",
-                DialogMode.EDIT: f"Edit Task — {spec.name if spec else ''}",
+                DialogMode.EDIT: window_title(f"Edit Task — {spec.name if spec else ''}"),
                 DialogMode.DUPLICATE: "Duplicate Task",
             }[mode]
         )
@@ -342,7 +343,7 @@ class TaskDialog(QDialog):
         spec = self._build_spec()
         self.ok_button.setEnabled(spec is not None)
         problems = self.problems()
-        self.ok_button.setToolTip(f"First fix: {problems[0]}" if problems else "")
+        self.ok_button.setToolTip(plain_tooltip(f"First fix: {problems[0]}") if problems else "")
 
     @guarded_slot
     def _on_field_changed(self, *_args: object) -> None:

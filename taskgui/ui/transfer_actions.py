@@ -24,7 +24,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from taskgui.core.clock import Clock
 from taskgui.core.crontab import parse_crontab
@@ -41,6 +41,7 @@ from taskgui.core.transfer_plan import ImportPlan, ParsedImport, plan_import
 from taskgui.core.transfer_report import TransferReport
 from taskgui.runtime.files import write_private
 from taskgui.ui.dialog_fields import local_zone_name
+from taskgui.ui.plain_text import inform, warn
 from taskgui.ui.transfer_dialogs import (
     CrontabDialog,
     FilePicker,
@@ -83,11 +84,11 @@ def pick_save_file(parent: QWidget, caption: str, filters: str) -> str | None:
 
 
 def show_error(parent: QWidget, title: str, text: str) -> None:
-    QMessageBox.warning(parent, title, text)
+    warn(parent, title, text)  # the text quotes the file: plain, never HTML
 
 
 def show_info(parent: QWidget, title: str, text: str) -> None:
-    QMessageBox.information(parent, title, text)
+    inform(parent, title, text)
 
 
 def exec_dialog(dialog: QDialog) -> int:

@@ -4,15 +4,20 @@
 tasks to replace, every skipped line or task with its reason, and notes. As a
 preview it can plan again with "Replace tasks with the same name" ticked. The flow
 around them (files, the schedule) is ``transfer_actions``.
+
+The file is someone else's: every text from it is plain (``plain_text``), and the
+preview shows, next to each command, what else decides what runs (its environment,
+risky variables marked, and its folder) and when it first runs (at once, if its start
+has passed), under a line that says the commands will run as you.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -31,13 +36,28 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.errors import TaskguiError
 from taskgui.core.transfer_plan import ImportPlan
-from taskgui.core.transfer_report import TransferReport
+from taskgui.core.transfer_report import RUNS_AT_ONCE, AddedTask, TransferReport
+from taskgui.ui.plain_text import plain_label, plain_tooltip, window_title
 
 FilePicker = Callable[[QWidget, str, str], "str | None"]  # (parent, caption, filter)
 Message = Callable[[QWidget, str, str], None]  # (parent, title, text)
 Replan = Callable[[bool], ImportPlan]
 
 CRONTAB_FILTER = "All files (*)"
+ADDED_HEADERS = ("Name", "Schedule", "Starts", "Command", "Folder", "Environment")
+HOME_FOLDER = "home folder"
+RISKY_MARK = "⚠ "
+MAX_COLUMN_WIDTH = 260
+_ALERT = QColor(198, 40, 40)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """A table cell: its text, its tooltip (the text itself when None), a warning look."""
+
+    text: str
+    tip: str | None = None
+    alert: bool = False
 
 
 def _table(headers: Sequence[str], parent: QWidget) -> QTableWidget:
@@ -53,23 +73,45 @@ def _table(headers: Sequence[str], parent: QWidget) -> QTableWidget:
     return table
 
 
-def _fill(table: QTableWidget, rows: Sequence[Sequence[str]]) -> None:
+def _fill(table: QTableWidget, rows: Sequence[Sequence[str | Cell]]) -> None:
     """Show ``rows``, each cell on one line; the tooltip keeps the text as it was."""
     table.setRowCount(len(rows))
     for row, cells in enumerate(rows):
-        for column, text in enumerate(cells):
-            item = QTableWidgetItem(" ".join(text.split()))
-            item.setToolTip(text)
+        for column, value in enumerate(cells):
+            cell = value if isinstance(value, Cell) else Cell(value)
+            item = QTableWidgetItem(" ".join(cell.text.split()))
+            item.setToolTip(plain_tooltip(cell.text if cell.tip is None else cell.tip))
+            if cell.alert:
+                item.setForeground(_ALERT)
+                font = QFont(item.font())
+                font.setBold(True)
+                item.setFont(font)
             table.setItem(row, column, item)
     table.resizeColumnsToContents()
+    for column in range(table.columnCount() - 1):  # the last one stretches
+        # A long command must not push the folder and environment out of sight.
+        table.setColumnWidth(column, min(table.columnWidth(column), MAX_COLUMN_WIDTH))
     table.setVisible(bool(rows))
 
 
+def added_row(task: AddedTask) -> tuple[Cell, ...]:
+    """The preview's row of a task: what it runs, where, with what, and when first."""
+    risky = set(task.risky_env)
+    # The risky ones first: a cut-off cell still shows them.
+    ordered = sorted(task.env, key=lambda pair: pair[0] not in risky)
+    env = [(RISKY_MARK if name in risky else "") + f"{name}={value}" for name, value in ordered]
+    return (
+        Cell(task.name),
+        Cell(task.schedule),
+        Cell(RUNS_AT_ONCE, alert=True) if task.runs_at_once else Cell("on schedule"),
+        Cell(task.command),
+        Cell(task.cwd or HOME_FOLDER),
+        Cell("; ".join(env), "\n".join(env), alert=bool(risky)),
+    )
+
+
 def _plain_label(parent: QWidget) -> QLabel:
-    label = QLabel(parent)
-    label.setTextFormat(Qt.TextFormat.PlainText)  # commands and names are not HTML
-    label.setWordWrap(True)
-    return label
+    return plain_label(parent=parent, word_wrap=True)  # commands and names are not HTML
 
 
 class ReportDialog(QDialog):
@@ -89,12 +131,15 @@ class ReportDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(title)
-        self.resize(820, 520)
+        self.setWindowTitle(window_title(title))  # it may hold the file's name
+        self.resize(960, 540)  # six columns: what runs, where, with what, when
         self._replan = replan
         self.plan: ImportPlan | None = replan(False) if replan else None
         self.headline = _plain_label(self)
-        self.added = _table(("Name", "Schedule", "Command"), self)
+        self.cautions = _plain_label(self)
+        self.cautions.setObjectName("import_cautions")
+        self.cautions.setStyleSheet(f"color: {_ALERT.name()};")
+        self.added = _table(ADDED_HEADERS, self)
         self.replaced = _plain_label(self)
         self.skipped = _table(("Where", "Line or task", "Reason"), self)
         self.notes = _plain_label(self)
@@ -106,7 +151,14 @@ class ReportDialog(QDialog):
         self.replace_box.setVisible(replan is not None)
         self.replace_box.toggled.connect(self._on_replace_box_toggled)
         layout = QVBoxLayout(self)
-        for widget in (self.headline, self.added, self.replaced, self.skipped, self.notes):
+        for widget in (
+            self.headline,
+            self.cautions,
+            self.added,
+            self.replaced,
+            self.skipped,
+            self.notes,
+        ):
             layout.addWidget(widget)
         layout.addWidget(self.replace_box)
         if replan is None:
@@ -129,7 +181,10 @@ class ReportDialog(QDialog):
     def show_report(self, report: TransferReport) -> None:
         self.report = report
         self.headline.setText(report.summary().capitalize())
-        _fill(self.added, [(task.name, task.schedule, task.command) for task in report.added])
+        cautions = report.cautions()
+        self.cautions.setText("\n".join(f"{RISKY_MARK}{caution}" for caution in cautions))
+        self.cautions.setVisible(bool(cautions))
+        _fill(self.added, [added_row(task) for task in report.added])
         _fill(self.skipped, [(item.where, item.text, item.reason) for item in report.skipped])
         verb = "Will delete" if report.preview else "Deleted"
         self.replaced.setText(

@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from taskgui.ui.icons import action_icon, tray_icon
+from taskgui.ui.plain_text import inert_markup
 
 MESSAGE_MS = 8_000
 
@@ -101,7 +102,12 @@ class Tray(QObject):
             self.icon.setToolTip("taskgui — running your schedule")
 
     def show_message(self, title: str, text: str) -> None:
-        self.icon.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, MESSAGE_MS)
+        self.icon.showMessage(
+            inert_markup(title),
+            inert_markup(text),
+            QSystemTrayIcon.MessageIcon.Information,
+            MESSAGE_MS,
+        )
 
     # ------------------------------------------------------------------ slots
 

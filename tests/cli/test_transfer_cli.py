@@ -238,7 +238,13 @@ def test_import_json_report(run: Run, tmp_path: Path) -> None:
 
     report = result.json()
     assert report["preview"] is False
-    assert report["added"] == [{"name": "b", "schedule": "once", "command": "echo b"}]
+    [added] = report["added"]
+    assert {key: added[key] for key in ("name", "schedule", "command")} == {
+        "name": "b",
+        "schedule": "once",
+        "command": "echo b",
+    }
+    assert (added["cwd"], added["env"], added["risky_env"]) == (None, {}, [])
     assert report["ids"] == [3]
     assert [item["where"] for item in report["skipped"]] == ["task 1"]
     assert dry.json()["preview"] is True and "ids" not in dry.json()

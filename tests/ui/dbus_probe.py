@@ -26,6 +26,9 @@ from taskgui.ui.dbus_notifier import PATH, SERVICE, desktop_notifier
 from taskgui.ui.notifier import Notice, NoticeKind
 
 NOTIFICATION_ID = 7
+# What a hostile task can put in a notice: its name in the title, its error in the body.
+TITLE = "“<b>T</b>” failed"
+MESSAGE = "Gave up: <img src=/dev/zero> &amp; <a href='https://example.com/'>x</a>"
 INTROSPECTION = """<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
 <node>
@@ -103,9 +106,7 @@ def probe(out_file: Path) -> int:
         notifier = desktop_notifier("io.github.taskgui.TaskGui", "/icons/taskgui.svg")
         if notifier is None:
             return 3
-        notifier.notify(
-            Notice(kind=NoticeKind.EXHAUSTED, title="“T” failed", message="x", task_id=42)
-        )
+        notifier.notify(Notice(kind=NoticeKind.EXHAUSTED, title=TITLE, message=MESSAGE, task_id=42))
         timer = QElapsedTimer()
         timer.start()
         while not notifier.tasks_by_id and timer.elapsed() < 10_000:

@@ -38,7 +38,9 @@ from taskgui.ui.notifier import (
     notice_for_exhausted,
     notice_for_retry,
 )
+from taskgui.ui.plain_text import WORD_JOINER
 from tests.helpers.factories import T0
+from tests.ui.dbus_probe import MESSAGE, TITLE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -139,6 +141,30 @@ def test_the_notify_call_carries_the_notice_urgency_and_a_default_action() -> No
         hints=(("urgency", "y", 2), ("desktop-entry", "s", "io.github.taskgui.TaskGui")),
         expire_timeout=-1,
     )
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "body"),
+    [
+        # A server that reads markup gets it escaped: it shows exactly the text.
+        ({"body", "body-markup"}, "Gave up: &lt;img src=/dev/zero&gt; &amp;amp; &lt;a&gt;."),
+        # One that does not say so may still parse it (the spec tells it to strip
+        # tags): no tag or entity is left, and the text reads the same.
+        ({"body"}, "Gave up: <\u2060img src=/dev/zero> &\u2060amp; <\u2060a>."),
+    ],
+)
+def test_a_hostile_body_never_reaches_the_server_as_markup(
+    capabilities: set[str], body: str
+) -> None:
+    notice = Notice(
+        kind=NoticeKind.EXHAUSTED,
+        title="“<img src=/dev/zero>” failed",
+        message="Gave up: <img src=/dev/zero> &amp; <a>.",
+        task_id=1,
+    )
+    call = notify_call(notice, capabilities=capabilities)
+    assert call.body == body
+    assert call.summary.replace(WORD_JOINER, "") == notice.title and "<img" not in call.summary
 
 
 def test_the_notify_call_leaves_out_what_the_server_cannot_do() -> None:
@@ -277,5 +303,9 @@ def test_a_notice_reaches_a_notification_server_on_a_real_bus(tmp_path: Path) ->
     report = json.loads(out.read_text())
     notify = [call for call in report["calls"] if call[0] == "Notify"]
     assert [call[1] for call in notify] == ["susssasa{sv}i"]  # replaces_id went as a uint32
-    assert notify[0][2][3] == "“T” failed"
+    summary, body = notify[0][2][3], notify[0][2][4]
+    # This server does not say it reads markup; the spec lets it anyway: inert, unchanged.
+    assert summary.replace(WORD_JOINER, "") == TITLE and "<b" not in summary
+    assert body.replace(WORD_JOINER, "") == MESSAGE
+    assert "<img" not in body and "<a" not in body and "&amp;" not in body
     assert report["mapped"] == {"7": 42}  # a click on notification 7 opens task 42

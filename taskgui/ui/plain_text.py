@@ -1,0 +1,182 @@
+"""Text from a task, a command, its output or a file is shown as plain text, everywhere.
+
+Qt guesses: a QLabel, a QMessageBox or a tooltip whose first line looks like it holds
+a tag (``Qt.mightBeRichText``) is rendered as HTML. A task named ``<img
+src=/dev/zero>`` then makes the window read that file until it runs out of memory
+when the name is hovered or shown in a dialog; an ``<img>`` at a FIFO hangs the GUI
+thread; ``<a href=…>`` becomes a clickable link. Names, commands, errors and import
+files are written by whoever wrote the task or the file, so none of them may be
+guessed at. This module is the one place that rule lives; every widget that shows
+such text goes through it:
+
+* ``plain_tooltip``: a tooltip (Qt has no plain-text switch for tooltips, so text it
+  would take for HTML is escaped into HTML that renders exactly as the text).
+* ``plain_label`` / ``make_plain``: a QLabel that never reads markup.
+* ``warn`` / ``inform`` / ``critical`` / ``ask_yes_no``: message boxes in plain text
+  (QMessageBox's static helpers use Qt's guess).
+* ``window_title``: Qt removes ``[*]`` from window titles (the "modified" marker).
+* ``inert_markup``: for places we do not control how text is drawn (a tray balloon's
+  title is a rich-text guess; a D-Bus tray or notification server may parse markup).
+* ``escape_markup``: for the one label that is HTML on purpose (the history summary).
+* ``isolated``: a name set into a sentence, so a bidi override in it cannot reorder
+  the rest of the sentence (a confirmation must read as what it does).
+
+Table cells (``DisplayRole``), line edits, plain text edits, status bar messages and
+window titles are drawn as plain text by Qt and need nothing.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import overload
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+
+__all__ = [
+    "WORD_JOINER",
+    "ask_yes_no",
+    "critical",
+    "escape_markup",
+    "inert_markup",
+    "inform",
+    "isolated",
+    "make_plain",
+    "message_box",
+    "plain_label",
+    "plain_tooltip",
+    "warn",
+    "window_title",
+]
+
+Button = QMessageBox.StandardButton
+
+# Invisible and zero-width, so the text reads the same, but after "<" or "&" it stops
+# any markup parser from seeing a tag or an entity there.
+WORD_JOINER = "\u2060"
+
+
+def escape_markup(text: str) -> str:
+    """``text`` as HTML that shows exactly ``text`` (``&``, ``<`` and ``>`` escaped)."""
+    return html.escape(text, quote=False)
+
+
+@overload
+def plain_tooltip(text: str) -> str: ...
+@overload
+def plain_tooltip(text: None) -> None: ...
+@overload
+def plain_tooltip(text: str | None) -> str | None: ...
+
+
+def plain_tooltip(text: str | None) -> str | None:
+    """A tooltip that shows ``text`` literally (None or "" stays as it is).
+
+    Text Qt would show as plain is returned unchanged (a plain tooltip looks as
+    before). Text Qt would take for HTML, by the very test Qt's tooltip applies
+    (``mightBeRichText``), becomes an escaped paragraph whose ``pre-wrap`` keeps every
+    space and line break: it renders as the original characters.
+    """
+    if not text or not GuiQt.mightBeRichText(text):
+        return text
+    return f'<p style="white-space:pre-wrap">{escape_markup(text)}</p>'
+
+
+def make_plain(label: QLabel) -> QLabel:
+    """Make ``label`` show its text as plain text, never as HTML or links; return it."""
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setOpenExternalLinks(False)
+    return label
+
+
+def plain_label(
+    text: str = "", parent: QWidget | None = None, *, word_wrap: bool = False
+) -> QLabel:
+    """A QLabel for text that may have come from a task or a file."""
+    label = make_plain(QLabel(parent))
+    label.setWordWrap(word_wrap)
+    label.setText(text)
+    return label
+
+
+def window_title(text: str) -> str:
+    """A window title that shows ``text`` as written.
+
+    Qt treats ``[*]`` in a title as the place of the "modified" mark and removes it;
+    ``[*][*]`` is its escape for a literal ``[*]``.
+    """
+    return text.replace("[*]", "[*][*]")
+
+
+def isolated(text: str) -> str:
+    """``text`` between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE.
+
+    By the Unicode bidi algorithm an isolate is laid out on its own and closes any
+    embedding or override left open inside it, so "Delete the task “…” and its
+    history?" reads in order whatever the name holds.
+    """
+    return f"\u2068{text}\u2069"
+
+
+def inert_markup(text: str) -> str:
+    """``text`` with a word joiner after every ``<`` and ``&``: no tag, no entity.
+
+    For text whose renderer we do not choose: a tray balloon (Qt draws its title with
+    the rich-text guess) or a notification server behind the tray or the D-Bus
+    notifier, which may parse markup whatever it advertises. Escaping would show
+    ``&lt;`` wherever the text *is* plain; the joiner is invisible either way.
+    """
+    return text.replace("<", "<" + WORD_JOINER).replace("&", "&" + WORD_JOINER)
+
+
+# ----------------------------------------------------------------- message boxes
+
+
+def message_box(
+    parent: QWidget | None,
+    icon: QMessageBox.Icon,
+    title: str,
+    text: str,
+    *,
+    buttons: Button = Button.Ok,
+    default: Button = Button.NoButton,
+) -> QMessageBox:
+    """A QMessageBox whose text is plain: what the static helpers build, minus the guess."""
+    box = QMessageBox(icon, title, text, buttons, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if default != Button.NoButton:
+        box.setDefaultButton(default)
+    return box
+
+
+def _exec(box: QMessageBox) -> Button:
+    box.exec()
+    answer = box.standardButton(box.clickedButton())
+    box.deleteLater()
+    return answer
+
+
+def warn(parent: QWidget | None, title: str, text: str) -> None:
+    _exec(message_box(parent, QMessageBox.Icon.Warning, title, text))
+
+
+def inform(parent: QWidget | None, title: str, text: str) -> None:
+    _exec(message_box(parent, QMessageBox.Icon.Information, title, text))
+
+
+def critical(parent: QWidget | None, title: str, text: str) -> None:
+    _exec(message_box(parent, QMessageBox.Icon.Critical, title, text))
+
+
+def ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
+    """Yes or No (the default, and what Escape or closing the box means)."""
+    box = message_box(
+        parent,
+        QMessageBox.Icon.Question,
+        title,
+        text,
+        buttons=Button.Yes | Button.No,
+        default=Button.No,
+    )
+    return _exec(box) == Button.Yes

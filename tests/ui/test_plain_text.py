@@ -1,0 +1,129 @@
+"""The plain-text rule's one module: what each helper makes of hostile text.
+
+The widgets that use it are tested with hostile tasks in ``test_hostile_text``; this
+checks the helpers against Qt itself: a tooltip renders, by Qt's own rule, to the
+characters it was given; a title shows ``[*]``; a message box is plain and answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from taskgui.ui.plain_text import (
+    WORD_JOINER,
+    ask_yes_no,
+    critical,
+    escape_markup,
+    inert_markup,
+    inform,
+    plain_label,
+    plain_tooltip,
+    warn,
+    window_title,
+)
+from tests.helpers.rich_text import rendered
+
+# Characters QTextDocument keeps as they are (it turns no-break spaces and Unicode
+# line separators into plain ones, which says nothing about markup).
+_TEXT = st.text(alphabet=st.sampled_from(list("<>&;/=\"' \t\nabcxyz#!?-é€\u202e")), max_size=60)
+
+
+@given(_TEXT)
+def test_a_tooltip_renders_as_exactly_its_text(text: str) -> None:
+    tip = plain_tooltip(text)
+    assert rendered(tip) == text
+
+
+@pytest.mark.parametrize("text", ["", "echo hi", "a < b", "x & y", "line\n<b>two</b>"])
+def test_text_qt_shows_as_plain_is_left_as_it_is(text: str) -> None:
+    assert not GuiQt.mightBeRichText(text)
+    assert plain_tooltip(text) == text
+    assert plain_tooltip(None) is None
+
+
+def test_rich_looking_text_becomes_an_escaped_paragraph() -> None:
+    tip = plain_tooltip("<img src=/dev/zero>\n  two  spaces")
+    assert tip == ('<p style="white-space:pre-wrap">&lt;img src=/dev/zero&gt;\n  two  spaces</p>')
+    assert escape_markup("<a href='x'>&</a>") == "&lt;a href='x'&gt;&amp;&lt;/a&gt;"
+
+
+@pytest.mark.parametrize(
+    "text", ["History — [*]", "[*][*] a", "a [*] b [*][*][*] c", "no marker", "[*"]
+)
+def test_a_window_title_shows_every_marker(qtbot: QtBot, text: str) -> None:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    widget.setWindowTitle(window_title(text))
+    widget.show()
+    handle = widget.windowHandle()
+    assert handle is not None and handle.title() == text
+
+
+def test_inert_markup_reads_the_same_and_holds_no_tag_or_entity() -> None:
+    text = "“<img src=/dev/zero>” &amp; &lt;b&gt;"
+    inert = inert_markup(text)
+    assert inert.replace(WORD_JOINER, "") == text
+    assert not GuiQt.mightBeRichText(inert)
+    assert "<i" not in inert and "&a" not in inert and "&l" not in inert
+
+
+def test_a_plain_label_never_reads_markup(qtbot: QtBot) -> None:
+    label = plain_label("<a href='https://example.com/'>x</a>", word_wrap=True)
+    qtbot.addWidget(label)
+    assert isinstance(label, QLabel) and label.wordWrap()
+    assert label.textFormat() is Qt.TextFormat.PlainText
+    assert not label.openExternalLinks()
+
+
+def _press_when_shown(answer: QMessageBox.StandardButton, seen: list[QMessageBox]) -> None:
+    box = QApplication.activeModalWidget()
+    if isinstance(box, QMessageBox) and box.isVisible():
+        seen.append(box)
+        button = box.button(answer)
+        assert button is not None
+        button.click()
+        return
+    QTimer.singleShot(20, lambda: _press_when_shown(answer, seen))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [(QMessageBox.StandardButton.Yes, True), (QMessageBox.StandardButton.No, False)],
+)
+def test_ask_yes_no_is_plain_and_says_what_was_pressed(
+    qtbot: QtBot, answer: QMessageBox.StandardButton, expected: bool
+) -> None:
+    seen: list[QMessageBox] = []
+    QTimer.singleShot(0, lambda: _press_when_shown(answer, seen))
+    assert ask_yes_no(None, "Delete", "Delete “<b>x</b>”?") is expected
+    [box] = seen
+    assert box.textFormat() is Qt.TextFormat.PlainText
+    assert box.text() == "Delete “<b>x</b>”?"
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
+
+
+@pytest.mark.parametrize(
+    ("show", "icon"),
+    [
+        (warn, QMessageBox.Icon.Warning),
+        (inform, QMessageBox.Icon.Information),
+        (critical, QMessageBox.Icon.Critical),
+    ],
+)
+def test_message_boxes_are_plain(
+    qtbot: QtBot, show: Callable[[QWidget | None, str, str], None], icon: QMessageBox.Icon
+) -> None:
+    seen: list[QMessageBox] = []
+    QTimer.singleShot(0, lambda: _press_when_shown(QMessageBox.StandardButton.Ok, seen))
+    show(None, "taskgui", "<a href='https://example.com/'>x</a>")
+    [box] = seen
+    assert box.textFormat() is Qt.TextFormat.PlainText
+    assert box.icon() is icon
