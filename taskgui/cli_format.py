@@ -156,6 +156,7 @@ def run_json(run: RunRecord) -> dict[str, Any]:
         "exit_code": run.exit_code,
         "output": run.output,
         "error": run.error,
+        "pid": run.pid,  # the command's process (group), once it started
     }
 
 

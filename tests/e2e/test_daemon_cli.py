@@ -125,18 +125,23 @@ def test_sigkill_mid_run_then_restart_finishes_the_work(taskgui: Taskgui) -> Non
     marker = taskgui.tmp_path / "done.txt"
     started = taskgui.tmp_path / "started.txt"
     daemon = taskgui.start_daemon()
+    # The first attempt outlives the daemon (its own process group) and would finish
+    # long after the restart: only the new daemon stopping it keeps "done" single.
+    # (A fixed short sleep made this depend on how fast a loaded machine restarts.)
+    first_attempt_sleep = 'if [ "$TASKGUI_ATTEMPT" = 1 ]; then sleep 60; fi'
     task = taskgui.add(
         "interrupted",
-        f"echo x >> {started}; sleep 2; echo done >> {marker}",
+        f"echo $$ >> {started}; {first_attempt_sleep}; echo done >> {marker}",
         "--max-attempts",
         "3",
         "--retry-delay",
         "1s",
     )
-    wait_for(started.exists, what="the first attempt to start")
+    wait_for(lambda: started.exists() and started.read_text().endswith("\n"), what="attempt 1")
+    wait_for(lambda: taskgui.history(task)[0]["pid"] is not None, what="its pid on disk")
     os.kill(daemon.pid, signal.SIGKILL)
     daemon.wait(timeout=10)
-    assert not marker.exists()
+    orphan = int(started.read_text())
     assert taskgui.show(task)["state"] == "running"  # as the crash left it
 
     taskgui.start_daemon()
@@ -144,6 +149,7 @@ def test_sigkill_mid_run_then_restart_finishes_the_work(taskgui: Taskgui) -> Non
     outcomes = [run["outcome"] for run in taskgui.history(task)]
     assert outcomes == ["succeeded", "interrupted"]
     assert marker.read_text() == "done\n"
+    wait_for(lambda: not Path(f"/proc/{orphan}").exists(), timeout=5, what="the orphan to go")
 
 
 @pytest.mark.slow
