@@ -28,15 +28,23 @@ from taskgui import __version__, cli_format, cli_transfer
 from taskgui.cli_spec import add_arguments, spec_from_args
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.engine import Engine
-from taskgui.core.errors import InvalidTaskError, TaskguiError
+from taskgui.core.errors import (
+    InvalidStateError,
+    InvalidTaskError,
+    TaskguiError,
+    TaskNotFoundError,
+)
 from taskgui.core.states import TaskState
+from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
 from taskgui.core.terminal_text import visible
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock, holder_pid, is_locked, lock_path_for
+from taskgui.store.memory import MemoryRepository
 from taskgui.store.operations import Op, Operations
 from taskgui.store.paths import resolve_database_path
 from taskgui.store.recovery import open_sqlite, recover
+from taskgui.store.repository import TaskRepository
 from taskgui.store.sqlite import SqliteRepository
 
 PROG = "taskgui"
@@ -78,15 +86,29 @@ class Context:
 # ------------------------------------------------------------------ argument types
 
 
-def positive_int(text: str) -> int:
-    """An argparse type for ids and counts: a whole number from 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1, not {text!r}")
-    return value
+def bounded_int(maximum: int) -> Callable[[str], int]:
+    """An argparse type for ids and counts: a whole number from 1 to ``maximum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text) if len(text) <= _MAX_DIGITS else 0
+        except ValueError:
+            value = 0
+        if not 1 <= value <= maximum:
+            shown = repr(text) if len(text) <= 40 else repr(text[:39] + "…")
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from 1 to {maximum:,}, not {shown}"
+            )
+        return value
+
+    return parse
+
+
+# SQLite stores ids and takes limits as signed 64-bit integers: a larger one is no id.
+MAX_ID = 2**63 - 1
+MAX_WORKERS = 1_024  # threads, each possibly running a command: beyond this, a typo
+_MAX_DIGITS = 30  # anything longer is out of range; int() need not read a novel
+positive_int = bounded_int(MAX_ID)
 
 
 # --------------------------------------------------------------------------- parser
@@ -191,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     daemon.add_argument(
         "--workers",
-        type=positive_int,
+        type=bounded_int(MAX_WORKERS),
         default=DEFAULT_WORKERS,
         help=f"how many tasks may run at once (default {DEFAULT_WORKERS})",
     )
@@ -221,6 +243,26 @@ def _repository(ctx: Context) -> Iterator[SqliteRepository]:
         yield repository
     finally:
         repository.close()
+
+
+@contextmanager
+def _reader(ctx: Context) -> Iterator[TaskRepository]:
+    """For commands that only read: a database that does not exist reads as empty.
+
+    Nothing is created for them, not the file and not its folders: 'taskgui show 5'
+    on a fresh account (or a mistyped --db) says there is no task 5 and leaves no
+    empty database behind.
+    """
+    if not _exists(ctx.database):
+        yield MemoryRepository()
+        return
+    with _repository(ctx) as repository:
+        yield repository
+
+
+def _exists(database: Path) -> bool:
+    """Whether the path names something (a broken symlink too: opening it then says so)."""
+    return database.exists() or database.is_symlink()
 
 
 def _note(message: str) -> None:
@@ -261,7 +303,7 @@ def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
 
 def _cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     state = TaskState(args.state) if args.state else None
-    with _repository(ctx) as repository:
+    with _reader(ctx) as repository:
         snapshots = repository.list_tasks(state)
     if args.json:
         _print_json([cli_format.task_json(snapshot) for snapshot in snapshots])
@@ -273,7 +315,7 @@ def _cmd_list(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    with _repository(ctx) as repository:
+    with _reader(ctx) as repository:
         snapshot = repository.get(args.id)
     if args.json:
         _print_json(cli_format.task_json(snapshot))
@@ -283,7 +325,7 @@ def _cmd_show(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _cmd_history(args: argparse.Namespace, ctx: Context) -> int:
-    with _repository(ctx) as repository:
+    with _reader(ctx) as repository:
         repository.get(args.id)  # "no task with id N" rather than an empty history
         runs = repository.runs(args.id, args.limit)
     if args.json:
@@ -306,10 +348,36 @@ _CHANGES: dict[str, tuple[Op, str, str]] = {
 }
 
 
+def _unchanged(op: Op, snapshot: TaskSnapshot) -> str | None:
+    """What to say instead when pause or resume would change nothing.
+
+    Both then succeed and say so truthfully, rather than claim a change (as resume
+    did) or fail (a script that pauses a task wants it paused, and it is). A task
+    that has finished (cancelled, succeeded, gave up, missed) is refused by both,
+    exit status 1: it will not run again, paused or not.
+    """
+    if op is Op.PAUSE and snapshot.spec.paused:
+        return "is already paused"
+    if op is Op.RESUME and not snapshot.spec.paused:
+        if snapshot.state.is_terminal:
+            raise InvalidStateError(
+                f"task {snapshot.spec.name!r} has {snapshot.state.value}; there is nothing "
+                "to resume"
+            )
+        return "is not paused; nothing to resume"
+    return None
+
+
 def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
     op: Op = args.op
+    if not _exists(ctx.database):
+        raise TaskNotFoundError(args.id)  # and no database made to say so
     with _repository(ctx) as repository:
-        repository.get(args.id)  # fail fast, before any lock or request
+        snapshot = repository.get(args.id)  # fail fast, before any lock or request
+        unchanged = _unchanged(op, snapshot)
+        if unchanged is not None:
+            print(f"task {args.id} {unchanged}")
+            return EXIT_OK
         lock = SchedulerLock(ctx.database)
         try:
             lock.acquire()
@@ -372,18 +440,24 @@ def _cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _cmd_export(args: argparse.Namespace, ctx: Context) -> int:
-    with _repository(ctx) as repository:
+    cli_transfer.check_export_target(args.file)
+    with _reader(ctx) as repository:
         return cli_transfer.export(args, repository, ctx.clock, _note)
 
 
 def _cmd_import(args: argparse.Namespace, ctx: Context) -> int:
+    # Read and check the whole file first: a refused import touches no database.
+    parsed = cli_transfer.read_import(args, ctx.clock)
+    if args.dry_run and not _exists(ctx.database):
+        return cli_transfer.report_dry_run(args, parsed, ctx.clock)
     with _repository(ctx) as repository:
         return cli_transfer.import_(
             args,
+            parsed,
             repository,
             ctx.database,
             ctx.clock,
-            lambda op, task_id: _request(repository, op, task_id, ctx),
+            request=lambda op, task_id: _request(repository, op, task_id, ctx),
         )
 
 
@@ -407,6 +481,10 @@ def _run(argv: list[str], clock: Clock, gui: GuiLauncher | None) -> int:
         if gui is not None:
             return gui(argv)
         return _error("choose a command (see 'taskgui --help')", EXIT_USAGE)
+    if args.db is not None and not args.db.strip():
+        # An empty --db (an unset variable in a script, say) must not quietly mean the
+        # default database: that is some other schedule than the one meant.
+        return _error("--db needs a file path, not an empty one (see 'taskgui --help')", EXIT_USAGE)
     ctx = Context(
         database=resolve_database_path(args.db), reset_corrupt=args.reset_corrupt, clock=clock
     )

@@ -31,12 +31,13 @@ from taskgui.core.recurrence import load_zone
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.core.terminal_text import visible_json
 from taskgui.core.transfer_format import TransferFormatError, dump_document, parse_document
-from taskgui.core.transfer_plan import ImportPlan, plan_import
+from taskgui.core.transfer_plan import ImportPlan, ParsedImport, plan_import
 from taskgui.runtime.files import write_private
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock, is_locked
 from taskgui.store.operations import Op, Operations
 from taskgui.store.recovery import recover
+from taskgui.store.repository import TaskRepository
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.store.transfer import PartialImportError, export_document, replace_planned
 
@@ -109,9 +110,21 @@ def import_arguments(parser: argparse.ArgumentParser) -> None:
 # -------------------------------------------------------------------------- export
 
 
+def check_export_target(name: str | None) -> None:
+    """Refuse (exit 2) an export file name that names no file: empty, or a folder."""
+    if name in (None, STDIO):
+        return
+    assert name is not None
+    if not name.strip():
+        raise InvalidTaskError("the export file name is empty; give a file name, or '-' for stdout")
+    target = Path(name)
+    if not target.name or target.name == ".." or target.is_dir():
+        raise InvalidTaskError(f"{name} is a folder; give the name of a file to write")
+
+
 def export(
     args: argparse.Namespace,
-    repository: SqliteRepository,
+    repository: TaskRepository,
     clock: Clock,
     note: Note,
     *,
@@ -136,43 +149,60 @@ def export(
 # -------------------------------------------------------------------------- import
 
 
-def import_(
-    args: argparse.Namespace,
-    repository: SqliteRepository,
-    database: Path,
-    clock: Clock,
-    request: Request,
-    *,
-    stdin: TextIO | None = None,
-) -> int:
-    """Read, validate all, plan against the existing tasks, write (unless --dry-run)."""
+def read_import(
+    args: argparse.Namespace, clock: Clock, *, stdin: TextIO | None = None
+) -> ParsedImport:
+    """Read FILE and check all of it; every refusal comes before a database is opened."""
     if args.tz is not None and not args.crontab:
         raise InvalidTaskError("--tz goes with --crontab")
     text = read_input(args.file, stdin or sys.stdin)
-    now = clock.now()
     source = "stdin" if args.file == STDIO else args.file
     try:
         if args.crontab:
             zone = args.tz if args.tz is not None else local_zone_name()
             load_zone(zone)
-            parsed = parse_crontab(text, now=now, default_tz=zone)
-        else:
-            parsed = parse_document(text)
+            return parse_crontab(text, now=clock.now(), default_tz=zone)
+        return parse_document(text)
     except TransferFormatError as error:
         raise TransferFormatError(f"{source}: {error}", error.problems) from None
+
+
+def report_dry_run(args: argparse.Namespace, parsed: ParsedImport, clock: Clock) -> int:
+    """--dry-run into a database that does not exist yet: planned against no tasks."""
+    plan = plan_import(parsed, [], clock.now(), replace_existing=args.replace)
+    _print_report(args, plan, None)
+    return 0
+
+
+def import_(
+    args: argparse.Namespace,
+    parsed: ParsedImport,
+    repository: SqliteRepository,
+    database: Path,
+    clock: Clock,
+    *,
+    request: Request,
+) -> int:
+    """Plan what ``read_import`` read against the existing tasks; write (unless --dry-run)."""
+    now = clock.now()
     plan = plan_import(parsed, repository.list_tasks(), now, replace_existing=args.replace)
-    stored: list[TaskSpec] = []
-    if not args.dry_run:
-        stored = commit(plan, repository, database, clock, request)
-    report = plan.report if args.dry_run else plan.report.done()
+    stored = None if args.dry_run else commit(plan, repository, database, clock, request)
+    _print_report(args, plan, stored)
+    return 0
+
+
+def _print_report(
+    args: argparse.Namespace, plan: ImportPlan, stored: list[TaskSpec] | None
+) -> None:
+    """The report of a dry run (``stored`` None) or of what was added."""
+    report = plan.report if stored is None else plan.report.done()
     if args.json:
         data = report.to_json()
-        if not args.dry_run:
+        if stored is not None:
             data["ids"] = [spec.id for spec in stored]
         print(json_text(data))
     else:
         print(report.render())
-    return 0
 
 
 def read_input(name: str, stdin: TextIO) -> str:

@@ -2,6 +2,12 @@
 
 Shared by the CLI flags, the task dialog and the human schedule text, so that what a
 person types and what they read back use one grammar.
+
+Every duration a person can give taskgui (a repeat interval, a retry delay or its cap,
+a timeout, a misfire grace period) is at most ``MAX_DURATION``, about 100 years. The
+bound is what keeps the date arithmetic of a schedule safe: ``datetime`` ends in year
+9999, and a 999999999-day interval added to any time overflows. ``check_duration``
+is the one place that says so, for every constructor that holds a duration.
 """
 
 from __future__ import annotations
@@ -10,6 +16,9 @@ import re
 from datetime import timedelta
 
 from taskgui.core.errors import InvalidTaskError
+
+MAX_DURATION = timedelta(days=36_525)  # 100 years of 365.25 days
+MAX_DURATION_TEXT = "100 years"
 
 _UNIT_SECONDS = {"w": 604_800, "d": 86_400, "h": 3_600, "m": 60, "s": 1, "ms": 0.001}
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|w|d|h|m|s)", re.IGNORECASE)
@@ -31,12 +40,32 @@ def parse_duration(text: str) -> timedelta:
         )
     else:
         raise InvalidTaskError(
-            f"cannot read {text!r} as a duration; write it like 30s, 5m, 1h30m or 2d"
+            f"cannot read {_shown(text)} as a duration; write it like 30s, 5m, 1h30m or 2d"
         )
-    try:
-        return timedelta(seconds=seconds)
-    except (OverflowError, ValueError):
-        raise InvalidTaskError(f"the duration {text!r} is too long") from None
+    if seconds > MAX_DURATION.total_seconds():
+        raise InvalidTaskError(
+            f"the duration {_shown(stripped)} is too long; taskgui takes at most "
+            f"{MAX_DURATION_TEXT}"
+        )
+    return timedelta(seconds=seconds)
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message, cut short: a pasted novel need not be echoed."""
+    return repr(text) if len(text) <= limit else repr(text[: limit - 1] + "…")
+
+
+def check_duration(value: object, what: str) -> timedelta:
+    """``value`` if it is a timedelta of at most ``MAX_DURATION``; else InvalidTaskError.
+
+    ``what`` names the duration for the message ("the repeat interval"). Lower bounds
+    differ per field (zero, a second) and stay with each field's constructor.
+    """
+    if not isinstance(value, timedelta):
+        raise InvalidTaskError(f"{what} must be a duration")
+    if value > MAX_DURATION:
+        raise InvalidTaskError(f"{what} must be at most {MAX_DURATION_TEXT}")
+    return value
 
 
 def format_duration(delta: timedelta) -> str:

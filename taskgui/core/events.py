@@ -35,14 +35,17 @@ class TaskRemoved:
 
 @dataclass(frozen=True, slots=True)
 class TaskDropped:
-    """A stored task could not be read when first needed; the engine no longer has it.
+    """A task was set aside: it could not be read when first needed, or handling it
+    failed in a way no task should; the engine no longer has it.
 
-    Not a deletion: the store set the row aside (quarantine) and keeps it, so a
-    repository applying this event changes nothing. Front ends report ``reason``.
+    Not a deletion: a repository applying this event keeps the row and sets it aside
+    (quarantine), so the next start leaves it out too; one already set aside keeps its
+    first reason. Front ends report ``reason``.
     """
 
     task_id: TaskId
     reason: str
+    unreadable: bool = True  # False: it was read, and handling it failed
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,10 +19,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from cron_descriptor import Options, get_description
 from croniter import CroniterBadDateError, croniter
 
-from taskgui.core.duration import describe_interval
+from taskgui.core.duration import check_duration, describe_interval
 from taskgui.core.errors import InvalidTaskError
 
 MIN_INTERVAL = timedelta(seconds=1)
+# Cron looks at local wall time, and at the very start of the calendar a zone west of
+# UTC has none (0001-01-01 00:00 UTC is year 0 in New York). A day in, every zone has.
+_CALENDAR_START = datetime(1, 1, 2, tzinfo=UTC)
 # How many cron occurrences catch_up counts one by one before it gives an estimate;
 # a minutely cron after a year of downtime would otherwise cost half a million steps.
 CATCH_UP_COUNT_CAP = 10_000
@@ -73,6 +76,19 @@ class Once:
         return "once"
 
 
+def _later(moment: datetime, delta: timedelta) -> datetime | None:
+    """``moment + delta``, or None where that is past year 9999: no further occurrence.
+
+    Durations are bounded at validation (``core.duration.MAX_DURATION``), but a start
+    near the end of the calendar, or a row stored before the bound, still reaches it;
+    a schedule that ends there is the honest answer, an OverflowError is not.
+    """
+    try:
+        return moment + delta
+    except OverflowError:
+        return None
+
+
 class EveryMode(StrEnum):
     """Where the interval of an ``Every`` is measured from."""
 
@@ -90,8 +106,7 @@ class Every:
     is_recurring = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.interval, timedelta):
-            raise InvalidTaskError("the repeat interval must be a duration")
+        check_duration(self.interval, "the repeat interval")
         if self.interval < MIN_INTERVAL:
             raise InvalidTaskError("the repeat interval must be at least 1 second")
         if not isinstance(self.mode, EveryMode):
@@ -106,11 +121,16 @@ class Every:
         """The first run is the start itself: it anchors the interval grid."""
         return start
 
-    def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
-        """The next occurrence: scheduled + interval, or finish + interval for fixed delay."""
+    def next_after(
+        self, scheduled_at: datetime, finished_at: datetime | None = None
+    ) -> datetime | None:
+        """The next occurrence: scheduled + interval, or finish + interval for fixed delay.
+
+        None past the end of the calendar (year 9999): the schedule ends there.
+        """
         if self.mode is EveryMode.FIXED_DELAY and finished_at is not None:
-            return finished_at + self.interval
-        return scheduled_at + self.interval
+            return _later(finished_at, self.interval)
+        return _later(scheduled_at, self.interval)
 
     def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
         """Occurrences on the grid ``scheduled_at + k * interval`` that are at or before now.
@@ -119,14 +139,15 @@ class Every:
         that skipping and coalescing behave the same way for both modes.
         """
         if now < scheduled_at:
-            return CatchUp(missed=0, exact=True, next_at=scheduled_at + self.interval)
+            return CatchUp(missed=0, exact=True, next_at=_later(scheduled_at, self.interval))
         missed = (now - scheduled_at) // self.interval  # exact integer arithmetic
-        return CatchUp(
-            missed=missed, exact=True, next_at=scheduled_at + self.interval * (missed + 1)
-        )
+        return CatchUp(missed=missed, exact=True, next_at=self.advance(scheduled_at, missed + 1))
 
-    def advance(self, scheduled_at: datetime, steps: int) -> datetime:
-        return scheduled_at + self.interval * steps
+    def advance(self, scheduled_at: datetime, steps: int) -> datetime | None:
+        try:
+            return _later(scheduled_at, self.interval * steps)
+        except OverflowError:  # the multiplication itself: beyond any calendar
+            return None
 
     def describe(self) -> str:
         text = f"every {describe_interval(self.interval)}"
@@ -215,38 +236,66 @@ class Cron:
         first = local.replace(tzinfo=None).replace(tzinfo=self._zone, fold=0)
         return first.utcoffset() != local.utcoffset()
 
-    def _iterate(self, after: datetime) -> croniter:
-        return croniter(self.expr, after.astimezone(self._zone))
+    def _iterate(self, after: datetime) -> croniter | None:
+        """Matches after ``after``; None when its local time is past year 9999 already."""
+        try:
+            return croniter(self.expr, after.astimezone(self._zone))
+        except OverflowError:
+            return None
 
-    def _next(self, it: croniter) -> datetime:
+    def _next(self, it: croniter | None) -> datetime | None:
+        """The iterator's next occurrence in UTC; None when the calendar ends first."""
+        if it is None:
+            return None
         while True:
-            local: datetime = it.get_next(datetime)
+            try:
+                local: datetime = it.get_next(datetime)
+            except (CroniterBadDateError, ValueError, OverflowError):  # past year 9999
+                return None
             if self._runs_hourly_or_more or not self._is_repeated_wall_time(local):
-                return local.astimezone(UTC)
+                try:
+                    return local.astimezone(UTC)
+                except OverflowError:
+                    return None
 
     def first_at_or_after(self, start: datetime) -> datetime:
         """The first matching time at or after ``start``: a cron task starting "now"
-        runs at its first match, not now."""
-        return self.next_after(start - timedelta(microseconds=1))
+        runs at its first match, not now.
 
-    def next_after(self, scheduled_at: datetime, finished_at: datetime | None = None) -> datetime:
-        return _cron_next_after(self, scheduled_at)
+        InvalidTaskError when there is none before the calendar ends (year 9999); a
+        task cannot start that way (``TaskSpec`` checks it for starts that late).
+        """
+        first = self.next_after(max(start, _CALENDAR_START) - timedelta(microseconds=1))
+        if first is None:
+            raise InvalidTaskError(
+                f"the cron schedule {self.expr!r} has no run after {start:%Y-%m-%d %H:%M} "
+                "UTC: the calendar ends in year 9999; choose an earlier start"
+            )
+        return first
+
+    def next_after(
+        self, scheduled_at: datetime, finished_at: datetime | None = None
+    ) -> datetime | None:
+        """The first match after ``scheduled_at``; None when the calendar ends first."""
+        return _cron_next_after(self, max(scheduled_at, _CALENDAR_START))
 
     def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
-        it = self._iterate(scheduled_at)
+        it = self._iterate(max(scheduled_at, _CALENDAR_START))
         missed = 0
         while missed <= CATCH_UP_COUNT_CAP:
             occurrence = self._next(it)
-            if occurrence > now:
+            if occurrence is None or occurrence > now:
                 return CatchUp(missed=missed, exact=True, next_at=occurrence)
             missed += 1
         return CatchUp(missed=CATCH_UP_COUNT_CAP, exact=False, next_at=self.next_after(now))
 
-    def advance(self, scheduled_at: datetime, steps: int) -> datetime:
-        it = self._iterate(scheduled_at)
-        occurrence = scheduled_at
+    def advance(self, scheduled_at: datetime, steps: int) -> datetime | None:
+        it = self._iterate(max(scheduled_at, _CALENDAR_START))
+        occurrence: datetime | None = scheduled_at
         for _ in range(steps):
             occurrence = self._next(it)
+            if occurrence is None:
+                break
         return occurrence
 
     def describe(self, *, with_zone: bool = True) -> str:
@@ -260,7 +309,7 @@ class Cron:
 
 
 @lru_cache(maxsize=4096)
-def _cron_next_after(cron: Cron, after: datetime) -> datetime:
+def _cron_next_after(cron: Cron, after: datetime) -> datetime | None:
     """Memoised: croniter takes ~0.2 ms per answer, and the same question comes twice
     for every new task (the store's initial row and the engine's first slot) and once
     per task sharing a schedule and start in a bulk import."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import StrEnum
 
+from taskgui.core.duration import check_duration
 from taskgui.core.errors import InvalidTaskError
 
 DEFAULT_BASE_DELAY = timedelta(seconds=10)
@@ -55,9 +56,8 @@ class RetryPolicy:
                 raise InvalidTaskError(
                     f"backoff {self.backoff!r} is not one of exponential, fixed, none"
                 ) from None
-        for name in ("base_delay", "max_delay"):
-            if not isinstance(getattr(self, name), timedelta):
-                raise InvalidTaskError(f"the retry {name.replace('_', ' ')} must be a duration")
+        check_duration(self.base_delay, "the first retry delay")
+        check_duration(self.max_delay, "the maximum retry delay")
         if isinstance(self.factor, bool) or not isinstance(self.factor, int | float):
             raise InvalidTaskError("the backoff factor must be a number of at least 1")
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int):

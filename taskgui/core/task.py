@@ -14,15 +14,26 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from taskgui.core.duration import check_duration
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.recurrence import Once, Recurrence
+from taskgui.core.recurrence import Cron, Once, Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
+from taskgui.core.text_rules import has_visible_character, nul_problem, utf8_size
 
 TaskId = int
 
 MAX_NAME_LENGTH = 200
 MAX_COMMAND_LENGTH = 100_000
+MAX_KEY_LENGTH = 200
+MAX_CWD_LENGTH = 4_096  # PATH_MAX
+# The environment must fit through execve: Linux takes at most 128 KiB per
+# "NAME=value" string (MAX_ARG_STRLEN) and about 2 MiB for the arguments and the whole
+# environment together (ARG_MAX); the task's own variables get half of that, leaving
+# room for the environment it inherits and the command line.
+MAX_ENV_VARIABLES = 1_000
+MAX_ENV_ENTRY_BYTES = 128 * 1024
+MAX_ENV_BYTES = 1024 * 1024
 PRIORITY_MIN, PRIORITY_MAX = -1_000_000, 1_000_000
 DEFAULT_MISFIRE_GRACE = timedelta(seconds=60)
 ONCE = Once()
@@ -53,25 +64,62 @@ class Command:
             )
         if "\0" in self.line:
             raise InvalidTaskError("the command contains a NUL character")
-        if self.cwd is not None and not self.cwd.strip():
-            object.__setattr__(self, "cwd", None)
+        if self.cwd is not None:
+            self._check_cwd()
         env = self.env.items() if isinstance(self.env, Mapping) else self.env
         pairs = tuple(sorted((str(name), str(value)) for name, value in env))
-        for name, value in pairs:
-            if not _ENV_NAME.fullmatch(name):
-                raise InvalidTaskError(
-                    f"environment variable name {name!r} is not valid; use letters, digits "
-                    "and underscores, not starting with a digit"
-                )
-            if "\0" in value:
-                raise InvalidTaskError(f"the value of {name} contains a NUL character")
-        if len({name for name, _ in pairs}) != len(pairs):
-            raise InvalidTaskError("an environment variable is given twice")
+        _check_env(pairs)
         object.__setattr__(self, "env", pairs)
+
+    def _check_cwd(self) -> None:
+        if not isinstance(self.cwd, str):
+            raise InvalidTaskError("the working folder must be text (a path)")
+        if not self.cwd.strip():
+            object.__setattr__(self, "cwd", None)
+            return
+        problem = nul_problem(self.cwd, "the working folder")
+        if problem:
+            raise InvalidTaskError(problem)
+        if len(self.cwd) > MAX_CWD_LENGTH:
+            raise InvalidTaskError(
+                f"the working folder is longer than {MAX_CWD_LENGTH:,} characters"
+            )
 
     @property
     def env_dict(self) -> dict[str, str]:
         return dict(self.env)
+
+
+def _check_env(pairs: tuple[tuple[str, str], ...]) -> None:
+    """Names valid and unique, no NUL, and the whole within what execve accepts."""
+    if len(pairs) > MAX_ENV_VARIABLES:
+        raise InvalidTaskError(
+            f"{len(pairs):,} environment variables is too many; a task takes at most "
+            f"{MAX_ENV_VARIABLES:,} (put the rest in a script or a file it reads)"
+        )
+    total = 0
+    for name, value in pairs:
+        if not _ENV_NAME.fullmatch(name):
+            raise InvalidTaskError(
+                f"environment variable name {name[:60]!r} is not valid; use letters, digits "
+                "and underscores, not starting with a digit"
+            )
+        if "\0" in value:
+            raise InvalidTaskError(f"the value of {name} contains a NUL character")
+        size = utf8_size(name) + utf8_size(value) + 2  # "=" and the terminating NUL
+        if size > MAX_ENV_ENTRY_BYTES:
+            raise InvalidTaskError(
+                f"the value of {name} is longer than a program can be given "
+                f"({MAX_ENV_ENTRY_BYTES // 1024} KiB); put it in a file the command reads"
+            )
+        total += size
+    if total > MAX_ENV_BYTES:
+        raise InvalidTaskError(
+            f"the environment variables take {total:,} bytes, more than "
+            f"{MAX_ENV_BYTES // 1024} KiB; put the large values in a file the command reads"
+        )
+    if len({name for name, _ in pairs}) != len(pairs):
+        raise InvalidTaskError("an environment variable is given twice")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,12 +148,7 @@ class TaskSpec:
     paused: bool = False
 
     def __post_init__(self) -> None:
-        name = self.name.strip() if isinstance(self.name, str) else ""
-        if not name:
-            raise InvalidTaskError("the task needs a name")
-        if len(name) > MAX_NAME_LENGTH:
-            raise InvalidTaskError(f"the name is longer than {MAX_NAME_LENGTH} characters")
-        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "name", _checked_name(self.name))
         if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
             raise InvalidTaskError(f"task ids are whole numbers from 1, not {self.id!r}")
         if isinstance(self.priority, bool) or not isinstance(self.priority, int):
@@ -118,10 +161,14 @@ class TaskSpec:
             raise InvalidTaskError("the first run time must be a date and time with a time zone")
         if self.first_run_at.tzinfo is not UTC:
             object.__setattr__(self, "first_run_at", self.first_run_at.astimezone(UTC))
-        if self.timeout is not None and self.timeout <= timedelta(0):
-            raise InvalidTaskError("the timeout must be longer than zero (or none)")
-        key = self.concurrency_key.strip() if self.concurrency_key else None
-        object.__setattr__(self, "concurrency_key", key or None)
+        if isinstance(self.recurrence, Cron) and self.first_run_at >= _LATE_START:
+            self.recurrence.first_at_or_after(self.first_run_at)  # is there a first run?
+        if self.timeout is not None:
+            check_duration(self.timeout, "the timeout")
+            if self.timeout <= timedelta(0):
+                raise InvalidTaskError("the timeout must be longer than zero (or none)")
+        object.__setattr__(self, "concurrency_key", _checked_key(self.concurrency_key))
+        check_duration(self.misfire_grace, "the misfire grace period")
         if self.misfire_grace < timedelta(0):
             raise InvalidTaskError("the misfire grace period cannot be negative")
         for attr, enum in (("overlap", OverlapPolicy), ("misfire", MisfirePolicy)):
@@ -156,6 +203,58 @@ class TaskSpec:
     def describe_schedule(self) -> str:
         """Human text for the schedule, e.g. 'every 5 minutes' or 'once'."""
         return self.recurrence.describe()
+
+
+# A cron schedule matches at least every 8 years (29 February skips a leap year once
+# a century), so only a start this close to the end of the calendar can have no run.
+_LATE_START = datetime(9990, 1, 1, tzinfo=UTC)
+
+
+def _checked_name(value: object) -> str:
+    """The name stripped; InvalidTaskError unless it is text a person can see and tell."""
+    name = value.strip() if isinstance(value, str) else ""
+    if not name:
+        raise InvalidTaskError("the task needs a name")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidTaskError(f"the name is longer than {MAX_NAME_LENGTH} characters")
+    problem = nul_problem(name, "the name")
+    if problem:
+        raise InvalidTaskError(problem)
+    if not has_visible_character(name):
+        raise InvalidTaskError(
+            "the name has no visible character (only spaces, zero-width or direction "
+            "marks); give it a name you can read"
+        )
+    return name
+
+
+def name_is_canonical(name: str) -> bool:
+    """True when ``_checked_name`` would accept ``name`` unchanged (the store's fast path)."""
+    if not 0 < len(name) <= MAX_NAME_LENGTH or name.strip() != name:
+        return False
+    if name.isascii() and name.isprintable():  # non-blank printable ASCII: visible
+        return True
+    return "\0" not in name and has_visible_character(name)
+
+
+def _checked_key(value: str | None) -> str | None:
+    """The concurrency key stripped (blank: none), NUL-free and at most 200 characters."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidTaskError("the concurrency key must be text")
+    key = value.strip()
+    if not key:
+        return None
+    if len(key) > MAX_KEY_LENGTH:
+        raise InvalidTaskError(
+            f"the concurrency key is longer than {MAX_KEY_LENGTH} characters; a short "
+            "word that tasks share is enough"
+        )
+    problem = nul_problem(key, "the concurrency key")
+    if problem:
+        raise InvalidTaskError(problem)
+    return key
 
 
 def _slot_copier() -> Callable[[TaskSpec, TaskId], TaskSpec]:

@@ -230,6 +230,14 @@ def _load(text: str) -> dict[str, Any]:
             f"the file is not valid JSON: line {error.lineno}, column {error.colno}: "
             f"{error.msg}{hint}"
         ) from None
+    except RecursionError:
+        raise TransferFormatError(
+            "the file nests its JSON too deeply to read; a taskgui export nests a few levels"
+        ) from None
+    except ValueError:  # Python reads no integer of more than 4,300 digits
+        raise TransferFormatError(
+            "the file holds a number too long to read (more than 4,300 digits)"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
         raise TransferFormatError(
             f'this is not a taskgui export: expected a JSON object with "format": '

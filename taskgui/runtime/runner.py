@@ -51,6 +51,7 @@ _READ_CHUNK = 64 * 1024  # the default Linux pipe capacity: one read empties a f
 _EXIT_POLL = 0.05  # how often to look for an exit when there is no pidfd to wait on
 _GROUP_POLL_FIRST, _GROUP_POLL_MAX = 0.01, 0.25  # waiting for a group to empty
 _DRAIN_WINDOW = 0.1  # how long to keep reading after the command exited
+_MAX_WAIT = 3_600.0  # the longest single wait in the selector (see _wait)
 _SHELL_EXIT_HINTS = {126: "not executable", 127: "command not found"}
 
 
@@ -465,7 +466,14 @@ def _report(outcome: RunOutcome, result: RunResult, duration: float) -> RunRepor
 
 
 def _wait(selector: selectors.BaseSelector, timeout: float | None, tail: TailBuffer) -> None:
-    """Block until output, a wake-up or an exit (or the timeout); consume what came."""
+    """Block until output, a wake-up or an exit (or the timeout); consume what came.
+
+    At most ``_MAX_WAIT`` at a time: epoll takes its timeout as a C int of milliseconds
+    (about 24.8 days) and refuses more, and a task's timeout may be up to 100 years.
+    Every caller loops and works out again what remains, so a slice changes nothing.
+    """
+    if timeout is not None:
+        timeout = min(timeout, _MAX_WAIT)
     for key, _ in selector.select(timeout):
         if key.data is _Source.OUTPUT:
             try:

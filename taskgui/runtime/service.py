@@ -18,7 +18,8 @@ task that finds no free worker (``_make_way``), and at a shutdown that does not 
 for it. A pause, as for any running run, lets it go on.
 
 Slots never raise: a failing store operation is reported through ``error_occurred``
-and dispatching stops until the store works again.
+and dispatching stops until the store works again; anything else is reported the same
+way (``runtime.guard``), and a task the engine fails on is set aside, not the schedule.
 
 Signals: those of ``ScheduleSignals``, and
     loaded(): every stored task is in memory (soon after ``start``; see hydration.py).
@@ -51,10 +52,11 @@ from taskgui.core.events import (
     TaskRemoved,
 )
 from taskgui.core.states import RunOutcome
-from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
+from taskgui.core.status import RunId, RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.deadline_timer import DeadlineTimer
+from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
@@ -64,6 +66,7 @@ from taskgui.store.errors import StoreError
 from taskgui.store.operations import Op, Operations
 from taskgui.store.recovery import Recovery, recover
 from taskgui.store.repository import TaskRepository
+from taskgui.store.requests import Request, answer_request
 from taskgui.store.sqlite import SqliteRepository
 
 log = logging.getLogger(__name__)
@@ -71,8 +74,6 @@ log = logging.getLogger(__name__)
 DEFAULT_WORKERS = 4
 REQUEST_CHECK_MS = 250
 STORE_RETRY_MS = 5_000
-# The CLI waits 10 s for an answer; a request older than this was given up on.
-REQUEST_EXPIRY = timedelta(seconds=30)
 # WAL checkpoints run between deadlines, at most every few seconds.
 CHECKPOINT_EVERY_TICKS = 8
 CHECKPOINT_QUIET = timedelta(milliseconds=50)
@@ -182,6 +183,7 @@ class SchedulerService(ScheduleSignals):
             return
         QTimer.singleShot(int(grace * 1000), self._on_shutdown_grace_over)
 
+    @service_slot
     def _on_shutdown_grace_over(self) -> None:
         self._take_back_waiting_runs()
         going = self._pool.busy - len(self._ignored_runs)
@@ -420,6 +422,7 @@ class SchedulerService(ScheduleSignals):
         self._ignored_runs.add(run_id)
         return self._engine.withdraw(run_id)
 
+    @service_slot
     def _on_timer_approaching(self, target: float) -> None:
         """Dispatch the deadline's runs ahead when that cannot change who runs.
 
@@ -434,9 +437,11 @@ class SchedulerService(ScheduleSignals):
         if start_at is not None:
             self._dispatch(ahead=(deadline, start_at))
 
+    @service_slot
     def _on_timer_fired(self) -> None:
         self._dispatch()
 
+    @service_slot
     def _on_timer_clock_jumped(self, seconds: float) -> None:
         log.warning("the wall clock jumped by %.1f s; re-planning the schedule", seconds)
         self._ahead.forget()
@@ -444,6 +449,7 @@ class SchedulerService(ScheduleSignals):
         if not self._timer.armed:
             self._timer.arm(self._engine.next_deadline())
 
+    @service_slot
     def _on_pool_run_started(self, run_id: int, pid: int) -> None:
         self._ahead_runs.discard(run_id)
         ticket = self._engine.running_runs.get(run_id)
@@ -460,6 +466,7 @@ class SchedulerService(ScheduleSignals):
         self._publish(events)
         self.run_started.emit(ticket)
 
+    @service_slot
     def _on_pool_run_completed(self, run_id: int, report: object) -> None:
         assert isinstance(report, RunReport)
         self._ahead_runs.discard(run_id)
@@ -474,14 +481,42 @@ class SchedulerService(ScheduleSignals):
         outcome = report.outcome
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
-        events = self._engine.finished(run_id, outcome, self._clock.now())
+        now = self._clock.now()
+        ticket = self._engine.running_runs.get(run_id)
+        try:
+            events = self._engine.finished(run_id, outcome, now)
+        except Exception as error:
+            events = self._run_end_failed(ticket, outcome, now, error)
         # One commit for the result and for what the freed worker is given next.
         self._dispatch(done=events, results={run_id: report.result})
         if self._stopping and not self._pool.busy:
             self._finish_shutdown()
 
+    def _run_end_failed(
+        self, ticket: RunTicket | None, outcome: RunOutcome, now: datetime, error: Exception
+    ) -> list[Event]:
+        """The engine failed on the end of a run (a bug, or a value that slipped past
+        validation): the run is recorded as ended all the same, and its task set aside
+        (kept on disk, out of the schedule from now on, reported), so that one task's
+        fault neither leaves a run "running" for ever nor stops the others."""
+        if ticket is None:
+            raise error  # not a run the engine knew: nothing of a task's to set aside
+        reason = f"handling the end of its run failed ({type(error).__name__}: {error})"
+        log.debug("the engine failed on the end of run %s", ticket.run_id, exc_info=error)
+        events: list[Event] = [RunFinished(ticket, outcome, now)]
+        if ticket.task_id in self._engine:
+            try:
+                removed = self._engine.remove(ticket.task_id)
+            except Exception:  # the store sets it aside below; the next start leaves it out
+                log.debug("could not forget task %s", ticket.task_id, exc_info=True)
+            else:
+                events += [event for event in removed if not isinstance(event, TaskRemoved)]
+        events.append(TaskDropped(ticket.task_id, reason, unreadable=False))
+        return events
+
     # ------------------------------------------------------------- requests
 
+    @service_slot
     def _on_requests_timeout(self) -> None:
         repository = self._repository
         assert isinstance(repository, SqliteRepository)
@@ -517,17 +552,11 @@ class SchedulerService(ScheduleSignals):
         except StoreError as failure:
             self._store_failed(failure)
             return
-        for request_id, op, task_id, payload, created_at in pending:
+        for row in pending:  # each answered, whatever the row holds (see answer_request)
             now = self._clock.now()
-            problem: str | None = None
-            if now - created_at > REQUEST_EXPIRY:
-                # Its sender gave up waiting and told the person so; acting on it
-                # now would surprise them.
-                problem = "expired: the scheduler did not answer in time"
-            else:
-                problem = self._perform_request(op, task_id, payload, now)
+            problem = answer_request(row, now, self._perform_request)
             try:
-                repository.complete_request(request_id, problem, now)
+                repository.complete_request(row.id, problem, now)
             except StoreError as failure:
                 self._store_failed(failure)
                 return
@@ -535,22 +564,19 @@ class SchedulerService(ScheduleSignals):
             self._data_version = repository.data_version()
             self._dispatch()
 
-    def _perform_request(
-        self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
-    ) -> str | None:
+    def _perform_request(self, request: Request, now: datetime) -> str | None:
         """Carry out one request; return the error for its sender, or None."""
+        task_id = request.task_id
         try:
-            taking_back = op in (Op.CANCEL, Op.DELETE) and task_id is not None
+            taking_back = request.op in (Op.CANCEL, Op.DELETE) and task_id is not None
             if taking_back and not self._take_back_runs_of(task_id):  # type: ignore[arg-type]
                 return "the database could not be written; try again"
-            events = self._ops.perform(Op(op), task_id, payload, now)
-            if op == Op.ADDED:
+            events = self._ops.perform(request.op, task_id, request.payload, now)
+            if request.op is Op.ADDED:
                 self._repository.apply(events, now)
             self._publish(events)
         except TaskguiError as failure:
             return str(failure)
-        except ValueError:
-            return f"unknown request {op!r}"
         return None
 
     # -------------------------------------------------------------- helpers
@@ -565,6 +591,7 @@ class SchedulerService(ScheduleSignals):
             self._hydration.stop()  # the retry loads the rest along with the rebuild
             QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
 
+    @service_slot
     def _on_store_retry(self) -> None:
         if self._pool.busy:
             QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
@@ -611,6 +638,12 @@ class SchedulerService(ScheduleSignals):
             elif isinstance(event, RunCancelRequested):
                 self._pool.cancel(event.run.run_id)
             elif isinstance(event, TaskDropped):
-                message = str(UnreadableTaskError(event.task_id, event.reason))
+                message = (
+                    str(UnreadableTaskError(event.task_id, event.reason))
+                    if event.unreadable
+                    else f"task {event.task_id} was set aside (kept in the database, left "
+                    f"out of the schedule) because {event.reason}"
+                )
                 log.error("%s", message)
                 self.error_occurred.emit(message)
+                self.task_removed.emit(event.task_id)  # a view may show it: it is gone

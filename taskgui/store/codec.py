@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
 from taskgui.core.retry import Backoff, RetryPolicy
@@ -27,11 +28,12 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKi
 from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.core.task import (
     MAX_COMMAND_LENGTH,
-    MAX_NAME_LENGTH,
+    MAX_KEY_LENGTH,
     PRIORITY_MAX,
     PRIORITY_MIN,
     Command,
     TaskSpec,
+    name_is_canonical,
 )
 from taskgui.store.errors import CodecError
 
@@ -473,8 +475,7 @@ class RowDecoder:
             type(task_id) is int
             and task_id >= 0
             and type(name) is str
-            and 0 < len(name) <= MAX_NAME_LENGTH
-            and name.strip() == name
+            and name_is_canonical(name)
             and type(priority) is int
             and PRIORITY_MIN <= priority <= PRIORITY_MAX
             and type(first_run_at) is int
@@ -483,8 +484,9 @@ class RowDecoder:
                 concurrency_key is None
                 or (
                     type(concurrency_key) is str
-                    and concurrency_key != ""
+                    and 0 < len(concurrency_key) <= MAX_KEY_LENGTH
                     and concurrency_key.strip() == concurrency_key
+                    and "\0" not in concurrency_key
                 )
             )
             and type(grace_seconds) is float
@@ -506,8 +508,8 @@ class RowDecoder:
             overlap is None
             or misfire is None
             or state is None
-            or grace < _ZERO
-            or (timeout is not None and timeout <= _ZERO)
+            or not _ZERO <= grace <= MAX_DURATION
+            or (timeout is not None and not _ZERO < timeout <= MAX_DURATION)
         ):
             return None
         memo = self._memo

@@ -22,6 +22,7 @@ from taskgui.core.events import (
     RunFinished,
     RunWithdrawn,
     TaskChanged,
+    TaskDropped,
     TaskRemoved,
 )
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
@@ -58,6 +59,8 @@ class MemoryRepository:
         self._next_task_id = 1
         self._run_ids = itertools.count(1)
         self._run_rows: dict[RunId, tuple[TaskId, int]] = {}
+        # Tasks set aside (quarantined): kept, left out of loads and lists.
+        self._set_aside: dict[TaskId, str] = {}
 
     def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
         # All or nothing, like SQLite's transaction: the whole batch is built (and
@@ -134,6 +137,9 @@ class MemoryRepository:
             elif isinstance(event, TaskRemoved):
                 self._tasks.pop(event.task_id, None)
                 self._runs.pop(event.task_id, None)
+                self._set_aside.pop(event.task_id, None)
+            elif isinstance(event, TaskDropped) and event.task_id in self._tasks:
+                self._set_aside.setdefault(event.task_id, event.reason)
 
     def _finish(self, event: RunFinished, result: RunResult) -> None:
         location = self._run_rows.pop(event.run.run_id, None)
@@ -190,11 +196,14 @@ class MemoryRepository:
         self._run_rows.clear()
         return sorted(opened, key=lambda record: record.id)
 
+    def _schedulable(self) -> list[TaskSnapshot]:
+        return [task for task in self._tasks.values() if task.id not in self._set_aside]
+
     def load(self, now: datetime) -> LoadResult:
-        return LoadResult(list(self._tasks.values()), [])
+        return LoadResult(self._schedulable(), self.quarantined())
 
     def load_for_start(self, now: datetime) -> StartLoad:
-        return StartLoad(list(self._tasks.values()), None, [])  # nothing to decode
+        return StartLoad(self._schedulable(), None, self.quarantined())  # nothing to decode
 
     def get(self, task_id: TaskId) -> TaskSnapshot:
         try:
@@ -204,9 +213,7 @@ class MemoryRepository:
 
     def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
         return [
-            snapshot
-            for snapshot in self._tasks.values()
-            if state is None or snapshot.state is state
+            snapshot for snapshot in self._schedulable() if state is None or snapshot.state is state
         ]
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
@@ -221,7 +228,7 @@ class MemoryRepository:
         return list(reversed(self._runs.get(task_id, [])))[:limit]
 
     def quarantined(self) -> list[QuarantinedTask]:
-        return []
+        return [QuarantinedTask(task_id, why) for task_id, why in sorted(self._set_aside.items())]
 
     def close(self) -> None:
         pass

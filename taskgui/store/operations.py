@@ -19,6 +19,7 @@ from taskgui.core.events import Event
 from taskgui.core.status import TaskStatus
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
+from taskgui.store.errors import CodecError
 from taskgui.store.repository import TaskRepository, check_storable
 
 
@@ -91,7 +92,15 @@ class Operations:
         if op is Op.UPDATE:
             if payload is None:
                 raise InvalidTaskError("update request carries no definition")
-            return self.update(decode_spec(payload), now)
+            spec = decode_spec(payload)
+            if spec.id != task_id:
+                # The row says which task the sender meant; a payload naming another
+                # would rewrite a task nobody asked to change.
+                raise InvalidTaskError(
+                    f"the update of task {task_id} carries the definition of task "
+                    f"{spec.id}; refused"
+                )
+            return self.update(spec, now)
         handlers = {
             Op.CANCEL: self.cancel,
             Op.PAUSE: self.pause,
@@ -103,6 +112,9 @@ class Operations:
         return handlers[op](task_id, now)
 
 
+_SPEC_COLUMNS = len(codec.TASK_COLUMNS) - len(codec.STATUS_COLUMNS)  # id + definition
+
+
 def encode_spec(spec: TaskSpec) -> str:
     """A definition as JSON, to travel in a request."""
     values: list[Any] = [spec.id, *codec.spec_values(spec)]
@@ -110,9 +122,24 @@ def encode_spec(spec: TaskSpec) -> str:
 
 
 def decode_spec(text: str) -> TaskSpec:
-    data = json.loads(text)
+    """The definition ``encode_spec`` wrote; InvalidTaskError for anything else.
+
+    The text comes from another process through the database, so it may be anything:
+    JSON nested too deep to parse, a row of the wrong length or types. Each is refused
+    with what is wrong, never raised as some other error.
+    """
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise InvalidTaskError(f"the request's definition is not readable JSON ({error})") from None
     if not isinstance(data, dict) or data.get("v") != codec.JSON_VERSION:
         raise InvalidTaskError("the request's definition has an unknown format")
-    row = tuple(data["row"])
+    row = data.get("row")
+    if not isinstance(row, list) or len(row) != _SPEC_COLUMNS:
+        raise InvalidTaskError("the request's definition is not a task's row")
     # RowDecoder reads whole rows; a blank status fills the columns it expects.
-    return codec.RowDecoder().snapshot(row + codec.status_values(TaskStatus())).spec
+    try:
+        snapshot = codec.RowDecoder().snapshot((*row, *codec.status_values(TaskStatus())))
+    except CodecError as error:
+        raise InvalidTaskError(f"the request's definition is not valid: {error}") from None
+    return snapshot.spec

@@ -25,6 +25,7 @@ from taskgui.core.events import (
     RunFinished,
     RunWithdrawn,
     TaskChanged,
+    TaskDropped,
     TaskRemoved,
 )
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
@@ -47,6 +48,7 @@ from taskgui.store.repository import (
     storable_text,
     unstorable_text_error,
 )
+from taskgui.store.requests import RequestRow
 from taskgui.store.schema import migrate
 
 _SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
@@ -54,6 +56,11 @@ _UPDATE_TASK = (
     "UPDATE tasks SET "
     + ", ".join(f"{column} = ?" for column in codec.TASK_COLUMNS[1:])
     + ", updated_at = ? WHERE id = ?"
+)
+# A row set aside once keeps its first reason; a row already deleted has nothing to keep.
+_SET_ASIDE = (
+    "INSERT OR IGNORE INTO quarantine (task_id, error, at) "
+    "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?)"
 )
 _RUN_COLUMNS = (
     "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
@@ -306,6 +313,8 @@ class SqliteRepository:
                 elif isinstance(event, TaskRemoved):
                     execute("DELETE FROM tasks WHERE id = ?", (event.task_id,))
                     self._finished.pop(event.task_id, None)
+                elif isinstance(event, TaskDropped):  # kept, and left out from now on
+                    execute(_SET_ASIDE, (event.task_id, event.reason, now_us, event.task_id))
 
     def _finish_run(
         self, connection: sqlite3.Connection, event: RunFinished, result: RunResult | None
@@ -394,10 +403,11 @@ class SqliteRepository:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    def open_requests(self) -> list[tuple[int, str, TaskId | None, str | None, datetime]]:
-        """Requests not yet performed, oldest first: (id, op, task_id, payload, created)."""
+    def open_requests(self) -> list[RequestRow]:
+        """Requests not yet performed, oldest first, as stored: judge each with
+        ``read_request`` (another program may have written anything into a column)."""
         return [
-            (row[0], row[1], row[2], row[3], codec.from_us(row[4]))
+            RequestRow(*row)
             for row in self._query(
                 "SELECT id, op, task_id, payload, created_at FROM requests "
                 "WHERE done_at IS NULL ORDER BY id"

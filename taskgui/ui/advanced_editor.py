@@ -16,14 +16,14 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QGroupBox,
     QLineEdit,
-    QPlainTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
-from taskgui.core.task import Command, TaskSpec
+from taskgui.core.task import MAX_ENV_BYTES, Command, TaskSpec
+from taskgui.ui.bounded_text import BoundedTextEdit
 from taskgui.ui.dialog_fields import (
     DurationEdit,
     MessageLabel,
@@ -54,10 +54,12 @@ _MISFIRE_ITEMS = (
 
 
 def text_box(
-    object_name: str, accessible_name: str, lines: int, placeholder: str
-) -> QPlainTextEdit:
-    """A few-line plain text field in a fixed-width font; Tab moves on, as in a form."""
-    box = named(QPlainTextEdit(), object_name, accessible_name)
+    object_name: str, accessible_name: str, lines: int, placeholder: str, *, max_length: int
+) -> BoundedTextEdit:
+    """A few-line plain text field in a fixed-width font; Tab moves on, as in a form.
+
+    A paste of more than ``max_length`` characters is refused (see ``bounded_text``)."""
+    box = named(BoundedTextEdit(max_length, accessible_name.lower()), object_name, accessible_name)
     box.setTabChangesFocus(True)
     box.setPlaceholderText(placeholder)
     box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -113,8 +115,15 @@ class AdvancedEditor(QWidget):
         self.overlap.setToolTip("What happens when a run is due while the previous one runs")
         self.misfire = combo_box("misfire", "Misfire policy", _MISFIRE_ITEMS)
         self.misfire.setToolTip("What happens to runs missed while the computer was off")
-        self.env = text_box("env", "Environment variables", 3, "NAME=value, one per line")
+        self.env = text_box(
+            "env",
+            "Environment variables",
+            3,
+            "NAME=value, one per line",
+            max_length=MAX_ENV_BYTES,
+        )
         self.env_error = MessageLabel(field=self.env)
+        self.env.refused.connect(self.env_error.show_message)
         self.use_shell = named(
             QCheckBox("R&un through the shell"),
             "use_shell",

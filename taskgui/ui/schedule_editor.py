@@ -50,9 +50,6 @@ PREVIEW_RUNS = 5
 # time a person presses Create, and that is not worth a warning.
 PAST_TOLERANCE = timedelta(minutes=1)
 DATETIME_FORMAT = "yyyy-MM-dd  HH:mm:ss"
-# croniter's next match is strictly after its start; starting a hair earlier makes a
-# "When" that is itself a match (09:00 with '0 9 * * *') the first run, as in the CLI.
-_CRON_START_EPSILON = timedelta(microseconds=1)
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _UNITS = (("seconds", 1), ("minutes", 60), ("hours", 3_600), ("days", 86_400))
 
@@ -318,7 +315,7 @@ class ScheduleEditor(QGroupBox):
             pass  # an untouched schedule keeps its first run, even one that is no match
         elif isinstance(recurrence, Cron):
             try:
-                first = recurrence.next_after(start - _CRON_START_EPSILON)
+                first = recurrence.first_at_or_after(start)
             except (ValueError, OverflowError):  # no match before the calendar ends
                 self.cron_error.show_message("the schedule has no run after this start time")
                 self.preview.clear()

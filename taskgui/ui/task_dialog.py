@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import Enum
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.clock import Clock
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
+from taskgui.core.task import DEFAULT_MISFIRE_GRACE, MAX_COMMAND_LENGTH, Command, TaskSpec
 from taskgui.ui.advanced_editor import AdvancedEditor, text_box
 from taskgui.ui.dialog_fields import (
     MessageLabel,
@@ -54,6 +54,10 @@ from taskgui.ui.schedule_editor import ScheduleEditor
 PathPicker = Callable[[QWidget, str], str]
 
 PRIORITY_RANGE = (-1000, 1000)
+# Checking the form costs little, but with a command this long every check copies it
+# out of the editor and through Command's rules: wait for the typing to pause instead.
+DEBOUNCE_FROM = 10_000
+VALIDATION_DELAY_MS = 150
 MINIMUM_WIDTH = 820
 _PROBE_COMMAND = Command(line="true")
 _PROBE_TIME = datetime(2000, 1, 1, tzinfo=UTC)
@@ -85,8 +89,17 @@ class TaskDialog(QDialog):
     native dialog. The widgets are public attributes (and have object names) so tests
     and the main window can drive them.
 
-    Signals: none of its own; QDialog's ``accepted`` / ``finished`` say when it closed.
+    Validation runs at once after every change, except while the command is long
+    (over ``DEBOUNCE_FROM`` characters): then it waits until the typing pauses for
+    ``VALIDATION_DELAY_MS``, so holding a key down in a huge command checks it once.
+    Whatever reads the outcome (``problems``, ``accept``) checks first if one waits.
+
+    Signals:
+        validated(): the form was checked (its messages and Create/Save are current).
+    QDialog's ``accepted`` / ``finished`` say when it closed.
     """
+
+    validated = Signal()
 
     def __init__(
         self,
@@ -132,6 +145,9 @@ class TaskDialog(QDialog):
         self.ok_button.setText(text)
         self.ok_button.setDefault(True)
         self._lay_out(task_group)
+        self._validation = QTimer(self)
+        self._validation.setSingleShot(True)
+        self._validation.setInterval(VALIDATION_DELAY_MS)
         if spec is not None:
             self._load(spec)
         self._connect()
@@ -145,7 +161,11 @@ class TaskDialog(QDialog):
         self.name.setPlaceholderText("e.g. Nightly backup")
         self.name_error = MessageLabel(field=self.name)
         self.command = text_box(
-            "command", "Command", 3, "the command line, e.g. rsync -a ~/docs /mnt/backup"
+            "command",
+            "Command",
+            3,
+            "the command line, e.g. rsync -a ~/docs /mnt/backup",
+            max_length=MAX_COMMAND_LENGTH,
         )
         self.command_error = MessageLabel(field=self.command)
         self.command_browse = named(
@@ -238,6 +258,8 @@ class TaskDialog(QDialog):
         self.schedule.changed.connect(self._on_field_changed)
         self.retry.changed.connect(self._on_field_changed)
         self.advanced.changed.connect(self._on_field_changed)
+        self.command.refused.connect(self._on_command_refused)
+        self._validation.timeout.connect(self._on_validation_timeout)
         self.command_browse.clicked.connect(self._on_command_browse_clicked)
         self.cwd_browse.clicked.connect(self._on_cwd_browse_clicked)
         self.buttons.accepted.connect(self.accept)
@@ -331,6 +353,7 @@ class TaskDialog(QDialog):
 
     def problems(self) -> list[str]:
         """The error messages shown now, top to bottom (empty: the task is valid)."""
+        self._validate_if_waiting()
         return [
             label.message()
             for label in self.findChildren(MessageLabel)
@@ -340,14 +363,32 @@ class TaskDialog(QDialog):
     # ------------------------------------------------------------ slots
 
     def _revalidate(self) -> None:
+        self._validation.stop()
         spec = self._build_spec()
         self.ok_button.setEnabled(spec is not None)
         problems = self.problems()
         self.ok_button.setToolTip(plain_tooltip(f"First fix: {problems[0]}") if problems else "")
+        self.validated.emit()
+
+    def _validate_if_waiting(self) -> None:
+        if self._validation.isActive():
+            self._revalidate()
 
     @guarded_slot
     def _on_field_changed(self, *_args: object) -> None:
+        if self.command.document().characterCount() > DEBOUNCE_FROM:
+            self._validation.start()  # (re)started: checked once the typing pauses
+        else:
+            self._revalidate()
+
+    @guarded_slot
+    def _on_validation_timeout(self) -> None:
         self._revalidate()
+
+    @guarded_slot
+    def _on_command_refused(self, message: str) -> None:
+        self._validate_if_waiting()  # so that no late check hides the message
+        self.command_error.show_message(message)
 
     @guarded_slot
     def _on_command_browse_clicked(self, _checked: bool = False) -> None:
@@ -367,6 +408,7 @@ class TaskDialog(QDialog):
     @guarded_slot
     def accept(self) -> None:
         """Close with the task, unless it is not valid (Enter can beat a disabled button)."""
+        self._validation.stop()
         spec = self._build_spec()
         if spec is None:
             self._revalidate()

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 from taskgui.core.clock import SystemClock
 from taskgui.core.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.store.lock import SchedulerLock
-from taskgui.store.operations import Op, Operations
+from taskgui.store.operations import Operations
 from taskgui.store.recovery import open_sqlite, recover
+from taskgui.store.requests import Request, answer_request
 
 LIFETIME_SECONDS = 60.0
 POLL_SECONDS = 0.01
@@ -33,17 +35,20 @@ def main(path: Path) -> int:
     engine = Engine()
     recover(repository, engine, clock.now())
     operations = Operations(engine, repository)
+
+    def perform(request: Request, now: datetime) -> str | None:
+        try:
+            operations.perform(request.op, request.task_id, request.payload, now)
+        except TaskguiError as failure:
+            return str(failure)
+        return None
+
     print("ready", flush=True)
     deadline = clock.monotonic() + LIFETIME_SECONDS
     while clock.monotonic() < deadline:
-        for request_id, op, task_id, payload, _created in repository.open_requests():
+        for row in repository.open_requests():
             now = clock.now()
-            error: str | None = None
-            try:
-                operations.perform(Op(op), task_id, payload, now)
-            except TaskguiError as failure:
-                error = str(failure)
-            repository.complete_request(request_id, error, now)
+            repository.complete_request(row.id, answer_request(row, now, perform), now)
         time.sleep(POLL_SECONDS)
     repository.close()
     lock.release()

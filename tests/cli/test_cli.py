@@ -365,6 +365,27 @@ def test_pausing_a_cancelled_task_fails_with_exit_1(run: Run) -> None:
     assert "cancelled" in result.err
 
 
+def test_resuming_a_cancelled_task_fails_with_exit_1_as_pausing_it_does(run: Run) -> None:
+    task_id = add(run, "--every", "10m")
+    run("cancel", str(task_id))
+    for command in ("pause", "resume"):
+        result = run(command, str(task_id))
+        assert result.code == 1, command
+        assert ERROR_LINE.match(result.err)
+        assert f"has cancelled; there is nothing to {command}" in result.err
+        assert result.out == ""
+
+
+def test_pause_and_resume_that_change_nothing_say_so_and_succeed(run: Run) -> None:
+    task_id = add(run, "--every", "10m")
+    assert run("resume", str(task_id)) == Result(
+        0, f"task {task_id} is not paused; nothing to resume\n", ""
+    )
+    run("pause", str(task_id))
+    assert run("pause", str(task_id)) == Result(0, f"task {task_id} is already paused\n", "")
+    assert show(run, task_id)["state"] == "paused"
+
+
 def test_run_now_queues_a_manual_run(run: Run) -> None:
     task_id = add(run, "--in", "1d")
     later = FakeClock(T0 + timedelta(minutes=5))
@@ -555,6 +576,7 @@ def test_ctrl_c_exits_130_quietly(run: Run, monkeypatch: pytest.MonkeyPatch) -> 
     def interrupt(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
 
+    add(run)  # the database exists: 'list' opens it
     monkeypatch.setattr(cli, "open_sqlite", interrupt)
     result = run("list")
     assert (result.code, result.out, result.err) == (130, "", "")

@@ -33,7 +33,7 @@ def runs_between(cron: Cron, start: datetime, end: datetime) -> list[datetime]:
     """Every occurrence in (start, end], by repeatedly asking for the next one."""
     found: list[datetime] = []
     current = cron.next_after(start)
-    while current <= end:
+    while current is not None and current <= end:
         found.append(current)
         current = cron.next_after(current)
     return found
@@ -104,6 +104,7 @@ def test_fixed_rate_never_drifts_when_every_run_finishes_late() -> None:
         # Each run takes about 90% of the interval, sometimes a little longer than it.
         finished_at = scheduled + interval * (0.9 + rng.uniform(-0.1, 0.15))
         following = every.next_after(scheduled, finished_at)
+        assert following is not None
         assert following - scheduled == interval
         assert following == first + interval * index
         scheduled = following
@@ -119,7 +120,9 @@ def test_fixed_delay_measures_from_the_finish_of_the_previous_run() -> None:
     scheduled = T0
     for _ in range(100):
         finished_at = scheduled + timedelta(minutes=1)
-        scheduled = every.next_after(scheduled, finished_at)
+        following = every.next_after(scheduled, finished_at)
+        assert following is not None
+        scheduled = following
     assert scheduled == T0 + timedelta(minutes=11) * 100
 
 
@@ -225,7 +228,7 @@ def test_cron_next_after_in_utc() -> None:
 
 def test_cron_returns_aware_utc() -> None:
     result = Cron("0 9 * * *", "Europe/Berlin").next_after(T0)
-    assert result.tzinfo is UTC
+    assert result is not None and result.tzinfo is UTC
 
 
 def test_cron_ignores_the_finish_time() -> None:
@@ -357,7 +360,8 @@ def test_cron_time_in_the_spring_forward_gap_runs_right_after_the_gap(
         datetime.combine(gap_day + 2 * day, time(2, 30)),
     ]
     # Real time from the previous day's 02:30 (CET) to the gap run at 03:00 (CEST).
-    assert runs[0] - cron.next_after(noon - timedelta(days=2)) == timedelta(hours=23, minutes=30)
+    before = cron.next_after(noon - timedelta(days=2))
+    assert before is not None and runs[0] - before == timedelta(hours=23, minutes=30)
 
 
 def test_berlin_spring_forward_in_utc_terms() -> None:
@@ -388,7 +392,8 @@ def test_cron_repeated_wall_time_runs_exactly_once(
     assert len(runs) == 4  # one a day on the days around it too
     # Asked from between the two instances, it does not run the second one either.
     between = expected_utc + timedelta(minutes=45)
-    assert cron.next_after(between).astimezone(zone).date() > fall_back_day
+    following = cron.next_after(between)
+    assert following is not None and following.astimezone(zone).date() > fall_back_day
 
 
 @pytest.mark.parametrize(

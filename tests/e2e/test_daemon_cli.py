@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -177,3 +178,59 @@ def test_a_second_daemon_on_the_same_file_is_refused(taskgui: Taskgui) -> None:
     log = (taskgui.tmp_path / "daemon1.log").read_text()
     assert f"process {first.pid} is already running the schedule" in log
     assert "Traceback" not in log
+
+
+@pytest.mark.slow
+def test_a_task_stored_before_the_duration_bound_does_not_stop_the_daemon(
+    taskgui: Taskgui,
+) -> None:
+    # What 'taskgui add --every 999999999d' stored before durations were bounded: from
+    # then on every 'taskgui daemon' failed with "internal error: OverflowError".
+    poisoned = taskgui.add("poisoned", "true", "--every", "1d", "--in", "1h")
+    huge = json.dumps({"v": 1, "kind": "every", "seconds": 999_999_999 * 86_400.0})
+    with sqlite3.connect(taskgui.db) as connection:
+        connection.execute("UPDATE tasks SET recurrence = ? WHERE id = ?", (huge, poisoned))
+    connection.close()
+
+    daemon = taskgui.start_daemon()
+    log = taskgui.tmp_path / "daemon0.log"
+    wait_for(lambda: "taskgui daemon (pid" in log.read_text(), what="the daemon to start")
+    healthy = taskgui.add("healthy", "echo fine")
+    wait_for(lambda: taskgui.show(healthy)["state"] == "succeeded", what="the healthy task")
+    wait_for(lambda: f"task {poisoned} could not be read" in log.read_text(), what="the report")
+    daemon.send_signal(signal.SIGTERM)
+    assert daemon.wait(timeout=30) == 0
+    text = log.read_text()
+    assert "at most 100 years" in text
+    assert "Traceback" not in text and "internal error" not in text
+    with sqlite3.connect(taskgui.db) as connection:  # kept, and set aside
+        assert connection.execute("SELECT task_id FROM quarantine").fetchall() == [(poisoned,)]
+    connection.close()
+
+
+@pytest.mark.slow
+def test_malformed_requests_do_not_stop_the_cli_reaching_the_daemon(taskgui: Taskgui) -> None:
+    task = taskgui.add("steered", "true", "--every", "1h", "--in", "1h")
+    taskgui.start_daemon()
+    log = taskgui.tmp_path / "daemon0.log"
+    wait_for(lambda: "taskgui daemon (pid" in log.read_text(), what="the daemon to start")
+    with sqlite3.connect(taskgui.db) as connection:
+        connection.executemany(
+            "INSERT INTO requests (op, task_id, payload, created_at) VALUES (?, ?, ?, ?)",
+            [
+                ("update", task, '{"v": 1}', int(time.time() * 1e6)),
+                ("update", task, "[" * 100_000, int(time.time() * 1e6)),
+                ("pause", task, None, "later"),
+                ("pause", task, None, 2**62),
+            ],
+        )
+    connection.close()
+
+    paused = taskgui.cli("pause", str(task), check=False)
+    assert (paused.returncode, paused.stdout) == (0, f"task {task} paused\n"), paused.stderr
+    assert taskgui.show(task)["state"] == "paused"
+    with sqlite3.connect(taskgui.db) as connection:
+        unanswered = connection.execute("SELECT count(*) FROM requests WHERE done_at IS NULL")
+        assert unanswered.fetchone() == (0,)
+    connection.close()
+    assert "Traceback" not in log.read_text()

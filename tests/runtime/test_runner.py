@@ -299,6 +299,16 @@ def test_tail_buffer_with_zero_cap_keeps_nothing_but_the_count() -> None:
 # --- timeout -----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("days", [25, 36_525])
+def test_a_timeout_longer_than_epoll_can_wait_still_lets_the_run_finish(days: int) -> None:
+    # epoll refuses waits over about 24.8 days: every run of such a task used to fail
+    # with "OverflowError: timeout is too large" (timeouts go up to 100 years).
+    report = run("sleep 0.1; echo done", timeout=days * 86_400.0)
+
+    assert report.outcome is RunOutcome.SUCCEEDED, report.result.error
+    assert report.result.output == "done\n"
+
+
 def test_timeout_terminates_with_sigterm_without_waiting_for_the_grace() -> None:
     report = run("sleep 30", timeout=0.3, kill_grace=10.0)
     assert report.outcome is RunOutcome.TIMED_OUT

@@ -21,6 +21,7 @@ from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import PRIORITY_MAX, PRIORITY_MIN, Command, TaskSpec
+from taskgui.core.text_rules import has_visible_character
 from taskgui.store import codec
 from taskgui.store.errors import CodecError, StoreError
 from taskgui.store.sqlite import SqliteRepository
@@ -117,14 +118,16 @@ def retry_policies(draw: st.DrawFn) -> RetryPolicy:
 specs = st.builds(
     TaskSpec,
     id=st.integers(1, 2**62),
-    name=safe_text.filter(lambda text: 0 < len(text.strip()) <= 200),
+    name=safe_text.filter(
+        lambda text: 0 < len(text.strip()) <= 200 and has_visible_character(text)
+    ),
     command=commands,
     first_run_at=utc_times,
     priority=st.integers(PRIORITY_MIN, PRIORITY_MAX),
     recurrence=recurrences,
     retry=retry_policies(),
     timeout=st.none() | durations,
-    concurrency_key=st.none() | safe_text,
+    concurrency_key=st.none() | safe_text.filter(lambda text: len(text.strip()) <= 200),
     overlap=st.sampled_from(list(OverlapPolicy)),
     misfire=st.sampled_from(list(MisfirePolicy)),
     misfire_grace=st.just(timedelta(0)) | durations,

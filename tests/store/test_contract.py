@@ -27,6 +27,7 @@ from taskgui.core.events import (
     RunDispatched,
     SkipReason,
     TaskChanged,
+    TaskDropped,
     TaskRemoved,
 )
 from taskgui.core.recurrence import Every
@@ -553,6 +554,27 @@ def test_task_removed_deletes_the_task_and_its_runs(driver: Driver) -> None:
     assert driver.repository.runs(kept) == kept_runs
     assert [task.id for task in driver.repository.load(at(25)).tasks] == [kept]
     assert [task.id for task in driver.repository.list_tasks()] == [kept]
+
+
+def test_a_dropped_task_is_kept_but_set_aside_from_every_later_load(
+    repository: TaskRepository,
+) -> None:
+    [bad, good] = repository.add_tasks([make_spec(0), make_spec(0)], T0)
+
+    repository.apply([TaskDropped(bad.id, "it broke"), TaskDropped(bad.id, "again")], at(1))
+    repository.apply([TaskDropped(999, "no such row")], at(1))  # nothing to keep
+
+    assert [(task.task_id, task.error) for task in repository.quarantined()] == [
+        (bad.id, "it broke")
+    ]
+    assert [task.id for task in repository.load(at(2)).tasks] == [good.id]
+    engine = Engine()
+    recover(repository, engine, at(2))
+    assert [task.id for task in engine.snapshots()] == [good.id]
+    assert [task.id for task in repository.list_tasks()] == [good.id]
+    assert repository.get(bad.id).id == bad.id  # kept, for a person to look at
+    repository.apply([TaskRemoved(bad.id)], at(3))
+    assert repository.quarantined() == []
 
 
 def test_a_run_that_finishes_after_its_task_was_removed_is_dropped(driver: Driver) -> None:

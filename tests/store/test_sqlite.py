@@ -1116,7 +1116,7 @@ def test_a_corrupt_row_is_left_out_of_lists_and_named_by_get_before_any_load(
 
     assert [task.id for task in repository.list_tasks()] == [good.id]
     assert [task.id for task in repository.list_tasks(TaskState.PENDING)] == [good.id]
-    for task_id, phrase in ((bad.id, "not valid JSON"), (cwd.id, "AttributeError")):
+    for task_id, phrase in ((bad.id, "not valid JSON"), (cwd.id, "working folder must be text")):
         with pytest.raises(CodecError) as caught:
             repository.get(task_id)
         message = str(caught.value)
@@ -1128,9 +1128,12 @@ def test_a_corrupt_row_is_left_out_of_lists_and_named_by_get_before_any_load(
 
 def test_the_decoder_turns_any_surprise_into_a_codec_error_naming_the_task() -> None:
     row = list(codec.new_task_row(make_spec(7), 0)[: len(codec.TASK_COLUMNS)])
-    row[codec.TASK_COLUMNS.index("command")] = '{"v": 1, "line": "true", "cwd": 5}'
+    # JSON nested deeper than the parser's recursion limit: no ValueError, a RecursionError.
+    row[codec.TASK_COLUMNS.index("command")] = (
+        '{"v": 1, "line": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    )
 
-    with pytest.raises(CodecError, match=r"^task 7: unexpected AttributeError"):
+    with pytest.raises(CodecError, match=r"^task 7: unexpected RecursionError"):
         codec.RowDecoder().snapshot(tuple(row))
 
 

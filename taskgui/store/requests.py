@@ -1,0 +1,122 @@
+"""Reading a request from another process: every field judged before anything acts on it.
+
+The ``requests`` table is written by other processes (the CLI, a second window) and
+can be written by anything else that opens the file. SQLite does not enforce column
+types, so a row may hold text where a time belongs, a number too large for a date, or
+a payload that is not the JSON it should be. ``read_request`` turns one raw row into a
+``Request`` or raises ``UnreadableRequestError`` naming what is wrong; the process
+running the schedule answers such a row with that error and moves on to the next, so
+one bad row never leaves the others unanswered (or a start failed).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from taskgui.core.task import TaskId
+from taskgui.store import codec
+from taskgui.store.errors import StoreError
+from taskgui.store.operations import Op
+
+log = logging.getLogger(__name__)
+
+# The CLI waits 10 s for an answer; a request older than this was given up on.
+REQUEST_EXPIRY = timedelta(seconds=30)
+# SQLite's integers: anything outside cannot have been written by SQLite.
+_INT64 = range(-(2**63), 2**63)
+_OPS = {op.value: op for op in Op}
+
+
+class UnreadableRequestError(StoreError):
+    """A request row that cannot be read; it is answered with this and never performed."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRow:
+    """A request as stored: the raw column values, not yet judged (see ``read_request``)."""
+
+    id: int
+    op: Any
+    task_id: Any
+    payload: Any
+    created_at: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request whose fields all have the types they should."""
+
+    id: int
+    op: Op
+    task_id: TaskId | None
+    payload: str | None
+    created_at: datetime
+
+
+def read_request(row: RequestRow) -> Request:
+    """The request ``row`` holds, or UnreadableRequestError saying which field is wrong."""
+    op = _OPS.get(row.op) if type(row.op) is str else None
+    if op is None:
+        raise UnreadableRequestError(f"unknown request {_shown(row.op)}")
+    task_id = row.task_id
+    if task_id is not None and (type(task_id) is not int or task_id < 1):
+        raise UnreadableRequestError(f"the request names no valid task id ({_shown(task_id)})")
+    if row.payload is not None and type(row.payload) is not str:
+        raise UnreadableRequestError("the request's payload is not text")
+    return Request(
+        id=row.id,
+        op=op,
+        task_id=task_id,
+        payload=row.payload,
+        created_at=_created_at(row.created_at),
+    )
+
+
+def _created_at(value: object) -> datetime:
+    if type(value) is not int or value not in _INT64:
+        raise UnreadableRequestError(f"the request's time {_shown(value)} is not a time")
+    try:
+        return codec.from_us(value)
+    except OverflowError:
+        raise UnreadableRequestError(
+            f"the request's time {value} is outside the calendar"
+        ) from None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+Perform = Callable[[Request, datetime], "str | None"]
+
+
+def answer_request(row: RequestRow, now: datetime, perform: Perform) -> str | None:
+    """What to answer the sender of ``row``: None when done, else its error. Never raises.
+
+    A row that cannot be read is answered with what is wrong with it and never
+    performed; so is one older than ``REQUEST_EXPIRY`` (its sender gave up waiting
+    and told the person so; acting on it now would surprise them). ``perform`` carries
+    out a readable request and returns its error; anything it raises besides is a bug,
+    answered and logged here so that the requests after it are still answered.
+    """
+    try:
+        request = read_request(row)
+    except UnreadableRequestError as error:
+        log.warning("request %s cannot be read: %s", row.id, error)
+        return f"the request cannot be read: {error}"
+    if now - request.created_at > REQUEST_EXPIRY:
+        return "expired: the scheduler did not answer in time"
+    try:
+        return perform(request, now)
+    except Exception as error:
+        log.error("request %s (%s) failed: %s: %s", row.id, request.op, type(error).__name__, error)
+        log.debug("the failure of request %s", row.id, exc_info=True)
+        return (
+            f"the request could not be carried out ({type(error).__name__}: {error}); "
+            "this is a bug in taskgui; please report it"
+        )
