@@ -560,8 +560,10 @@ class SchedulerService(ScheduleSignals):
             except StoreError as failure:
                 self._store_failed(failure)
                 return
+        # data_version is not read again here: it changes only for *other*
+        # connections' commits, so a new value now means a request filed while these
+        # were performed, which the next check must still see.
         if pending:
-            self._data_version = repository.data_version()
             self._dispatch()
 
     def _perform_request(self, request: Request, now: datetime) -> str | None:

@@ -25,7 +25,7 @@ from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.runtime.service import SchedulerService
 from taskgui.store import codec
-from taskgui.store.operations import encode_spec
+from taskgui.store.operations import Op, encode_spec
 from taskgui.store.recovery import Recovery
 from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.service import spec
@@ -234,3 +234,36 @@ def test_a_start_with_an_unreadable_request_succeeds_and_answers_it(
         answered = reader.execute("SELECT done_at IS NOT NULL, error FROM requests").fetchall()
     assert [done for done, _ in answered] == [1, 1, 1]
     assert all("the request cannot be read" in error for _, error in answered)
+
+
+def test_a_request_filed_while_others_are_performed_is_not_missed(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    # A CLI that files its request while the service works through earlier ones (seen
+    # under load in the e2e test: 'pause' timed out after 10 s). The service used to
+    # read data_version again *after* performing, taking that commit for its own
+    # answer, so nothing woke it for the new request until some later commit.
+    db = tmp_path / "taskgui.sqlite3"
+    with service_on(db, qtbot) as started:
+        service = started.service
+        later = CLOCK.now() + timedelta(hours=1)
+        first = service.add_task(spec("first", "true", first_run_at=later))
+        second = service.add_task(spec("second", "true", first_run_at=later))
+        sender = SqliteRepository(db)
+        perform = service._perform_request
+
+        def perform_then_file_another(*args: object) -> str | None:
+            answer = perform(*args)  # type: ignore[arg-type]
+            if not sender_filed:
+                sender_filed.append(sender.submit_request(Op.PAUSE, second.id, None, CLOCK.now()))
+            return answer
+
+        sender_filed: list[int] = []
+        service._perform_request = perform_then_file_another  # type: ignore[method-assign]
+        try:
+            sender.submit_request(Op.PAUSE, first.id, None, CLOCK.now())
+            qtbot.waitUntil(lambda: bool(sender_filed), timeout=5_000)
+            qtbot.waitUntil(lambda: sender.request_outcome(sender_filed[0])[0], timeout=5_000)
+        finally:
+            sender.close()
+        assert service.task(second.id).state is TaskState.PAUSED
