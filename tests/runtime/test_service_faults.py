@@ -259,7 +259,7 @@ def test_a_request_filed_while_others_are_performed_is_not_missed(
             return answer
 
         sender_filed: list[int] = []
-        service._perform_request = perform_then_file_another  # type: ignore[method-assign]
+        service._perform_request = perform_then_file_another  # type: ignore[method-assign,assignment]
         try:
             sender.submit_request(Op.PAUSE, first.id, None, CLOCK.now())
             qtbot.waitUntil(lambda: bool(sender_filed), timeout=5_000)
