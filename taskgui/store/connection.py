@@ -1,7 +1,8 @@
 """Opening the database file, and turning SQLite's errors into ones a person can act on.
 
-Nothing is written before SQLite has read the file's schema version: a file that is
-not a database, or one from a newer taskgui, is refused exactly as it was found.
+Nothing is written before SQLite has read the file's header: a file that is not a
+database, another program's database, or one from a newer taskgui is refused exactly
+as it was found (see ``schema.check_ours``).
 
 Pragmas: WAL (readers never block the scheduler's writes, and a commit is one append),
 ``synchronous=NORMAL`` (in WAL mode a commit survives a crash of the process; only a
@@ -28,7 +29,7 @@ from taskgui.store.errors import (
     StoreError,
 )
 from taskgui.store.paths import prepare_private_file, tighten_private_file
-from taskgui.store.schema import refuse_newer, schema_version
+from taskgui.store.schema import check_ours
 
 BUSY_TIMEOUT_MS = 5_000
 
@@ -51,9 +52,9 @@ def connect(path: Path) -> sqlite3.Connection:
         try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             # Read the file before anything writes to it: one that is not a database,
-            # or a newer taskgui's, is refused untouched (journal_mode=WAL rewrites the
-            # header; the chmod below changes its mode).
-            refuse_newer(schema_version(connection), path)
+            # another program's or a newer taskgui's, is refused untouched
+            # (journal_mode=WAL rewrites the header; the chmod below changes its mode).
+            check_ours(connection, path)
             tighten_private_file(path)
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal" and _is_writable(path):

@@ -48,6 +48,12 @@ class DatabasePathError(StoreError):
     environment = True
 
 
+class ForeignDatabaseError(StoreError):
+    """The file is another program's SQLite database: refused before anything is written."""
+
+    environment = True
+
+
 class NewerSchemaError(StoreError):
     """The file was written by a newer taskgui; this one must not touch it."""
 
