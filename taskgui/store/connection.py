@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from taskgui.store.access import access_error, is_access_errno
 from taskgui.store.errors import (
     DatabaseCorruptError,
     DatabaseLockedError,
@@ -41,7 +42,7 @@ def connect(path: Path) -> sqlite3.Connection:
             prepare_private_file(path)
         except PermissionError:
             if not path.exists():
-                raise DatabaseReadOnlyError(
+                raise access_error(path) or DatabaseReadOnlyError(
                     f"cannot create {path}: permission denied; choose a writable "
                     "location with --db or TASKGUI_DB",
                     path,
@@ -83,8 +84,8 @@ def translate_errors(path: Path) -> Iterator[None]:
     except OSError as error:
         if error.errno == errno.ENOSPC:
             raise DiskFullError(_disk_full_message(path), path) from error
-        if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            raise DatabaseReadOnlyError(_read_only_message(path), path) from error
+        if is_access_errno(error.errno):
+            raise _read_only_error(path) from error
         raise StoreError(f"{path}: {error.strerror or error}", path) from error
 
 
@@ -95,7 +96,7 @@ def classify(error: sqlite3.DatabaseError, path: Path) -> StoreError:
     if name.startswith("SQLITE_FULL") or "disk is full" in text:
         return DiskFullError(_disk_full_message(path), path)
     if name.startswith("SQLITE_READONLY") or "readonly" in text:
-        return DatabaseReadOnlyError(_read_only_message(path), path)
+        return _read_only_error(path)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
         return DatabaseLockedError(
             f"{path} is busy: another program kept it locked for over "
@@ -109,7 +110,8 @@ def classify(error: sqlite3.DatabaseError, path: Path) -> StoreError:
             path,
         )
     if name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR")):
-        return StoreError(f"cannot open {path} ({text}); check the folder exists", path)
+        # A read-only folder or mount, or a missing -wal that cannot be made again.
+        return access_error(path) or StoreError(f"cannot open {path} ({text})", path)
     return StoreError(f"database error in {path}: {text}", path)
 
 
@@ -117,10 +119,12 @@ def _disk_full_message(path: Path) -> str:
     return f"the disk holding {path} is full; free some space and try again (nothing was lost)"
 
 
-def _read_only_message(path: Path) -> str:
-    return (
+def _read_only_error(path: Path) -> StoreError:
+    """Named by its real cause (file, folder, mount) where the file system shows it."""
+    return access_error(path) or DatabaseReadOnlyError(
         f"{path} is read-only; make it writable (chmod u+w) or choose another file "
-        "with --db or TASKGUI_DB"
+        "with --db or TASKGUI_DB",
+        path,
     )
 
 

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from taskgui.store.access import access_error
 from taskgui.store.errors import SchedulerAlreadyRunningError, StoreError
+from taskgui.store.paths import make_folder
 
 
 def lock_path_for(database: Path) -> Path:
@@ -54,12 +56,11 @@ class SchedulerLock:
         if self._fd is not None:
             return
         try:
+            make_folder(self.database)  # a first start locks before it opens anything
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as error:
-            raise StoreError(
-                f"cannot create the lock file {self.path} ({error.strerror}); "
-                "check that its folder exists and is writable",
-                self.database,
+            raise access_error(self.database) or StoreError(
+                f"cannot create the lock file {self.path} ({error.strerror})", self.database
             ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -36,6 +36,13 @@ def resolve_database_path(
     return default_database_path()
 
 
+def make_folder(path: Path) -> None:
+    """Create the database's folder (0700) if it is missing; an existing one is kept."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
 def prepare_private_file(path: Path) -> None:
     """Create the folder (0700 when we create it) and the file (0600) if missing.
 
@@ -46,9 +53,7 @@ def prepare_private_file(path: Path) -> None:
     refused untouched). A path that names a folder or a device is refused before
     anything is touched.
     """
-    folder = path.parent
-    if not folder.exists():
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_folder(path)
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
