@@ -69,13 +69,20 @@ def home(folder: Path) -> Path:
     return home
 
 
-def test_a_read_only_folder_is_named_not_the_file(folder: Path, home: Path) -> None:
+def _in_read_only_folder(folder: Path) -> Path:
+    """A writable taskgui database (the child's own) in a folder the child cannot write."""
     data = folder / "data"
     data.mkdir()
     db = data / "tasks.sqlite3"
     _make_database(db)
     _hand_to_child(db)
     data.chmod(0o555)  # the file itself stays writable: chmod on it would not help
+    return db
+
+
+def test_a_read_only_folder_is_named_not_the_file(folder: Path, home: Path) -> None:
+    db = _in_read_only_folder(folder)
+    data = db.parent
     before = folder_state(data)
 
     for command in (("list",), ADD):
@@ -115,12 +122,8 @@ def test_a_read_only_file_in_a_writable_folder_names_the_file(folder: Path, home
 
 
 def test_the_daemon_names_a_read_only_folder_for_its_lock(folder: Path, home: Path) -> None:
-    data = folder / "data"
-    data.mkdir()
-    db = data / "tasks.sqlite3"
-    _make_database(db)
-    _hand_to_child(db)
-    data.chmod(0o555)
+    db = _in_read_only_folder(folder)
+    data = db.parent
 
     message = _error(taskgui(*unprivileged(), "--db", str(db), "daemon", home=home))
 
