@@ -33,7 +33,13 @@ from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.states import TaskState
 from taskgui.core.task import TaskSpec
 from taskgui.store.errors import SchedulerAlreadyRunningError
-from taskgui.store.lock import SchedulerLock, holder_pid, is_locked, lock_path_for
+from taskgui.store.lock import (
+    SchedulerLock,
+    holder_pid,
+    is_locked,
+    lock_path_for,
+    refuse_if_holder_lost_its_file,
+)
 from taskgui.store.operations import Op, Operations
 from taskgui.store.paths import resolve_database_path
 from taskgui.store.recovery import open_sqlite, recover
@@ -214,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 @contextmanager
 def _repository(ctx: Context) -> Iterator[SqliteRepository]:
     """Open the database (moving a damaged one aside only if asked), close it after."""
+    refuse_if_holder_lost_its_file(ctx.database)  # before anything creates a file
     repository, moved = open_sqlite(ctx.database, ctx.clock.now(), reset_corrupt=ctx.reset_corrupt)
     if moved is not None:
         _note(f"{ctx.database} was damaged; moved it to {moved} and started a fresh database")

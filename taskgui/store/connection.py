@@ -26,10 +26,11 @@ from taskgui.store.errors import (
     DatabaseCorruptError,
     DatabaseLockedError,
     DatabaseReadOnlyError,
+    DatabaseReplacedError,
     DiskFullError,
     StoreError,
 )
-from taskgui.store.paths import prepare_private_file, tighten_private_file
+from taskgui.store.paths import free_name_beside, prepare_private_file, tighten_private_file
 from taskgui.store.schema import check_ours
 
 BUSY_TIMEOUT_MS = 5_000
@@ -95,6 +96,10 @@ def classify(error: sqlite3.DatabaseError, path: Path) -> StoreError:
     text = str(error)
     if name.startswith("SQLITE_FULL") or "disk is full" in text:
         return DiskFullError(_disk_full_message(path), path)
+    if name == "SQLITE_READONLY_DBMOVED":  # (WAL mode would not notice: file_identity)
+        return DatabaseReplacedError(
+            f"{path} was deleted, moved or replaced while taskgui had it open", path
+        )
     if name.startswith("SQLITE_READONLY") or "readonly" in text:
         return _read_only_error(path)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
@@ -130,12 +135,7 @@ def _read_only_error(path: Path) -> StoreError:
 
 def move_aside(path: Path, now: datetime) -> Path:
     """Rename a damaged database (and its WAL files) out of the way; never delete it."""
-    stamp = now.strftime("%Y%m%dT%H%M%S")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    counter = 1
-    while target.exists():
-        counter += 1
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+    target = free_name_beside(path, "corrupt", now)
     path.rename(target)
     for suffix in ("-wal", "-shm"):
         sidecar = path.with_name(path.name + suffix)

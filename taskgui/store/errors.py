@@ -54,6 +54,15 @@ class ForeignDatabaseError(StoreError):
     environment = True
 
 
+class DatabaseReplacedError(StoreError):
+    """The path no longer names the file this process has open (deleted or replaced).
+
+    Not retried: going on would write where nobody can read it again.
+    """
+
+    environment = True
+
+
 class NewerSchemaError(StoreError):
     """The file was written by a newer taskgui; this one must not touch it."""
 
