@@ -146,9 +146,9 @@ def refuse_if_holder_lost_its_file(database: Path) -> None:
     pid = holder_pid(lock_path_for(database))
     who = f"process {pid}" if pid else "another process"
     raise DatabaseReplacedError(
-        f"{problem}; {who} still runs the schedule it had open there and stops as "
-        "soon as it notices (keeping what it held). Nothing was created or written; "
-        "try again once it has stopped",
+        f"{problem}; {who} still holds the schedule it had open there, and stops it as "
+        "soon as it notices (keeping what it held). Nothing was created or written: "
+        "try again once that process has ended (a daemon exits by itself; quit a window)",
         database,
     )
 

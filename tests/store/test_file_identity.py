@@ -193,7 +193,7 @@ def test_a_cli_refuses_while_the_scheduler_runs_a_deleted_file(
         message = result.stderr
         assert message.startswith("taskgui: error: ") and message.count("\n") == 1
         assert f"{db} was deleted while taskgui had it open" in message
-        assert f"process {os.getpid()} still runs the schedule" in message
+        assert f"process {os.getpid()} still holds the schedule" in message
         assert "Nothing was created or written" in message
         assert not db.exists()  # no fresh file, no request filed where nobody reads it
     assert sorted(path.name for path in db.parent.iterdir()) == [
