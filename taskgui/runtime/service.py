@@ -143,10 +143,8 @@ class SchedulerService(ScheduleSignals):
         self._running = False
         # Set once the database path lost the open file: the schedule has stopped.
         self._lost: DatabaseReplacedError | None = None
-        # The check that the database path still names the open file (SQLite only).
-        self._verify_file = (
-            repository.verify_file if isinstance(repository, SqliteRepository) else None
-        )
+        # The file whose path must go on naming it (see store.file_identity).
+        self._file = repository if isinstance(repository, SqliteRepository) else None
 
     # ----------------------------------------------------------------- life
 
@@ -592,10 +590,10 @@ class SchedulerService(ScheduleSignals):
         """False (and the schedule stopped) once the path lost the open file."""
         if self._lost is not None:
             return False
-        if self._verify_file is None:
+        if self._file is None:
             return True
         try:
-            self._verify_file(companions=companions)
+            self._file.verify_file(companions=companions)
         except DatabaseReplacedError as error:
             self._lose_store(error)
             return False
@@ -614,8 +612,7 @@ class SchedulerService(ScheduleSignals):
         self._timer.disarm()
         self._hydration.stop()
         self._requests.stop()
-        assert isinstance(self._repository, SqliteRepository)
-        kept = self._repository.save_what_is_open(self._clock.now())
+        kept = self._file.save_what_is_open(self._clock.now()) if self._file else ""
         message = f"{error}; {kept}. The schedule has stopped: start taskgui again"
         self._lost = DatabaseReplacedError(message, error.path)
         log.error("%s", message)

@@ -12,7 +12,8 @@ the path holds: the database on every wake of the scheduler (one ``stat``), its
 companions too on the regular request check. The lock file carries the same identities
 (``SchedulerLock.record_files``), so that a CLI started meanwhile can tell that the
 scheduler holds a file the path no longer names, and refuse before it creates or
-writes anything.
+writes anything. Once the loss is noticed, ``save_open_database`` keeps what the open
+connection still reads, and the scheduler writes nothing more.
 """
 
 from __future__ import annotations
