@@ -35,7 +35,7 @@ from taskgui.runtime.daemon import SignalBridge, configure_logging
 from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
-from taskgui.store.lock import SchedulerLock
+from taskgui.store.lock import SchedulerLock, refuse_if_holder_lost_its_file
 from taskgui.store.paths import default_database_path, resolve_database_path
 from taskgui.store.private_folders import make_config_folder, make_database_folder
 from taskgui.store.recovery import open_sqlite
@@ -178,13 +178,16 @@ def _run_here(
     reset_corrupt: bool,
     instance: SingleInstance,
     settings: Settings,
+    *,
+    lock: SchedulerLock,
 ) -> int:
-    """This window runs the schedule (the caller holds the lock)."""
+    """This window runs the schedule (the caller holds ``lock``)."""
     repository: SqliteRepository | None = None
     try:
         repository = _open_store(path, reset_corrupt)
         if repository is None:
             return 1
+        lock.record_files(repository.files)  # see store.lock: for a CLI to check
         clock = SystemClock()
         service = SchedulerService(repository, clock, workers=settings.workers)
         service.loaded.connect(
@@ -220,6 +223,7 @@ def _run_remote(
     """Another process runs the schedule: show it, and send it our changes."""
     clock = SystemClock()
     try:
+        refuse_if_holder_lost_its_file(path)  # it stops soon; never open a fresh file
         # Never move a damaged file aside here: the process running it still uses it.
         repository = SqliteRepository(path)
     except TaskguiError as error:
@@ -288,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             _start_failed(error)
             return 1
         try:
-            return _run_here(app, path, args.reset_corrupt, instance, settings)
+            return _run_here(app, path, args.reset_corrupt, instance, settings, lock=lock)
         finally:
             lock.release()
     finally:

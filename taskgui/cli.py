@@ -39,7 +39,13 @@ from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
 from taskgui.core.terminal_text import visible
 from taskgui.store.errors import SchedulerAlreadyRunningError
-from taskgui.store.lock import SchedulerLock, holder_pid, is_locked, lock_path_for
+from taskgui.store.lock import (
+    SchedulerLock,
+    holder_pid,
+    is_locked,
+    lock_path_for,
+    refuse_if_holder_lost_its_file,
+)
 from taskgui.store.memory import MemoryRepository
 from taskgui.store.operations import Op, Operations
 from taskgui.store.paths import resolve_database_path
@@ -236,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
 @contextmanager
 def _repository(ctx: Context) -> Iterator[SqliteRepository]:
     """Open the database (moving a damaged one aside only if asked), close it after."""
+    refuse_if_holder_lost_its_file(ctx.database)  # before anything creates a file
     repository, moved = open_sqlite(ctx.database, ctx.clock.now(), reset_corrupt=ctx.reset_corrupt)
     if moved is not None:
         _note(f"{ctx.database} was damaged; moved it to {moved} and started a fresh database")

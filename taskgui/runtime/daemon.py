@@ -2,7 +2,9 @@
 
 Runs until SIGINT or SIGTERM. On either it stops dispatching, gives running commands a
 grace period, then records any still going as interrupted (retried at the next start),
-and exits 0. Logs go to ``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr.
+and exits 0. If its database file is deleted or replaced under it, it stops the same
+way and exits 1, saying what happened and what it kept. Logs go to
+``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr.
 """
 
 from __future__ import annotations
@@ -118,9 +120,14 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
         return _start_failed(error)
     if moved is not None:
         log.warning("the damaged database was moved to %s; started a fresh one", moved)
+    # A CLI started while we run on a file deleted under us must be able to tell.
+    lock.record_files(repository.files)
     service = SchedulerService(repository, clock, workers=workers)
     service.error_occurred.connect(lambda message: log.error("%s", message))
     service.stopped.connect(app.quit)
+    lost: list[str] = []  # the database file went away: stop, and exit 1 with why
+    service.store_lost.connect(lost.append)
+    service.store_lost.connect(lambda _message: service.shutdown(SHUTDOWN_GRACE))
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
     # The schedule lives as long as the process: once it is all in memory, move it out
     # of the cyclic collector's reach, or each full collection walks every task again
@@ -146,4 +153,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
         repository.close()
         lock.release()
     log.info("taskgui daemon stopped")
+    if lost:
+        print(f"taskgui: error: {lost[0]}", file=sys.stderr)
+        return 1
     return 0

@@ -18,7 +18,9 @@ uses, and behaves like the CLI:
   inserted here and announced with an ``added`` request, as the CLI does.
 
 It also watches the lock: when the owner stops, ``owner_changed("")`` says nobody runs
-the schedule any more (and changes are refused until someone does).
+the schedule any more (and changes are refused until someone does). And the file: when
+the path no longer names the database it has open (deleted or replaced), it stops
+following and says so with ``store_lost``, rather than show a schedule nobody runs.
 
 QtCore only; the window sees it through the same signals as the real service.
 
@@ -45,7 +47,7 @@ from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.runtime.service import SchedulerService
-from taskgui.store.errors import StoreError
+from taskgui.store.errors import DatabaseReplacedError, StoreError
 from taskgui.store.lock import holder_pid, is_locked, lock_path_for
 from taskgui.store.operations import Op, encode_spec
 from taskgui.store.sqlite import SqliteRepository
@@ -263,6 +265,15 @@ class RemoteScheduler(ScheduleSignals):
             self._timer.setInterval(self._poll_ms)
 
     def _on_timer_timeout(self) -> None:
+        try:
+            self._repository.verify_file()
+        except DatabaseReplacedError as error:
+            self._timer.stop()
+            message = f"{error}; this window no longer follows it: start taskgui again"
+            log.error("%s", message)
+            self.error_occurred.emit(message)
+            self.store_lost.emit(message)
+            return
         try:
             self.poll()
             self._last_error = ""

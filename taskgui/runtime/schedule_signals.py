@@ -14,6 +14,8 @@ Signals:
     task_exhausted(object, str): TaskExhausted event and the last run's error text.
     occurrences_skipped(object): OccurrencesSkipped event.
     error_occurred(str): a message for a person (disk full, database locked, ...).
+    store_lost(str): the schedule has stopped for good (its database file was deleted
+        or replaced under it); the message says what happened and what was kept.
     stopped(): shutdown finished; every run is recorded.
 """
 
@@ -34,4 +36,5 @@ class ScheduleSignals(QObject):
     task_exhausted = Signal(object, str)
     occurrences_skipped = Signal(object)
     error_occurred = Signal(str)
+    store_lost = Signal(str)
     stopped = Signal()

@@ -20,6 +20,10 @@ for it. A pause, as for any running run, lets it go on.
 Slots never raise: a failing store operation is reported through ``error_occurred``
 and dispatching stops until the store works again; anything else is reported the same
 way (``runtime.guard``), and a task the engine fails on is set aside, not the schedule.
+One failure is not retried: the database path no longer naming the file that is open
+(deleted or replaced, or its -wal or -shm; see ``store.file_identity``), checked on
+every wake with one ``stat`` and on every request check with three. Then what the open
+file holds is kept, and the schedule stops for good with ``store_lost``.
 
 Signals: those of ``ScheduleSignals``, and
     loaded(): every stored task is in memory (soon after ``start``; see hydration.py).
@@ -62,7 +66,7 @@ from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.runner import RunReport
 from taskgui.runtime.schedule_signals import ScheduleSignals
-from taskgui.store.errors import StoreError
+from taskgui.store.errors import DatabaseReplacedError, StoreError
 from taskgui.store.operations import Op, Operations
 from taskgui.store.recovery import Recovery, recover
 from taskgui.store.repository import TaskRepository
@@ -138,6 +142,10 @@ class SchedulerService(ScheduleSignals):
         self._stopping = False
         self._healthy = True
         self._running = False
+        # Set once the database path lost the open file: the schedule has stopped.
+        self._lost: DatabaseReplacedError | None = None
+        # The file whose path must go on naming it (see store.file_identity).
+        self._file = repository if isinstance(repository, SqliteRepository) else None
 
     # ----------------------------------------------------------------- life
 
@@ -215,6 +223,9 @@ class SchedulerService(ScheduleSignals):
         events = [event for run_id in run_ids for event in self._withdraw(run_id)]
         if not events:
             return True
+        if self._lost is not None:
+            self._publish(events)
+            return True
         try:
             self._repository.apply(events, self._clock.now())
         except StoreError as error:
@@ -263,6 +274,7 @@ class SchedulerService(ScheduleSignals):
 
     def add_task(self, spec: TaskSpec) -> TaskSpec:
         """Store and schedule a new task; returns it with its id. Raises TaskguiError."""
+        self._refuse_if_lost()
         now = self._clock.now()
         (stored,), events = self._ops.add([spec], now)
         self._publish(events)
@@ -270,6 +282,7 @@ class SchedulerService(ScheduleSignals):
         return stored
 
     def add_tasks(self, specs: Sequence[TaskSpec]) -> list[TaskSpec]:
+        self._refuse_if_lost()
         now = self._clock.now()
         stored, events = self._ops.add(specs, now)
         self._publish(events)
@@ -277,25 +290,32 @@ class SchedulerService(ScheduleSignals):
         return stored
 
     def update_task(self, spec: TaskSpec) -> None:
+        self._refuse_if_lost()
         self._change(self._ops.update(spec, self._clock.now()))
 
     def cancel(self, task_id: TaskId) -> None:
+        self._refuse_if_lost()
         if self._take_back_runs_of(task_id):
             self._change(self._ops.cancel(task_id, self._clock.now()))
 
     def pause(self, task_id: TaskId) -> None:
+        self._refuse_if_lost()
         self._change(self._ops.pause(task_id, self._clock.now()))
 
     def resume(self, task_id: TaskId) -> None:
+        self._refuse_if_lost()
         self._change(self._ops.resume(task_id, self._clock.now()))
 
     def run_now(self, task_id: TaskId) -> None:
+        self._refuse_if_lost()
         self._change(self._ops.run_now(task_id, self._clock.now()))
 
     def retry_now(self, task_id: TaskId) -> None:
+        self._refuse_if_lost()
         self._change(self._ops.retry_now(task_id, self._clock.now()))
 
     def delete(self, task_id: TaskId) -> None:
+        self._refuse_if_lost()
         if self._take_back_runs_of(task_id):
             self._change(self._ops.delete(task_id, self._clock.now()))
 
@@ -317,6 +337,9 @@ class SchedulerService(ScheduleSignals):
         deadline now, to start then. ``done``: the events of a finished run (and
         ``results`` its result), committed in the same transaction as the dispatch.
         """
+        if self._lost is not None:  # written nowhere: the file the path named is gone
+            self._publish(done, results)
+            return
         dispatching = self._running and not self._stopping and self._healthy
         if not dispatching and not done:
             return
@@ -430,6 +453,8 @@ class SchedulerService(ScheduleSignals):
         and each one is given the best due task the moment it frees. Returning without
         re-arming lets the timer go on and fire at the deadline.
         """
+        if not self._file_is_ours(companions=False):
+            return
         deadline = self._engine.next_deadline()
         if deadline is None or not self._pool.free or self._engine.has_ready():
             return
@@ -439,10 +464,13 @@ class SchedulerService(ScheduleSignals):
 
     @service_slot
     def _on_timer_fired(self) -> None:
-        self._dispatch()
+        if self._file_is_ours(companions=False):
+            self._dispatch()
 
     @service_slot
     def _on_timer_clock_jumped(self, seconds: float) -> None:
+        if not self._file_is_ours(companions=False):
+            return
         log.warning("the wall clock jumped by %.1f s; re-planning the schedule", seconds)
         self._ahead.forget()
         self._dispatch()
@@ -459,7 +487,8 @@ class SchedulerService(ScheduleSignals):
         # this pid before it retries the run. Every moment it waits is a moment in
         # which a crash would leave the command running alongside its own retry.
         try:
-            self._repository.record_run_pid(run_id, pid)
+            if self._lost is None:
+                self._repository.record_run_pid(run_id, pid)
         except StoreError as error:
             self._store_failed(error)
         events = self._engine.started(run_id, self._clock.now())
@@ -520,6 +549,8 @@ class SchedulerService(ScheduleSignals):
     def _on_requests_timeout(self) -> None:
         repository = self._repository
         assert isinstance(repository, SqliteRepository)
+        if not self._file_is_ours(companions=True):
+            return
         try:
             version = repository.data_version()
         except StoreError as error:
@@ -583,10 +614,48 @@ class SchedulerService(ScheduleSignals):
 
     # -------------------------------------------------------------- helpers
 
+    def _file_is_ours(self, *, companions: bool) -> bool:
+        """False (and the schedule stopped) once the path lost the open file."""
+        if self._lost is not None:
+            return False
+        if self._file is None:
+            return True
+        try:
+            self._file.verify_file(companions=companions)
+        except DatabaseReplacedError as error:
+            self._lose_store(error)
+            return False
+        return True
+
+    def _refuse_if_lost(self) -> None:
+        """A change after the file was lost would be written where nobody reads it."""
+        if self._lost is not None:  # a fresh one each time: no traceback piles up
+            raise DatabaseReplacedError(str(self._lost), self._lost.path)
+
+    def _lose_store(self, error: DatabaseReplacedError) -> None:
+        """Stop for good, and write nothing more: a write would go where nobody reads
+        it, or into a log that the file now at the path would take for its own. Runs
+        that end from now on are not recorded; the next start retries them."""
+        self._healthy = False
+        self._timer.disarm()
+        self._hydration.stop()
+        self._requests.stop()
+        kept = self._file.save_what_is_open(self._clock.now()) if self._file else ""
+        message = f"{error}; {kept}. The schedule has stopped: start taskgui again"
+        self._lost = DatabaseReplacedError(message, error.path)
+        log.error("%s", message)
+        self.error_occurred.emit(message)
+        self.store_lost.emit(message)
+
     def _store_failed(self, error: StoreError) -> None:
         """Stop dispatching until the store works again; never raise from a slot."""
+        if isinstance(error, DatabaseReplacedError) and self._lost is None:
+            self._lose_store(error)  # SQLite noticed first (a file not in WAL mode)
+            return
         log.error("store error: %s", error)
         self.error_occurred.emit(str(error))
+        if self._lost is not None:
+            return  # nothing to retry: the file is gone
         if self._healthy:
             self._healthy = False
             self._timer.disarm()
@@ -595,6 +664,8 @@ class SchedulerService(ScheduleSignals):
 
     @service_slot
     def _on_store_retry(self) -> None:
+        if self._lost is not None:
+            return
         if self._pool.busy:
             QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
             return

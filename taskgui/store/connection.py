@@ -1,7 +1,8 @@
 """Opening the database file, and turning SQLite's errors into ones a person can act on.
 
-Nothing is written before SQLite has read the file's schema version: a file that is
-not a database, or one from a newer taskgui, is refused exactly as it was found.
+Nothing is written before SQLite has read the file's header: a file that is not a
+database, another program's database, or one from a newer taskgui is refused exactly
+as it was found (see ``schema.check_ours``).
 
 Pragmas: WAL (readers never block the scheduler's writes, and a commit is one append),
 ``synchronous=NORMAL`` (in WAL mode a commit survives a crash of the process; only a
@@ -20,15 +21,17 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from taskgui.store.access import access_error, is_access_errno
 from taskgui.store.errors import (
     DatabaseCorruptError,
     DatabaseLockedError,
     DatabaseReadOnlyError,
+    DatabaseReplacedError,
     DiskFullError,
     StoreError,
 )
-from taskgui.store.paths import prepare_private_file, tighten_private_file
-from taskgui.store.schema import refuse_newer, schema_version
+from taskgui.store.paths import free_name_beside, prepare_private_file, tighten_private_file
+from taskgui.store.schema import check_ours
 
 BUSY_TIMEOUT_MS = 5_000
 
@@ -40,7 +43,7 @@ def connect(path: Path) -> sqlite3.Connection:
             prepare_private_file(path)
         except PermissionError:
             if not path.exists():
-                raise DatabaseReadOnlyError(
+                raise access_error(path) or DatabaseReadOnlyError(
                     f"cannot create {path}: permission denied; choose a writable "
                     "location with --db or TASKGUI_DB",
                     path,
@@ -51,9 +54,9 @@ def connect(path: Path) -> sqlite3.Connection:
         try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             # Read the file before anything writes to it: one that is not a database,
-            # or a newer taskgui's, is refused untouched (journal_mode=WAL rewrites the
-            # header; the chmod below changes its mode).
-            refuse_newer(schema_version(connection), path)
+            # another program's or a newer taskgui's, is refused untouched
+            # (journal_mode=WAL rewrites the header; the chmod below changes its mode).
+            check_ours(connection, path)
             tighten_private_file(path)
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal" and _is_writable(path):
@@ -82,8 +85,8 @@ def translate_errors(path: Path) -> Iterator[None]:
     except OSError as error:
         if error.errno == errno.ENOSPC:
             raise DiskFullError(_disk_full_message(path), path) from error
-        if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            raise DatabaseReadOnlyError(_read_only_message(path), path) from error
+        if is_access_errno(error.errno):
+            raise _read_only_error(path) from error
         raise StoreError(f"{path}: {error.strerror or error}", path) from error
 
 
@@ -93,8 +96,12 @@ def classify(error: sqlite3.DatabaseError, path: Path) -> StoreError:
     text = str(error)
     if name.startswith("SQLITE_FULL") or "disk is full" in text:
         return DiskFullError(_disk_full_message(path), path)
+    if name == "SQLITE_READONLY_DBMOVED":  # (WAL mode would not notice: file_identity)
+        return DatabaseReplacedError(
+            f"{path} was deleted, moved or replaced while taskgui had it open", path
+        )
     if name.startswith("SQLITE_READONLY") or "readonly" in text:
-        return DatabaseReadOnlyError(_read_only_message(path), path)
+        return _read_only_error(path)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
         return DatabaseLockedError(
             f"{path} is busy: another program kept it locked for over "
@@ -108,7 +115,8 @@ def classify(error: sqlite3.DatabaseError, path: Path) -> StoreError:
             path,
         )
     if name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR")):
-        return StoreError(f"cannot open {path} ({text}); check the folder exists", path)
+        # A read-only folder or mount, or a missing -wal that cannot be made again.
+        return access_error(path) or StoreError(f"cannot open {path} ({text})", path)
     return StoreError(f"database error in {path}: {text}", path)
 
 
@@ -116,21 +124,18 @@ def _disk_full_message(path: Path) -> str:
     return f"the disk holding {path} is full; free some space and try again (nothing was lost)"
 
 
-def _read_only_message(path: Path) -> str:
-    return (
+def _read_only_error(path: Path) -> StoreError:
+    """Named by its real cause (file, folder, mount) where the file system shows it."""
+    return access_error(path) or DatabaseReadOnlyError(
         f"{path} is read-only; make it writable (chmod u+w) or choose another file "
-        "with --db or TASKGUI_DB"
+        "with --db or TASKGUI_DB",
+        path,
     )
 
 
 def move_aside(path: Path, now: datetime) -> Path:
     """Rename a damaged database (and its WAL files) out of the way; never delete it."""
-    stamp = now.strftime("%Y%m%dT%H%M%S")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    counter = 1
-    while target.exists():
-        counter += 1
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+    target = free_name_beside(path, "corrupt", now)
     path.rename(target)
     for suffix in ("-wal", "-shm"):
         sidecar = path.with_name(path.name + suffix)

@@ -48,6 +48,21 @@ class DatabasePathError(StoreError):
     environment = True
 
 
+class ForeignDatabaseError(StoreError):
+    """The file is another program's SQLite database: refused before anything is written."""
+
+    environment = True
+
+
+class DatabaseReplacedError(StoreError):
+    """The path no longer names the file this process has open (deleted or replaced).
+
+    Not retried: going on would write where nobody can read it again.
+    """
+
+    environment = True
+
+
 class NewerSchemaError(StoreError):
     """The file was written by a newer taskgui; this one must not touch it."""
 

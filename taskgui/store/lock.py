@@ -3,7 +3,11 @@
 Two processes that both dispatched from one database would run every task twice. The
 lock is ``flock`` on ``<db>.lock``, which the kernel releases when the process dies,
 even by SIGKILL, so a crash never leaves a stale lock behind. The holder's pid is
-written into the file so the second process can say who holds it.
+written into the file so the second process can say who holds it, and, once it has
+opened the database, which files it has open (``record_files``): a CLI started while
+the holder runs on a file that was deleted or replaced under it then refuses, rather
+than create a fresh file and file its request where nobody reads it
+(``refuse_if_holder_lost_its_file``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from taskgui.store.errors import SchedulerAlreadyRunningError, StoreError
+from taskgui.store.access import access_error
+from taskgui.store.errors import DatabaseReplacedError, SchedulerAlreadyRunningError, StoreError
+from taskgui.store.file_identity import OpenFiles
+from taskgui.store.private_folders import make_database_folder
+
+_FILES = "files"  # the lock file's line naming the holder's open database files
 
 
 def lock_path_for(database: Path) -> Path:
@@ -54,12 +63,11 @@ class SchedulerLock:
         if self._fd is not None:
             return
         try:
+            make_database_folder(self.database)  # a first start locks before it opens
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as error:
-            raise StoreError(
-                f"cannot create the lock file {self.path} ({error.strerror}); "
-                "check that its folder exists and is writable",
-                self.database,
+            raise access_error(self.database) or StoreError(
+                f"cannot create the lock file {self.path} ({error.strerror})", self.database
             ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -76,6 +84,13 @@ class SchedulerLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
+
+    def record_files(self, files: OpenFiles) -> None:
+        """Say, in the lock file, which database files the holder has open."""
+        if self._fd is None:
+            return
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, f"{os.getpid()}\n{_FILES} {files.encode()}\n".encode(), 0)
 
     def release(self) -> None:
         if self._fd is None:
@@ -102,11 +117,47 @@ class SchedulerLock:
 
 def holder_pid(lock_file: Path) -> int | None:
     """The pid written by the lock's holder, if readable."""
+    first = _lock_lines(lock_file)[:1]
+    return int(first[0]) if first and first[0].isdigit() else None
+
+
+def holder_files(database: Path) -> OpenFiles | None:
+    """The database files the lock's holder said it has open, if it said so."""
+    for line in _lock_lines(lock_path_for(database))[1:]:
+        key, _, value = line.partition(" ")
+        if key == _FILES:
+            return OpenFiles.decode(database, value)
+    return None
+
+
+def refuse_if_holder_lost_its_file(database: Path) -> None:
+    """Before opening ``database`` without the lock: refuse, touching nothing, when the
+    process running its schedule has files open that the path no longer names.
+
+    Opening would create a fresh file (or a second -wal beside the holder's) and file
+    requests that nobody reads; the holder notices within a second and stops.
+    """
+    files = holder_files(database)
+    if files is None:
+        return
+    problem = files.problem()
+    if problem is None or not is_locked(database):
+        return
+    pid = holder_pid(lock_path_for(database))
+    who = f"process {pid}" if pid else "another process"
+    raise DatabaseReplacedError(
+        f"{problem}; {who} still holds the schedule it had open there, and stops it as "
+        "soon as it notices (keeping what it held). Nothing was created or written: "
+        "try again once that process has ended (a daemon exits by itself; quit a window)",
+        database,
+    )
+
+
+def _lock_lines(lock_file: Path) -> list[str]:
     try:
-        text = lock_file.read_text().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
+        return lock_file.read_text().strip().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def is_locked(database: Path) -> bool:

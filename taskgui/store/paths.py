@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 
 import platformdirs
@@ -80,3 +81,14 @@ def tighten_private_file(path: Path) -> None:
             path.chmod(0o600)
     except PermissionError:
         pass  # writable but another user's: not ours to change
+
+
+def free_name_beside(path: Path, label: str, now: datetime) -> Path:
+    """``<name>.<label>-<time>`` beside ``path``, numbered on until the name is free."""
+    stamp = now.strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.{label}-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.{label}-{stamp}-{counter}")
+    return target

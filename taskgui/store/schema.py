@@ -3,6 +3,13 @@
 Step N takes a database at version N-1 to version N inside one transaction, so an
 interrupted upgrade leaves the file at the old version, never half-way. Steps are only
 ever appended: a released step never changes, because files in the wild ran it.
+
+taskgui's files carry ``PRAGMA application_id = 0x54475549`` (the bytes "TGUI" at
+offset 68 of the header, where ``file`` and a hex dump show them): any other SQLite
+file is another program's, and ``check_ours`` refuses it before anything is written,
+so a mistyped ``--db`` never gets taskgui's tables, WAL mode or a new file mode.
+Files from before the mark (schema 1 to ``MARKED_FROM - 1``) are recognised by their
+tables and marked by migration ``MARKED_FROM``.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from taskgui.store.errors import NewerSchemaError
+from taskgui.store.errors import ForeignDatabaseError, NewerSchemaError
+
+APPLICATION_ID = 0x54475549  # "TGUI"
 
 MIGRATIONS: Sequence[str] = (
     # 1: task definitions with their scheduling state, and run history.
@@ -94,14 +103,75 @@ MIGRATIONS: Sequence[str] = (
     DROP INDEX tasks_by_state;
     CREATE INDEX tasks_running ON tasks (id) WHERE state = 'running';
     """,
+    # 6: mark the file as taskgui's, so that another program's database is told apart
+    # (see the module docstring). Part of the transaction like user_version.
+    f"""
+    PRAGMA application_id = {APPLICATION_ID};
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+# The migration that writes APPLICATION_ID: unmarked files below it may be taskgui's.
+MARKED_FROM = 6
+# What every taskgui file since schema 1 holds: how an unmarked one is recognised.
+_TASKGUI_TABLES = {
+    "tasks": {"name", "command", "recurrence", "retry", "misfire", "slot_attempt"},
+    "runs": {"task_id", "attempt", "kind", "scheduled_at", "outcome", "output"},
+}
 
 
 def schema_version(connection: sqlite3.Connection) -> int:
     row = connection.execute("PRAGMA user_version").fetchone()
     return int(row[0])
+
+
+def check_ours(connection: sqlite3.Connection, path: Path) -> int:
+    """The schema version of a file taskgui may open; raise for anyone else's.
+
+    Reads only: a file that is refused has not been written, switched to WAL or
+    made private. An empty file (no tables, nothing marked) is a new database.
+    """
+    application_id = int(connection.execute("PRAGMA application_id").fetchone()[0])
+    version = schema_version(connection)
+    if application_id == APPLICATION_ID:
+        refuse_newer(version, path)
+        return version
+    if application_id == 0:
+        if version == 0 and not _objects(connection):
+            return 0
+        if 0 < version < MARKED_FROM and _looks_like_taskgui(connection):
+            return version
+    raise ForeignDatabaseError(_foreign_message(connection, path, application_id, version), path)
+
+
+def _objects(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0])
+
+
+def _looks_like_taskgui(connection: sqlite3.Connection) -> bool:
+    for table, columns in _TASKGUI_TABLES.items():
+        found = {str(row[1]) for row in connection.execute(f"PRAGMA table_info({table})")}
+        if not columns <= found:
+            return False
+    return True
+
+
+def _foreign_message(
+    connection: sqlite3.Connection, path: Path, application_id: int, version: int
+) -> str:
+    # Counts, not names: a name out of a stranger's file could hold terminal escapes.
+    if application_id:
+        marker = application_id & 0xFFFFFFFF  # the header holds it signed
+        whose = f"it is marked as another program's (application_id 0x{marker:08x})"
+    else:
+        tables = connection.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+        ).fetchone()[0]
+        whose = f"it holds {tables} table(s) that are not taskgui's (user_version {version})"
+    return (
+        f"{path} is another program's SQLite database, not taskgui's: {whose}; taskgui "
+        "left it untouched. Point --db or TASKGUI_DB at a taskgui database or a new file"
+    )
 
 
 def refuse_newer(version: int, path: Path) -> None:

@@ -36,6 +36,7 @@ from taskgui.store.collector import collector_paused
 from taskgui.store.connection import connect, translate_errors
 from taskgui.store.deferred_source import SELECT_DEFERRED, SELECT_LOADED_WHOLE, SqliteTaskSource
 from taskgui.store.errors import CodecError, DatabaseCorruptError
+from taskgui.store.file_identity import OpenFiles, save_open_database
 from taskgui.store.insert import insert_new_tasks
 from taskgui.store.repository import (
     DEFAULT_HISTORY_LIMIT,
@@ -158,6 +159,8 @@ class SqliteRepository:
         try:
             with translate_errors(path):
                 migrate(self._connection, path)
+            # What the path names now, while we hold it open: see file_identity.py.
+            self.files = OpenFiles.of(path)
         except BaseException:
             self._connection.close()
             raise
@@ -177,6 +180,11 @@ class SqliteRepository:
             return self._connection.execute(sql, params).fetchall()
 
     def close(self) -> None:
+        if self.files.problem(companions=False) is not None:
+            # Our -wal stays at the path on close: emptied, so that whatever file is
+            # there now does not take our log for its own (see file_identity).
+            with suppress(sqlite3.Error):
+                self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._connection.close()
 
     def check_integrity(self) -> None:
@@ -193,6 +201,16 @@ class SqliteRepository:
                 "start a fresh one (taskgui --reset-corrupt), or restore it from a backup",
                 self.path,
             )
+
+    def verify_file(self, *, companions: bool = True) -> None:
+        """Raise DatabaseReplacedError if the path no longer names the open file (or,
+        with ``companions``, its -wal and -shm): one ``stat`` each."""
+        self.files.verify(companions=companions)
+
+    def save_what_is_open(self, now: datetime) -> str:
+        """After ``verify_file`` failed: keep what this connection still reads, and
+        say what was done (see ``file_identity.save_open_database``)."""
+        return save_open_database(self._connection, self.files, now)
 
     def data_version(self) -> int:
         """Changes when *another* connection commits: the cheap way to notice the CLI."""

@@ -5,19 +5,38 @@ variable is unset or not absolute, as the XDG base directory spec says). Its ``E
 line runs this very installation: the ``taskgui`` script when the app was started
 through it, else ``<python> -m taskgui``, plus ``--db`` when the schedule is not the
 default one. Arguments are quoted by the Desktop Entry rules, so paths with spaces or
-quotes survive.
+quotes survive. An argument with a line break or another control character (but a
+tab, quoted like a space) is refused: a raw one would end the ``Exec=`` line and
+start a line of its own (a second ``Exec=``), and the spec has no quoting for most.
+
+Whatever the entry says runs at every login, so it is written as private as the
+schedule: the file 0600 and the folders taskgui makes 0700, whatever the umask, and
+it is never written into a folder that another user could change (their own, or one
+open to others): that would let them rewrite ``Exec=``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sys
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from taskgui.runtime.files import write_private
+
 ENTRY_NAME = "taskgui.desktop"
 _RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
+
+
+class AutostartError(OSError):
+    """The entry cannot be written safely; ``strerror`` says why and what to do."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(errno.EPERM, message, str(path))
 
 
 def autostart_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -47,11 +66,30 @@ def launch_command(
 
 
 def quote_argument(argument: str) -> str:
-    """One Exec argument, quoted as the Desktop Entry spec requires (before escaping)."""
+    """One Exec argument, quoted as the Desktop Entry spec requires (before escaping).
+
+    Raises ValueError for a control character (a line break above all) or text that
+    is not Unicode (a file name's undecodable bytes): they cannot be written safely.
+    """
+    for character in argument:
+        # A tab is quoted like a space and stays on the line; no other control can be.
+        if character != "\t" and unicodedata.category(character) in ("Cc", "Cs"):
+            raise ValueError(
+                f"{argument!r} holds {_name_of(character)}, which an autostart entry "
+                "cannot hold safely; rename it first"
+            )
     if argument and not (_RESERVED & set(argument)):
         return argument.replace("%", "%%")
     inner = "".join("\\" + c if c in '"`$\\' else c for c in argument)
     return '"' + inner.replace("%", "%%") + '"'
+
+
+def _name_of(character: str) -> str:
+    if character in "\n\r":
+        return "a line break"
+    if unicodedata.category(character) == "Cs":
+        return "bytes that are not text"
+    return f"the control character U+{ord(character):04X}"
 
 
 def exec_value(command: Sequence[str]) -> str:
@@ -89,11 +127,19 @@ class Autostart:
         return self.path.is_file()
 
     def enable(self) -> None:
-        """Write the entry (atomically). Raises OSError when the folder is not writable."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_name(self.path.name + ".partial")
-        partial.write_text(desktop_entry(self.command), encoding="utf-8")
-        partial.replace(self.path)
+        """Write the entry, private and atomically (see the module docstring).
+
+        Raises OSError when it cannot be written, AutostartError when it may not be.
+        """
+        try:
+            text = desktop_entry(self.command)
+        except ValueError as error:
+            raise AutostartError(f"the command to start taskgui: {error}", self.path) from None
+        folder = self.path.parent
+        _make_private_folders(folder)
+        for place in (folder, folder.parent):
+            _refuse_if_others_can_change(place, self.path)
+        write_private(self.path, text)
 
     def disable(self) -> None:
         self.path.unlink(missing_ok=True)
@@ -103,3 +149,33 @@ class Autostart:
             self.enable()
         else:
             self.disable()
+
+
+def _make_private_folders(folder: Path) -> None:
+    """Create ``folder`` and its missing parents, each 0700 (mkdir -p would use the umask)."""
+    missing: list[Path] = []
+    for place in (folder, *folder.parents):
+        if place.exists():
+            break
+        missing.append(place)
+    for place in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile: it is checked next
+            place.mkdir(mode=0o700)
+
+
+def _refuse_if_others_can_change(folder: Path, entry: Path) -> None:
+    try:
+        info = folder.stat()
+    except FileNotFoundError:
+        return
+    if info.st_uid != os.getuid():
+        raise AutostartError(
+            f"{folder} belongs to another user, who could change what runs at your login",
+            entry,
+        )
+    if info.st_mode & 0o022:
+        raise AutostartError(
+            f"{folder} can be written by other users, who could change what runs at your "
+            f"login; make it private (chmod go-w {folder}) and try again",
+            entry,
+        )

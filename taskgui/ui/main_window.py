@@ -319,6 +319,7 @@ class MainWindow(QMainWindow):
         service.run_finished.connect(self._on_service_run_finished)
         service.task_changed.connect(self._on_service_task_changed)
         service.error_occurred.connect(self._on_service_error_occurred)
+        service.store_lost.connect(self._on_service_store_lost)
         self.model.counts_changed.connect(self._on_model_counts_changed)
         self.model.rowsInserted.connect(self._on_model_rows_changed)
         self.model.rowsRemoved.connect(self._on_model_rows_changed)
@@ -527,6 +528,10 @@ class MainWindow(QMainWindow):
 
     def _on_service_error_occurred(self, message: str) -> None:
         self.statusBar().showMessage(message, 15_000)
+
+    def _on_service_store_lost(self, message: str) -> None:
+        # Not a passing status line: nothing runs any more until taskgui starts again.
+        self.banner.show_message("The schedule has stopped", message, urgent=True)
 
     def _on_model_counts_changed(self) -> None:
         for state_filter, button in self.filter_buttons.items():

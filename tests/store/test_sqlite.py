@@ -53,7 +53,7 @@ from taskgui.store.lock import SchedulerLock, holder_pid, is_locked, lock_path_f
 from taskgui.store.paths import DB_FILENAME, ENV_VAR, resolve_database_path
 from taskgui.store.recovery import open_sqlite, recover
 from taskgui.store.repository import INTERRUPTED_ERROR, QuarantinedTask, RunRecord
-from taskgui.store.schema import SCHEMA_VERSION, migrate
+from taskgui.store.schema import APPLICATION_ID, SCHEMA_VERSION, migrate
 from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
 from tests.helpers.store import ROOT, Driver, open_descriptors, raw_connection, rich_specs
@@ -348,7 +348,8 @@ def test_only_a_file_that_opens_as_a_database_is_made_private(
 
 
 def test_a_newer_file_keeps_its_mode(db: Path) -> None:
-    with raw_connection(db) as connection:
+    with raw_connection(db) as connection:  # as a newer taskgui marks its files
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.chmod(0o644)
 
@@ -532,11 +533,17 @@ def _insert_v4_rows(connection: sqlite3.Connection) -> Expected:
 
 # Representative rows for each released schema version. Adding migration N+1 means
 # adding the rows a version-N file can hold here (the test below insists).
+def _insert_v5_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 5 only changed an index: the rows a version-4 file can hold."""
+    return _insert_v4_rows(connection)
+
+
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     1: _insert_v1_rows,
     2: _insert_v2_rows,
     3: _insert_v3_rows,
     4: _insert_v4_rows,
+    5: _insert_v5_rows,
 }
 
 
@@ -570,6 +577,7 @@ def test_a_file_at_every_older_version_is_upgraded_with_its_rows(
 
     with raw_connection(path) as other:
         assert other.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert other.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
     fresh = tmp_path / "fresh.sqlite3"
     open_repository(fresh)
     assert _schema_of(path) == _schema_of(fresh)
@@ -648,6 +656,7 @@ def test_a_file_from_a_newer_taskgui_is_refused_and_left_alone(db: Path) -> None
 def test_a_newer_file_in_rollback_journal_mode_is_not_modified(db: Path) -> None:
     with raw_connection(db) as connection:
         connection.execute("CREATE TABLE future (x)")
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     original = db.read_bytes()
 

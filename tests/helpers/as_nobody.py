@@ -1,0 +1,24 @@
+"""``python -m tests.helpers.as_nobody ARGS``: the taskgui command line, run as nobody.
+
+Root ignores file modes, so a test of a read-only folder must run the program as an
+ordinary user. The interpreter may live where that user cannot read (under /root), so
+this imports the program first, then gives up root, then runs ``taskgui ARGS``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import taskgui.cli
+import taskgui.runtime.daemon
+import taskgui.runtime.orphans  # imported lazily by the CLI
+
+NOBODY = 65534
+
+if __name__ == "__main__":
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    sys.exit(taskgui.cli.main(sys.argv[1:]))
