@@ -268,7 +268,12 @@ def _reader(ctx: Context) -> Iterator[TaskRepository]:
 
 
 def _exists(database: Path) -> bool:
-    """Whether the path names something (a broken symlink too: opening it then says so)."""
+    """Whether the path names something (a broken symlink too: opening it then says so).
+
+    A database that is missing because it was deleted under the process that runs its
+    schedule is not "empty": that is refused first, with what happened.
+    """
+    refuse_if_holder_lost_its_file(database)
     return database.exists() or database.is_symlink()
 
 

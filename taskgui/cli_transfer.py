@@ -32,7 +32,7 @@ from taskgui.core.task import TaskId, TaskSpec
 from taskgui.core.terminal_text import visible_json
 from taskgui.core.transfer_format import TransferFormatError, dump_document, parse_document
 from taskgui.core.transfer_plan import ImportPlan, ParsedImport, plan_import
-from taskgui.runtime.files import write_private
+from taskgui.runtime.files import refuse_unless_regular, write_private
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock, is_locked
 from taskgui.store.operations import Op, Operations
@@ -111,7 +111,8 @@ def import_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def check_export_target(name: str | None) -> None:
-    """Refuse (exit 2) an export file name that names no file: empty, or a folder."""
+    """Refuse (exit 2) an export file name that names no file to replace: empty, a
+    folder, or something that is not a regular file (a pipe, a device, a link)."""
     if name in (None, STDIO):
         return
     assert name is not None
@@ -120,6 +121,10 @@ def check_export_target(name: str | None) -> None:
     target = Path(name)
     if not target.name or target.name == ".." or target.is_dir():
         raise InvalidTaskError(f"{name} is a folder; give the name of a file to write")
+    try:
+        refuse_unless_regular(target)
+    except OSError as error:
+        raise InvalidTaskError(f"{error.strerror} ({name})") from None
 
 
 def export(

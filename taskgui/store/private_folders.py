@@ -112,8 +112,8 @@ def _tighten_if_ours(folder: Path, is_ours: Callable[[str], bool]) -> None:
         return
     try:
         folder.chmod(PRIVATE_MODE)
-    except OSError as error:
-        log.warning("cannot make %s private (%s)", folder, error.strerror)
+    except OSError as error:  # a read-only mount, say: opening it will tell what matters
+        log.debug("cannot make %s private (%s)", folder, error.strerror)
         return
     log.info(
         "made %s private (mode %o, was %o): it holds taskgui's commands and their environment",

@@ -71,11 +71,15 @@ def test_export_refuses_a_target_that_is_not_a_regular_file(tmp_path: Path, kind
 
     result = taskgui("--db", str(db), "export", str(target), home=home)
 
-    assert result.returncode == 1
-    assert result.stderr == (
-        f"taskgui: error: {KINDS[kind]} is there, not a regular file, and taskgui does not "
-        f"replace it; choose a file name instead ({target})\n"
-    )
+    assert result.returncode == 2  # bad input, refused before the database is read
+    if kind == "folder":
+        expected = f"{target} is a folder; give the name of a file to write"
+    else:
+        expected = (
+            f"{KINDS[kind]} is there, not a regular file, and taskgui does not replace it; "
+            f"choose a file name instead ({target})"
+        )
+    assert result.stderr == f"taskgui: error: {expected}\n"
     assert _describe(target) == before
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []
     if kind == "symlink":

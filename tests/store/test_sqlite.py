@@ -866,6 +866,8 @@ print(json.dumps(report))
 def shared_folder() -> Iterator[Path]:
     """A folder outside tmp_path (whose parents are 0700) that 'nobody' can enter."""
     folder = Path(tempfile.mkdtemp(prefix="taskgui-ro-"))
+    # Not only taskgui's files: a folder holding nothing else would be made private.
+    (folder / "README").write_text("shared with another user\n")
     folder.chmod(0o755)
     try:
         yield folder
