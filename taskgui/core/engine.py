@@ -50,6 +50,7 @@ from taskgui.core.events import (
     TaskRemoved,
 )
 from taskgui.core.queues import DispatchQueues, TimeKey
+from taskgui.core.recurrence import CatchUp
 from taskgui.core.states import (
     MisfirePolicy,
     OverlapPolicy,
@@ -254,7 +255,6 @@ class Engine:
         if reschedule:
             entry.terminal = None
             entry.deferred_at = None
-            entry.catchup_next = None
             entry.set_slot(SlotKind.OCCURRENCE, self._first_occurrence_from(spec, now))
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry))]
@@ -303,6 +303,7 @@ class Engine:
             )
         self._unqueue(entry)
         entry.spec = replace(entry.spec, paused=True)
+        self._queue(entry)  # a run a person asked for still runs (see run_now)
         return [TaskChanged(self._snapshot(entry))]
 
     def resume(self, task_id: TaskId) -> list[Event]:
@@ -311,6 +312,7 @@ class Engine:
         if not entry.spec.paused:
             return []
         entry.spec = replace(entry.spec, paused=False)
+        self._unqueue(entry)  # a run asked for while paused may be queued already
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry))]
 
@@ -372,7 +374,6 @@ class Engine:
                 f"task {entry.spec.name!r} is running; wait for it to finish or cancel it"
             )
         self._unqueue(entry)
-        entry.catchup_next = None
         entry.set_slot(SlotKind.OCCURRENCE, at.astimezone(UTC))
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry))]
@@ -396,17 +397,19 @@ class Engine:
         while time_heap and time_heap.peek()[1][0] <= now_ts:
             task_id, (_at_ts, seq) = time_heap.pop()
             entry = tasks[task_id]
-            if (
+            late = (
                 entry.slot_kind is SlotKind.OCCURRENCE
-                and entry.catchup_next is None  # not the catch-up run already planned
                 and now - entry.slot_at > entry.spec.misfire_grace  # type: ignore[operator]
-                and not self._misfire(entry, now, events)
-            ):
+            )
+            if late and not self._misfire(entry, now, events):
                 continue
             assert entry.slot_at is not None
             key = (-entry.spec.priority, entry.slot_at.timestamp(), seq)
             if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
-                if entry.spec.overlap is OverlapPolicy.SKIP:
+                # A run_all backlog is owed in full: each missed occurrence waits for
+                # the one before it rather than being skipped as an overlap.
+                owed = late and entry.spec.misfire is MisfirePolicy.RUN_ALL
+                if entry.spec.overlap is OverlapPolicy.SKIP and not owed:
                     self._skip_for_overlap(entry, now, events)
                 else:
                     self._queues.wait_for_previous_run(task_id, key)
@@ -457,14 +460,13 @@ class Engine:
         # the end of the run), so overlap policies see it come due while this runs.
         next_at: datetime | None
         if ticket.kind is SlotKind.OCCURRENCE:
-            next_at = entry.catchup_next or (
+            next_at = (
                 None
                 if entry.uses_fixed_delay
                 else entry.spec.recurrence.next_after(ticket.scheduled_at)
             )
         else:
             next_at = entry.deferred_at
-        entry.catchup_next = None
         entry.deferred_at = None
         if next_at is not None:
             entry.set_slot(SlotKind.OCCURRENCE, next_at)
@@ -602,7 +604,14 @@ class Engine:
         )
 
     def _misfire(self, entry: _Entry, now: datetime, events: list[Event]) -> bool:
-        """Apply the misfire policy to a late occurrence; True when it should run now."""
+        """Apply the misfire policy to a late occurrence; True when it should run now.
+
+        Whatever it decides, every occurrence from the late one up to now is either
+        left to run or counted in an ``OccurrencesSkipped``, and the slot says which
+        occurrence runs next, so nothing is counted twice: not when the slot comes
+        back through ``due`` (a restart, a withdrawn run, a key that was busy) and is
+        judged late again, because only occurrences after the slot are counted.
+        """
         assert entry.slot_at is not None
         recurrence = entry.spec.recurrence
         late_at = entry.slot_at
@@ -610,13 +619,15 @@ class Engine:
         catch = recurrence.catch_up(late_at, now)
         if policy is MisfirePolicy.RUN_ONCE:
             if catch.missed:
-                first = recurrence.advance(late_at, 1) or late_at
+                # The catch-up run stands for the most recent occurrence that passed,
+                # and the ones before it are the missed ones (as APScheduler
+                # coalesces); the schedule goes on from it as from any run.
                 events.append(
                     OccurrencesSkipped(
-                        entry.spec.id, catch.missed, catch.exact, first, SkipReason.MISFIRE
+                        entry.spec.id, catch.missed, catch.exact, late_at, SkipReason.MISFIRE
                     )
                 )
-            entry.catchup_next = catch.next_at
+                entry.set_slot(SlotKind.OCCURRENCE, self._latest_passed(entry, catch, now))
             return True
         if policy is MisfirePolicy.SKIP:
             events.append(
@@ -643,12 +654,28 @@ class Engine:
             entry.set_slot(SlotKind.OCCURRENCE, start)
         return True
 
-    def _skip_for_overlap(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
+    @staticmethod
+    def _latest_passed(entry: _Entry, catch: CatchUp, now: datetime) -> datetime:
+        """The last occurrence at or before ``now``, ``catch.missed`` after the slot.
+
+        When the count stopped at its cap (a minutely cron after weeks of downtime),
+        that occurrence is not known without counting on; ``now`` stands in for it,
+        which cron's arithmetic continues from as well (only cron counts with a cap).
+        """
         assert entry.slot_at is not None
-        events.append(OccurrencesSkipped(entry.spec.id, 1, True, entry.slot_at, SkipReason.OVERLAP))
-        next_at = entry.spec.recurrence.next_after(entry.slot_at)
-        while next_at is not None and next_at <= now:
-            next_at = entry.spec.recurrence.next_after(next_at)
+        if not catch.exact:
+            return now
+        return entry.spec.recurrence.advance(entry.slot_at, catch.missed) or entry.slot_at
+
+    def _skip_for_overlap(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
+        """Skip the due occurrence, and every later one already past, while the previous
+        run goes; the record counts them all."""
+        assert entry.slot_at is not None
+        catch = entry.spec.recurrence.catch_up(entry.slot_at, now)
+        count, exact, next_at = catch.missed + 1, catch.exact, catch.next_at
+        events.append(
+            OccurrencesSkipped(entry.spec.id, count, exact, entry.slot_at, SkipReason.OVERLAP)
+        )
         if next_at is None:
             entry.clear_slot()
         else:
@@ -708,7 +735,6 @@ _UNDO_NAMES = (
     "slot_attempt",
     "seq",
     "deferred_at",
-    "catchup_next",
 )
 _undo_fields: Callable[[_Entry], tuple[object, ...]] = attrgetter(*_UNDO_NAMES)
 

@@ -20,7 +20,6 @@ class TaskEntry:
 
     __slots__ = (
         "attempt",
-        "catchup_next",
         "deferred_at",
         "last_outcome",
         "last_run_at",
@@ -45,7 +44,6 @@ class TaskEntry:
         self.slot_attempt = 1
         self.seq = 0
         self.deferred_at: datetime | None = None
-        self.catchup_next: datetime | None = None
         self.last_outcome: RunOutcome | None = None
         self.last_run_at: datetime | None = None
         self.runs: dict[RunId, RunTicket] = {}

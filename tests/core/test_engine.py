@@ -241,12 +241,12 @@ def _asleep_for_hours(policy: MisfirePolicy, engine: Engine) -> list[Event]:
 def test_misfire_run_once_coalesces_into_one_catch_up_run() -> None:
     engine = Engine()
     events = _asleep_for_hours(MisfirePolicy.RUN_ONCE, engine)
+    # The catch-up run stands for the latest occurrence that passed (03:00); the 179
+    # before it, from 00:01 on, are recorded as missed.
     run = only_run(events)
-    assert run.scheduled_at == at(60)
+    assert run.scheduled_at == at(3 * 3600)
     skipped = of_type(events, OccurrencesSkipped)
-    assert [(s.count, s.first_at, s.reason) for s in skipped] == [
-        (179, at(120), SkipReason.MISFIRE)
-    ]
+    assert [(s.count, s.first_at, s.reason) for s in skipped] == [(179, at(60), SkipReason.MISFIRE)]
     assert engine.next_deadline() == at(3 * 3600 + 60)  # back on the grid
 
 
@@ -467,6 +467,30 @@ def test_run_now_on_a_paused_task_runs_once_and_stays_paused() -> None:
     engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(6))
     assert engine.snapshot(1).state is TaskState.PAUSED
     assert dispatched(engine.due(at(7200), 1)) == []
+
+
+def test_a_run_asked_for_while_paused_survives_resume_while_it_waits_for_a_worker() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))
+    engine.pause(1)
+    engine.run_now(1, at(5))
+    assert dispatched(engine.due(at(5), 0)) == []  # waits for a worker
+    engine.resume(1)  # must not queue it a second time
+
+    run = only_run(engine.due(at(6), 1))
+
+    assert run.kind is SlotKind.MANUAL
+    assert engine.next_deadline() == at(3600)
+
+
+def test_pausing_keeps_a_run_a_person_asked_for() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))
+    engine.run_now(1, at(5))
+    engine.pause(1)
+
+    assert engine.snapshot(1).state is TaskState.PENDING  # the run asked for is still due
+    assert only_run(engine.due(at(5), 1)).kind is SlotKind.MANUAL
 
 
 def test_run_now_twice_while_running_is_refused() -> None:
