@@ -250,14 +250,14 @@ class Engine:
         reschedule = (
             spec.first_run_at != old.first_run_at or spec.recurrence != old.recurrence
         ) and entry.terminal is not TaskState.CANCELLED
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         entry.spec = spec
         if reschedule:
             entry.terminal = None
             entry.deferred_at = None
             entry.set_slot(SlotKind.OCCURRENCE, self._first_occurrence_from(spec, now))
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     @staticmethod
     def _first_occurrence_from(spec: TaskSpec, now: datetime) -> datetime:
@@ -269,11 +269,11 @@ class Engine:
     def remove(self, task_id: TaskId) -> list[Event]:
         """Forget a task; any run still going is asked to stop."""
         entry = self._entry(task_id)
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         del self._tasks[task_id]
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskRemoved(task_id))
-        return events
+        return events + unblocked
 
     def cancel(self, task_id: TaskId) -> list[Event]:
         """Stop a task for good: unqueue it and stop any run in progress (no retry)."""
@@ -284,13 +284,13 @@ class Engine:
             raise InvalidStateError(
                 f"task {entry.spec.name!r} has already {entry.terminal.value}; nothing to cancel"
             )
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         entry.clear_slot()
         entry.deferred_at = None
         entry.terminal = TaskState.CANCELLED
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskChanged(self._snapshot(entry)))
-        return events
+        return events + unblocked
 
     def pause(self, task_id: TaskId) -> list[Event]:
         """Stop starting scheduled runs of a task; a run in progress finishes."""
@@ -301,10 +301,10 @@ class Engine:
             raise InvalidStateError(
                 f"task {entry.spec.name!r} has {entry.terminal.value}; there is nothing to pause"
             )
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         entry.spec = replace(entry.spec, paused=True)
         self._queue(entry)  # a run a person asked for still runs (see run_now)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def resume(self, task_id: TaskId) -> list[Event]:
         """Undo ``pause``. A run missed meanwhile meets the task's misfire policy."""
@@ -312,9 +312,9 @@ class Engine:
         if not entry.spec.paused:
             return []
         entry.spec = replace(entry.spec, paused=False)
-        self._unqueue(entry)  # a run asked for while paused may be queued already
+        unblocked = self._unqueue(entry)  # a run asked for while paused may be queued
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def run_now(self, task_id: TaskId, now: datetime) -> list[Event]:
         """Run a task at once, outside its schedule; the schedule then goes on as before.
@@ -331,13 +331,13 @@ class Engine:
             )
         if entry.slot_kind is SlotKind.RETRY:
             return self._retry_now(entry, now)
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         if entry.slot_kind is SlotKind.OCCURRENCE:
             entry.deferred_at = entry.slot_at
         entry.terminal = None
         entry.set_slot(SlotKind.MANUAL, now)
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def retry_now(self, task_id: TaskId, now: datetime) -> list[Event]:
         """Run the next attempt of a failing task now, or start over an exhausted one."""
@@ -352,13 +352,13 @@ class Engine:
         )
 
     def _retry_now(self, entry: _Entry, now: datetime) -> list[Event]:
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         assert entry.slot_scheduled is not None
         entry.set_slot(
             SlotKind.RETRY, now, scheduled=entry.slot_scheduled, attempt=entry.slot_attempt
         )
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def reschedule(self, task_id: TaskId, at: datetime) -> list[Event]:
         """Move a task's next run to ``at``; a recurring schedule continues from there."""
@@ -373,10 +373,10 @@ class Engine:
             raise InvalidStateError(
                 f"task {entry.spec.name!r} is running; wait for it to finish or cancel it"
             )
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         entry.set_slot(SlotKind.OCCURRENCE, at.astimezone(UTC))
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     # ------------------------------------------------------------ dispatching
 
@@ -417,19 +417,23 @@ class Engine:
                 continue
             ready.push(task_id, key)
             arrived.append(task_id)
+        started: set[TaskId] = set()
         while free_workers > 0 and ready:
             task_id, key = ready.pop()
             entry = tasks[task_id]
             concurrency_key = entry.spec.concurrency_key
             if concurrency_key is not None and self._queues.key_busy(concurrency_key):
+                # It may have said "waiting for a worker" since an earlier call.
                 self._queues.park_on_key(task_id, concurrency_key, key)
+                arrived.append(task_id)
                 continue
             self._dispatch(entry, now, events)
+            started.add(task_id)
             free_workers -= 1
-        for task_id in arrived:
-            entry = tasks[task_id]
-            if not entry.runs or self._queues.waits_for_previous_run(task_id):
-                events.append(TaskChanged(self._snapshot(entry)))
+        # What each task that moved now waits for; a started one was reported as such.
+        for task_id in dict.fromkeys(arrived):
+            if task_id not in started:
+                events.append(TaskChanged(self._snapshot(tasks[task_id])))
         return events
 
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
@@ -510,8 +514,7 @@ class Engine:
         del entry.runs[run_id]
         # Out of its queues first: releasing the key may make a task parked on it
         # ready, and that must not be this task's own slot, about to be replaced.
-        self._unqueue(entry)
-        events: list[Event] = [RunWithdrawn(ticket)]
+        events: list[Event] = [RunWithdrawn(ticket), *self._unqueue(entry)]
         self._release_key(run_id, events)
         for name, value in zip(_UNDO_NAMES, before, strict=True):
             setattr(entry, name, value)
@@ -587,7 +590,7 @@ class Engine:
             return  # a parallel run already queued the next attempt
         scheduled = now
         if entry.slot_kind is SlotKind.OCCURRENCE:
-            self._unqueue(entry)
+            events += self._unqueue(entry)
             entry.deferred_at = entry.slot_at
         run_at = now + delay
         attempt = entry.attempt + 1
@@ -715,9 +718,16 @@ class Engine:
             entry.seq = next(self._seq)
             self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
 
-    def _unqueue(self, entry: _Entry) -> None:
-        """Take the task out of whichever queue holds it. O(log n)."""
-        self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
+    def _unqueue(self, entry: _Entry) -> list[Event]:
+        """Take the task out of whichever queue holds it. O(log n).
+
+        Returns the change of a task that this one was in front of for a free
+        concurrency key: it now waits for a worker instead (see ``discard``).
+        """
+        unblocked = self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
+        if unblocked is None:
+            return []
+        return [TaskChanged(self._snapshot(self._tasks[unblocked]))]
 
     def _snapshot(self, entry: _Entry) -> TaskSnapshot:
         if entry.terminal is not None:  # a finished task waits for nothing

@@ -636,3 +636,47 @@ def test_a_task_waiting_for_a_key_is_told_when_it_waits_for_a_worker_instead() -
 
     changed = [e.task for e in events if isinstance(e, TaskChanged) and e.task.id == 2]
     assert [task.status.waiting for task in changed] == [WaitReason.WORKER]
+
+
+def test_a_task_that_waited_for_a_worker_is_told_when_it_finds_its_key_taken() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0)))
+    engine.add(make_spec(2, first_run_at=at(0), concurrency_key="db", priority=-1))
+    engine.add(make_spec(3, first_run_at=at(5), concurrency_key="db", priority=5))
+    first = only_run(engine.due(at(0), 1))  # task 1 takes the only worker
+    assert first.task_id == 1
+    assert engine.snapshot(2).status.waiting is WaitReason.WORKER
+    engine.finished(first.run_id, RunOutcome.SUCCEEDED, at(4))
+    # Task 3 is more urgent and takes the key; task 2 then finds it taken.
+    events = engine.due(at(5), 2)
+
+    assert only_run(events).task_id == 3
+    changed = [e.task for e in events if isinstance(e, TaskChanged) and e.task.id == 2]
+    assert [task.status.waiting for task in changed] == [WaitReason.CONCURRENCY_KEY]
+
+
+def test_the_next_task_on_a_free_key_takes_over_when_the_first_in_line_leaves() -> None:
+    engine = Engine()
+    for task_id in (1, 2, 3):
+        engine.add(make_spec(task_id, first_run_at=at(0), concurrency_key="db"))
+    run = only_run(engine.due(at(0), 3))
+    assert engine.snapshot(3).status.waiting is WaitReason.CONCURRENCY_KEY
+    engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(1))  # task 2 is first in line
+    assert engine.snapshot(2).status.waiting is WaitReason.WORKER
+
+    events = engine.pause(2)  # it leaves the line before it got a worker
+
+    changed = [e.task for e in events if isinstance(e, TaskChanged) and e.task.id == 3]
+    assert [task.status.waiting for task in changed] == [WaitReason.WORKER]
+    assert only_run(engine.due(at(2), 1)).task_id == 3  # not stuck on a key nobody holds
+
+
+def test_a_parallel_task_says_its_next_run_waits_for_a_worker() -> None:
+    engine = Engine()
+    engine.add(_recurring(1, OverlapPolicy.PARALLEL))
+    only_run(engine.due(at(0), 1))
+
+    events = engine.due(at(60), 0)
+
+    [changed] = [e.task for e in events if isinstance(e, TaskChanged)]
+    assert changed.status.waiting is WaitReason.WORKER and changed.status.running == 1
