@@ -353,10 +353,7 @@ class Engine:
 
     def _retry_now(self, entry: _Entry, now: datetime) -> list[Event]:
         unblocked = self._unqueue(entry)
-        assert entry.slot_scheduled is not None
-        entry.set_slot(
-            SlotKind.RETRY, now, scheduled=entry.slot_scheduled, attempt=entry.slot_attempt
-        )
+        entry.set_slot(SlotKind.RETRY, now, attempt=entry.slot_attempt)  # due now
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
 
@@ -444,14 +441,16 @@ class Engine:
         events.extend(self._drop(error) for error in self._tasks.load_these(due))
 
     def _dispatch(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
-        assert entry.slot_kind is not None and entry.slot_scheduled is not None
+        assert entry.slot_kind is not None and entry.slot_at is not None
         before = _undo_fields(entry)
         ticket = RunTicket(
             run_id=next(self._run_ids),
             task_id=entry.spec.id,
             attempt=entry.slot_attempt,
             kind=entry.slot_kind,
-            scheduled_at=entry.slot_scheduled,
+            # When the run was due. (A retry stored by an older taskgui has the moment
+            # it was decided as its scheduled time; its due time is the slot's.)
+            scheduled_at=entry.slot_at,
             dispatched_at=now,
         )
         entry.runs[ticket.run_id] = ticket
@@ -588,13 +587,13 @@ class Engine:
     ) -> None:
         if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
             return  # a parallel run already queued the next attempt
-        scheduled = now
         if entry.slot_kind is SlotKind.OCCURRENCE:
             events += self._unqueue(entry)
             entry.deferred_at = entry.slot_at
         run_at = now + delay
         attempt = entry.attempt + 1
-        entry.set_slot(SlotKind.RETRY, run_at, scheduled=scheduled, attempt=attempt)
+        # Scheduled for when it is due: history shows whether it ran on time.
+        entry.set_slot(SlotKind.RETRY, run_at, attempt=attempt)
         self._queue(entry)
         events.append(
             RetryScheduled(

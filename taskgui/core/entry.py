@@ -78,12 +78,10 @@ class TaskEntry:
     def uses_fixed_delay(self) -> bool:
         return getattr(self.spec.recurrence, "mode", None) is EveryMode.FIXED_DELAY
 
-    def set_slot(
-        self, kind: SlotKind, at: datetime, *, scheduled: datetime | None = None, attempt: int = 1
-    ) -> None:
+    def set_slot(self, kind: SlotKind, at: datetime, *, attempt: int = 1) -> None:
         self.slot_kind = kind
         self.slot_at = at
-        self.slot_scheduled = scheduled if scheduled is not None else at
+        self.slot_scheduled = at  # due then, whatever the slot is for
         self.slot_attempt = attempt
 
     def clear_slot(self) -> None:

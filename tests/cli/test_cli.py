@@ -420,6 +420,8 @@ def test_history_after_runs(run: Run, db: Path) -> None:
     runs = run("history", str(task_id), "--json").json()
     assert [entry["attempt"] for entry in runs] == [2, 1]  # newest first
     first = runs[1]
+    # The retry was due 10 s after the failure at 00:02: it is shown as scheduled then.
+    assert runs[0]["scheduled_at"] == "2026-01-01T12:00:12.000+00:00"
     assert first["scheduled_at"] == "2026-01-01T12:00:00.000+00:00"
     assert first["started_at"] == "2026-01-01T12:00:00.000+00:00"
     assert first["finished_at"] == "2026-01-01T12:00:02.000+00:00"

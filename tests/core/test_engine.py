@@ -334,6 +334,21 @@ def test_retries_with_backoff_until_exhausted() -> None:
     assert status.state is TaskState.EXHAUSTED and status.attempt == 4
 
 
+def test_a_retry_run_is_scheduled_for_when_it_is_due_not_when_it_was_decided() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, retry=fixed_retry(max_attempts=3, delay=30)))
+    run = only_run(engine.due(at(0), 1))
+    [retry] = of_type(engine.finished(run.run_id, RunOutcome.FAILED, at(5)), RetryScheduled)
+    assert engine.snapshot(1).status.scheduled_at == retry.run_at == at(35)
+
+    second = only_run(engine.due(at(35), 1))
+    assert (second.kind, second.scheduled_at) == (SlotKind.RETRY, at(35))
+
+    engine.finished(second.run_id, RunOutcome.FAILED, at(36))
+    engine.retry_now(1, at(40))  # a person brings the third attempt forward: due now
+    assert only_run(engine.due(at(40), 1)).scheduled_at == at(40)
+
+
 def test_a_recurring_task_goes_on_after_exhausting_an_occurrence() -> None:
     engine = Engine()
     engine.add(

@@ -362,6 +362,20 @@ def test_a_retry_is_recorded_as_its_own_run(driver: Driver) -> None:
     assert driver.repository.get(task_id).state is TaskState.SUCCEEDED
 
 
+def test_a_retry_is_recorded_as_scheduled_when_it_was_due(driver: Driver) -> None:
+    # Failed at 00:05 with 30 s to wait: the retry was due at 00:35, and ran then. The
+    # history must say "scheduled 00:35", not 00:05 (when it was decided): on time.
+    task_id = driver.add_one(make_spec(0, retry=fixed_retry(3, delay=30)))
+    [first] = driver.due(T0)
+    driver.finish(first, RunOutcome.FAILED, at(5))
+    [second] = driver.due(at(35))
+    driver.finish(second, RunOutcome.SUCCEEDED, at(36))
+
+    retry, occurrence = driver.repository.runs(task_id)
+    assert (retry.kind, retry.scheduled_at, retry.started_at) == (SlotKind.RETRY, at(35), at(35))
+    assert occurrence.scheduled_at == T0
+
+
 def test_a_finish_without_a_result_stores_no_details(driver: Driver) -> None:
     task_id = driver.add_one()
     [ticket] = driver.due(T0)
