@@ -139,6 +139,7 @@ def run_json(run: RunRecord) -> dict[str, Any]:
         "exit_code": run.exit_code,
         "output": run.output,
         "error": run.error,
+        "missed": run.missed,  # occurrences a "missed" record stands for; 0 for a run
     }
 
 

@@ -129,3 +129,6 @@ class RunRecord:
     error: str | None = None
     output: str = ""
     pid: int | None = None  # the process (group) that ran it, once started
+    # For a record of missed occurrences (outcome ``missed``): how many it stands for,
+    # a lower bound when ``error`` says "at least". 0 for a run.
+    missed: int = 0

@@ -129,6 +129,7 @@ class MemoryRepository:
                         finished_at=now,
                         outcome=RunOutcome.MISSED,
                         error=f"skipped {count} occurrence{plural} ({event.reason.value})",
+                        missed=event.count,
                     )
                 )
                 self._prune(event.task_id)  # a missed run is history too

@@ -94,6 +94,17 @@ MIGRATIONS: Sequence[str] = (
     DROP INDEX tasks_by_state;
     CREATE INDEX tasks_running ON tasks (id) WHERE state = 'running';
     """,
+    # 6: how many occurrences a "missed" record stands for, as a number a script can
+    # add up (it was only in the text, "skipped 6 occurrences (...)"). Older records
+    # get it from that text: CAST takes the leading integer, "at least" is skipped.
+    """
+    ALTER TABLE runs ADD COLUMN missed INTEGER;
+    UPDATE runs SET missed = CAST(substr(error, 9) AS INTEGER)
+        WHERE outcome = 'missed' AND error LIKE 'skipped %'
+        AND error NOT LIKE 'skipped at least %';
+    UPDATE runs SET missed = CAST(substr(error, 18) AS INTEGER)
+        WHERE outcome = 'missed' AND error LIKE 'skipped at least %';
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

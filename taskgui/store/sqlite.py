@@ -57,7 +57,7 @@ _UPDATE_TASK = (
 )
 _RUN_COLUMNS = (
     "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
-    "exit_code, error, output, pid"
+    "exit_code, error, output, pid, missed"
 )
 
 
@@ -136,6 +136,7 @@ def _run_record(row: tuple[Any, ...]) -> RunRecord:
         error=row[9],
         output=row[10],
         pid=row[11],
+        missed=row[12] or 0,
     )
 
 
@@ -294,7 +295,7 @@ class SqliteRepository:
                     plural = "s" if event.count != 1 else ""
                     execute(
                         "INSERT INTO runs (task_id, attempt, kind, scheduled_at, finished_at, "
-                        "outcome, error) VALUES (?, 0, ?, ?, ?, ?, ?)",
+                        "outcome, error, missed) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
                         (
                             event.task_id,
                             SlotKind.OCCURRENCE.value,
@@ -302,6 +303,7 @@ class SqliteRepository:
                             now_us,
                             RunOutcome.MISSED.value,
                             f"skipped {count} occurrence{plural} ({_SKIP_WHY[event.reason]})",
+                            event.count,
                         ),
                     )
                     self._kept_one_more(connection, event.task_id, missed=True)

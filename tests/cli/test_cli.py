@@ -427,6 +427,7 @@ def test_history_after_runs(run: Run, db: Path) -> None:
     assert first["finished_at"] == "2026-01-01T12:00:02.000+00:00"
     assert (first["outcome"], first["exit_code"]) == ("failed", 3)
     assert (first["output"], first["error"]) == ("boom\n", "exit status 3")
+    assert [entry["missed"] for entry in runs] == [0, 0]  # runs, not missed records
     for entry in runs:
         for field in ("scheduled_at", "started_at", "finished_at"):
             assert ISO_MS.match(entry[field])
@@ -439,6 +440,22 @@ def test_history_after_runs(run: Run, db: Path) -> None:
 
     task = show(run, task_id)
     assert (task["state"], task["attempts"], task["last_outcome"]) == ("retrying", 2, "failed")
+
+
+def test_history_json_counts_the_occurrences_a_missed_record_stands_for(run: Run, db: Path) -> None:
+    task_id = add(run, "--every", "1m", "--misfire", "skip")
+    # The scheduler finds it 5.5 minutes late (the machine slept): six are skipped.
+    late = T0 + timedelta(seconds=330)
+    repository = SqliteRepository(db)
+    engine = Engine()
+    recover(repository, engine, late)
+    repository.apply(engine.due(late, 1), late)
+    repository.close()
+
+    [missed] = run("history", str(task_id), "--json").json()
+
+    assert (missed["outcome"], missed["missed"], missed["attempt"]) == ("missed", 6, 0)
+    assert missed["error"].startswith("skipped 6 occurrences")
 
 
 def test_retry_brings_a_failing_task_forward(run: Run, db: Path) -> None:

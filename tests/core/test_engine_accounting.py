@@ -10,7 +10,6 @@ records stand for must be exactly the occurrences due up to now: none twice, non
 
 from __future__ import annotations
 
-import itertools
 import random
 from datetime import datetime, timedelta
 
@@ -19,57 +18,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from taskgui.core.engine import Engine
-from taskgui.core.errors import InvalidStateError
 from taskgui.core.events import Event, OccurrencesSkipped, RunDispatched, SkipReason
-from taskgui.core.recurrence import Cron, Every, Once
-from taskgui.core.retry import RetryPolicy
+from taskgui.core.recurrence import Every
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome
 from taskgui.core.task import TaskSpec
-from tests.helpers.factories import T0, at, fixed_retry, make_spec
+from tests.helpers.factories import T0, at, make_spec
 from tests.helpers.schedule_sim import ServiceLoop, occurrences_until
+from tests.helpers.schedule_strategies import actions, perform, schedules
 
-POLICIES = list(itertools.product(MisfirePolicy, OverlapPolicy))
 RUN_ALL_LIMIT = 6
 HOUR = 3600.0
-
-recurrences = st.one_of(
-    st.builds(Every, st.sampled_from([timedelta(minutes=m) for m in (5, 7, 10, 30)])),
-    st.sampled_from([Cron("*/15 * * * *"), Cron("0 * * * *"), Cron("5,20 9-17 * * *")]),
-    st.builds(lambda minutes: Once(), st.just(0)),
-)
-graces = st.sampled_from([timedelta(0), timedelta(seconds=30), timedelta(minutes=5)])
-retries = st.sampled_from([RetryPolicy.no_retry(), fixed_retry(2, delay=30)])
-keys = st.sampled_from([None, None, "k"])
-actions = st.lists(
-    st.one_of(
-        st.tuples(st.just("pass"), st.sampled_from([1.0, 59.0, 600.0, 1900.0])),
-        st.tuples(st.just("jump"), st.sampled_from([0.5 * HOUR, 61 * 60.0, 3 * HOUR])),
-        st.tuples(st.just("down"), st.sampled_from([120.0, 61 * 60.0, 3 * HOUR])),
-        st.tuples(st.sampled_from(["pause", "resume", "run_now"]), st.integers(0, 8)),
-    ),
-    min_size=1,
-    max_size=12,
-)
-
-
-@st.composite
-def schedules(draw: st.DrawFn) -> list[TaskSpec]:
-    """One task for each misfire x overlap policy, each with its own schedule."""
-    specs = []
-    for index, (misfire, overlap) in enumerate(POLICIES, start=1):
-        specs.append(
-            make_spec(
-                index,
-                first_run_at=at(draw(st.sampled_from([0, 90, 1800]))),
-                recurrence=draw(recurrences),
-                misfire=misfire,
-                overlap=overlap,
-                misfire_grace=draw(graces),
-                retry=draw(retries),
-                concurrency_key=draw(keys),
-            )
-        )
-    return specs
 
 
 def reloaded(
@@ -79,28 +37,6 @@ def reloaded(
     stored = list(engine.snapshots())
     revived = Engine(run_all_limit=run_all_limit)
     return revived, revived.load(stored, now)
-
-
-def perform(loop: ServiceLoop, specs: list[TaskSpec], action: tuple[str, float]) -> None:
-    kind, value = action
-    if kind == "pass":
-        loop.let_pass(value)
-    elif kind == "jump":
-        loop.jump(value)
-    elif kind == "down":
-        loop.downtime(value)
-    else:
-        task_id = specs[int(value)].id
-        operation = {
-            "pause": lambda: loop.engine.pause(task_id),
-            "resume": lambda: loop.engine.resume(task_id),
-            "run_now": lambda: loop.engine.run_now(task_id, loop.now),
-        }[kind]
-        try:
-            events = operation()
-        except InvalidStateError:  # e.g. run now while it runs, pause a finished task
-            return
-        loop.act(events)
 
 
 def assert_balanced(loop: ServiceLoop, specs: list[TaskSpec]) -> None:

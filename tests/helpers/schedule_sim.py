@@ -38,11 +38,11 @@ def occurrences_until(spec: TaskSpec, end: datetime) -> list[datetime]:
     return found
 
 
-def covered(recurrence: Recurrence, skip: OccurrencesSkipped) -> list[datetime]:
-    """The occurrences one "skipped N from first_at" record stands for."""
+def covered(recurrence: Recurrence, first_at: datetime, count: int) -> list[datetime]:
+    """The occurrences one "skipped ``count`` from ``first_at``" record stands for."""
     found: list[datetime] = []
-    at: datetime | None = skip.first_at
-    while at is not None and len(found) < skip.count:
+    at: datetime | None = first_at
+    while at is not None and len(found) < count:
         found.append(at)
         at = recurrence.next_after(at)
     return found
@@ -69,7 +69,7 @@ class Ledger:
         times = list(self.ran.get(spec.id, []))
         for skip in self.skipped.get(spec.id, []):
             assert skip.exact, skip
-            times += covered(spec.recurrence, skip)
+            times += covered(spec.recurrence, skip.first_at, skip.count)
         return sorted(times)
 
     def missed_count(self, task_id: TaskId) -> int:

@@ -516,6 +516,7 @@ def test_skipped_occurrences_are_recorded_as_a_missed_run(driver: Driver) -> Non
     assert (run.outcome, run.kind, run.attempt) == (RunOutcome.MISSED, SlotKind.OCCURRENCE, 0)
     assert (run.scheduled_at, run.started_at, run.finished_at) == (T0, None, at(330))
     assert run.error is not None and "skipped 6 occurrences" in run.error
+    assert run.missed == 6
     task = driver.repository.get(task_id)
     assert stored(task) == driver.snapshot(task_id)
     assert task.status.last_outcome is RunOutcome.MISSED
@@ -544,6 +545,7 @@ def test_an_uncertain_skip_count_says_at_least(driver: Driver) -> None:
     [run] = driver.repository.runs(task_id)
     assert run.outcome is RunOutcome.MISSED
     assert run.error is not None and "at least 10000 occurrences" in run.error
+    assert run.missed == 10_000  # a lower bound, as the text says
 
 
 # ------------------------------------------------------------------- removal
