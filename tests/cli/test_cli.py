@@ -636,6 +636,13 @@ def test_every_command_has_help_with_examples(
     assert f"taskgui {command}" in out.split("examples:")[1]
 
 
+def test_the_misfire_option_says_it_covers_a_pause(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["add", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    misfire = help_text.split("--misfire {run_once,skip,run_all}")[-1].split("--cwd")[0]
+    assert "paused" in misfire and "resumed" in misfire and "asleep" in misfire
+
+
 def test_the_program_runs_commands(db: Path) -> None:
     # Without a command it opens the window: tests/ui/test_app.py covers that path.
     assert program(db, "add", "--name", "a", "--command", "true").stdout == "1\n"

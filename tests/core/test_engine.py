@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -460,6 +460,41 @@ def test_pause_and_resume() -> None:
     engine.resume(1)
     assert engine.snapshot(1).state is TaskState.PENDING
     assert only_run(engine.due(at(21), 1)).task_id == 1
+
+
+@pytest.mark.parametrize(
+    ("policy", "ran", "missed"),
+    [
+        (MisfirePolicy.RUN_ONCE, [at(3 * 3600)], [(17, at(600))]),
+        (MisfirePolicy.SKIP, [], [(18, at(600))]),
+        (MisfirePolicy.RUN_ALL, [at(600 * k) for k in range(1, 19)], []),
+    ],
+)
+def test_resume_meets_the_misfire_policy_for_what_passed_while_paused(
+    policy: MisfirePolicy, ran: list[datetime], missed: list[tuple[int, datetime]]
+) -> None:
+    engine = Engine()
+    engine.add(make_spec(1, recurrence=Every(timedelta(minutes=10)), misfire=policy))
+    run = only_run(engine.due(at(0), 1))
+    engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(1))
+    engine.pause(1)
+    assert dispatched(engine.due(at(3 * 3600), 1)) == []  # three hours paused
+
+    events = engine.resume(1)
+    now = at(3 * 3600 + 30)
+    for _ in range(100):  # as the service does: dispatch, finish, dispatch again
+        step = engine.due(now, 1)
+        events += step
+        if not dispatched(step):
+            break
+        for run in dispatched(step):
+            engine.finished(run.run_id, RunOutcome.SUCCEEDED, now)
+
+    assert [r.scheduled_at for r in dispatched(events)] == ran
+    skips = of_type(events, OccurrencesSkipped)
+    assert [(s.count, s.first_at) for s in skips] == missed
+    assert all(s.reason is SkipReason.MISFIRE for s in skips)
+    assert engine.next_deadline() == at(3 * 3600 + 600)
 
 
 def test_run_now_runs_a_future_task_and_keeps_its_schedule() -> None:
