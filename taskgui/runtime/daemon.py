@@ -2,7 +2,8 @@
 
 Runs until SIGINT or SIGTERM. On either it stops dispatching, gives running commands a
 grace period, then records any still going as interrupted (retried at the next start),
-and exits 0. Logs go to ``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr.
+and exits 0. Logs go to ``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr,
+with a line for each failed attempt and each task that gives up (``RunLog``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PySide6.QtCore import QCoreApplication, QSocketNotifier
 
 from taskgui.core.clock import SystemClock
 from taskgui.core.errors import TaskguiError
+from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import DEFAULT_WORKERS, SchedulerService
 from taskgui.store.lock import SchedulerLock
 from taskgui.store.recovery import open_sqlite
@@ -110,6 +112,9 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
         log.warning("the damaged database was moved to %s; started a fresh one", moved)
     service = SchedulerService(repository, clock, workers=workers)
     service.error_occurred.connect(lambda message: log.error("%s", message))
+    # No window: failures go to the log. Kept in a name for the whole run, because Qt
+    # holds the slots of a plain object only as long as the object lives.
+    run_log = RunLog(service, service.task, log)
     service.stopped.connect(app.quit)
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
     # The schedule lives as long as the process: once it is all in memory, move it out
@@ -128,6 +133,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
         )
         for quarantined in recovery.quarantined:  # more are reported as they are read
             log.error("task %s could not be read: %s", quarantined.task_id, quarantined.error)
+        run_log.recovered(recovery.events)
         app.exec()
     except TaskguiError as error:
         print(f"taskgui: error: {error}", file=sys.stderr)
