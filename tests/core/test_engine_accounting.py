@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from taskgui.core.engine import Engine
 from taskgui.core.events import Event, OccurrencesSkipped, RunDispatched, SkipReason
@@ -24,7 +23,7 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome
 from taskgui.core.task import TaskSpec
 from tests.helpers.factories import T0, at, make_spec
 from tests.helpers.schedule_sim import ServiceLoop, occurrences_until
-from tests.helpers.schedule_strategies import actions, perform, schedules
+from tests.helpers.schedule_strategies import Load, actions, loads, perform, schedules
 
 RUN_ALL_LIMIT = 6
 HOUR = 3600.0
@@ -55,31 +54,15 @@ def assert_balanced(loop: ServiceLoop, specs: list[TaskSpec]) -> None:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(
-    specs=schedules(),
-    steps=actions,
-    workers=st.integers(1, 4),
-    durations=st.sampled_from([(0.0,), (0.0, 30.0, 400.0), (30.0, 1500.0, 5000.0)]),
-    failure_rate=st.sampled_from([0.0, 0.3]),
-    seed=st.integers(0, 2**32 - 1),
-)
+@given(specs=schedules(), steps=actions, load=loads)
 def test_every_occurrence_due_ran_or_is_recorded_missed(
-    *,
-    specs: list[TaskSpec],
-    steps: list[tuple[str, float]],
-    workers: int,
-    durations: tuple[float, ...],
-    failure_rate: float,
-    seed: int,
+    specs: list[TaskSpec], steps: list[tuple[str, float]], load: Load
 ) -> None:
     engine = Engine(run_all_limit=RUN_ALL_LIMIT)
     loop = ServiceLoop(
         engine,
-        workers=workers,
-        rng=random.Random(seed),
-        durations=durations,
-        failure_rate=failure_rate,
         restart=lambda now: reloaded(loop.engine, now),
+        **load.loop_options(),
     )
     for spec in specs:
         loop.act(engine.add(spec))

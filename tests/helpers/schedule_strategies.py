@@ -1,11 +1,14 @@
 """Hypothesis strategies for schedules under time and load (see ``schedule_sim``):
-one task per misfire x overlap policy, and what happens to them (time passing, clock
-jumps, downtime, a person pausing, resuming, running now)."""
+one task per misfire x overlap policy, what happens to them (time passing, clock
+jumps, downtime, a person pausing, resuming, running now), and the load they run under."""
 
 from __future__ import annotations
 
 import itertools
+import random
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -80,3 +83,31 @@ def perform(loop: ServiceLoop, specs: list[TaskSpec], action: tuple[str, float])
         except InvalidStateError:  # e.g. run now while it runs, pause a finished task
             return
         loop.act(events)
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """How the schedule runs: workers, how long runs take, how often they fail."""
+
+    workers: int
+    durations: tuple[float, ...]
+    failure_rate: float
+    seed: int
+
+    def loop_options(self) -> dict[str, Any]:
+        """The ``ServiceLoop`` arguments for this load."""
+        return {
+            "workers": self.workers,
+            "rng": random.Random(self.seed),
+            "durations": self.durations,
+            "failure_rate": self.failure_rate,
+        }
+
+
+loads = st.builds(
+    Load,
+    workers=st.integers(1, 4),
+    durations=st.sampled_from([(0.0,), (0.0, 30.0, 400.0), (30.0, 1500.0, 5000.0)]),
+    failure_rate=st.sampled_from([0.0, 0.3]),
+    seed=st.integers(0, 2**32 - 1),
+)

@@ -15,9 +15,9 @@ import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from taskgui.core.engine import Engine
 from taskgui.core.events import Event
@@ -28,7 +28,7 @@ from taskgui.store.recovery import recover
 from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.factories import at, make_spec
 from tests.helpers.schedule_sim import ServiceLoop, covered, occurrences_until
-from tests.helpers.schedule_strategies import actions, perform, schedules
+from tests.helpers.schedule_strategies import Load, actions, loads, perform, schedules
 from tests.helpers.store import Driver
 
 RUN_ALL_LIMIT = 6
@@ -78,21 +78,13 @@ def assert_history_balances(
         )
 
 
-def run_on_disk(
-    specs: list[TaskSpec], steps: list[tuple[str, float]], seed: int, **loop: object
-) -> None:
+def run_on_disk(specs: list[TaskSpec], steps: list[tuple[str, float]], **loop: Any) -> None:
     with tempfile.TemporaryDirectory() as folder:
         disk = OnDisk(Path(folder) / "taskgui.sqlite3")
         try:
             driver = Driver(disk.repository)
             stored = driver.add(*specs)
-            sim = ServiceLoop(
-                driver.engine,
-                rng=random.Random(seed),
-                persist=disk.persist,
-                restart=disk.restart,
-                **loop,  # type: ignore[arg-type]
-            )
+            sim = ServiceLoop(driver.engine, persist=disk.persist, restart=disk.restart, **loop)
             sim.settle()
             for step in steps:
                 perform(sim, stored, step)
@@ -107,24 +99,11 @@ def run_on_disk(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(
-    specs=schedules(),
-    steps=actions,
-    workers=st.integers(1, 4),
-    durations=st.sampled_from([(0.0, 30.0, 400.0), (30.0, 1500.0, 5000.0)]),
-    failure_rate=st.sampled_from([0.0, 0.3]),
-    seed=st.integers(0, 2**32 - 1),
-)
+@given(specs=schedules(), steps=actions, load=loads)
 def test_the_history_on_disk_accounts_for_every_occurrence_across_restarts(
-    *,
-    specs: list[TaskSpec],
-    steps: list[tuple[str, float]],
-    workers: int,
-    durations: tuple[float, ...],
-    failure_rate: float,
-    seed: int,
+    specs: list[TaskSpec], steps: list[tuple[str, float]], load: Load
 ) -> None:
-    run_on_disk(specs, steps, seed, workers=workers, durations=durations, failure_rate=failure_rate)
+    run_on_disk(specs, steps, **load.loop_options())
 
 
 def test_61_minutes_down_with_run_all_then_a_restart_mid_catch_up() -> None:
@@ -139,4 +118,4 @@ def test_61_minutes_down_with_run_all_then_a_restart_mid_catch_up() -> None:
         first_run_at=at(600),
     )
     steps = [("pass", 1.0), ("down", 61 * 60.0 + 540), ("pass", 59.0), ("down", 120.0)]
-    run_on_disk([spec], steps, seed=3, workers=2, durations=(30.0,))
+    run_on_disk([spec], steps, rng=random.Random(3), workers=2, durations=(30.0,))
