@@ -8,8 +8,13 @@ workers, a laptop waking from sleep); one heap ordered by ``(run_at, priority)``
 run whatever became due first.
 
 A due task whose concurrency key is busy is parked in a per-key heap and comes back
-when the key frees; one whose previous run is still going (overlap ``queue``) waits for
-that run. Both heaps are indexed, so cancel, pause and priority changes are O(log n).
+when the key frees (or when the task first in line for it leaves); one whose previous
+run is still going (overlap ``queue``, or an occurrence a ``run_all`` catch-up owes)
+waits for that run. Both heaps are indexed, so cancel, pause and priority changes are
+O(log n). Whenever what a task waits for changes, a ``TaskChanged`` says so.
+
+A late occurrence meets its misfire policy; every occurrence that passed either runs
+or is counted in an ``OccurrencesSkipped``, across clock jumps, pauses and restarts.
 
 Every task holds at most one queued run, its *slot* (see ``TaskStatus``). The engine
 never reads a clock and never touches disk: callers pass ``now`` and persist the

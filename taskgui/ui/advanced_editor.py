@@ -43,7 +43,12 @@ _PROBE_COMMAND = Command(line="true")
 _PROBE_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 _DEFAULTS = TaskSpec(name="defaults", command=_PROBE_COMMAND, first_run_at=_PROBE_TIME)
 _OVERLAP_ITEMS = (
-    ("skip", OverlapPolicy.SKIP.value, "If the previous run is still going, skip this run"),
+    (
+        "skip",
+        OverlapPolicy.SKIP.value,
+        "If the previous run is still going, skip this run (a 'run all' catch-up still "
+        "runs every missed one, one after another)",
+    ),
     ("queue", OverlapPolicy.QUEUE.value, "Start this run as soon as the previous run finishes"),
     ("parallel", OverlapPolicy.PARALLEL.value, "Start this run alongside the previous one"),
 )

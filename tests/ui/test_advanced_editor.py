@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.engine import DEFAULT_RUN_ALL_LIMIT
-from taskgui.core.states import MisfirePolicy
+from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.ui.advanced_editor import AdvancedEditor
 
 
@@ -26,3 +26,14 @@ def test_the_misfire_choices_say_what_happens_after_a_pause(qtbot: QtBot) -> Non
     assert set(tips) == set(MisfirePolicy)
     assert all(tip.startswith("After sleep, downtime or a pause: ") for tip in tips.values())
     assert tips[MisfirePolicy.RUN_ALL].endswith(f"up to {DEFAULT_RUN_ALL_LIMIT}")
+
+
+def test_overlap_skip_says_a_run_all_catch_up_still_runs(qtbot: QtBot) -> None:
+    editor = AdvancedEditor()
+    qtbot.addWidget(editor)
+    combo = editor.overlap
+    index = combo.findData(OverlapPolicy.SKIP.value)
+
+    tip = combo.itemData(index, Qt.ItemDataRole.ToolTipRole)
+
+    assert "skip this run" in tip and "'run all' catch-up still runs every missed one" in tip
