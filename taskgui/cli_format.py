@@ -157,6 +157,7 @@ def run_json(run: RunRecord) -> dict[str, Any]:
         "output": run.output,
         "error": run.error,
         "pid": run.pid,  # the command's process (group), once it started
+        "missed": run.missed,  # occurrences a "missed" record stands for; 0 for a run
     }
 
 

@@ -112,7 +112,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--misfire",
         choices=[policy.value for policy in MisfirePolicy],
         default=MisfirePolicy.RUN_ONCE.value,
-        help="when found late, e.g. after sleep or downtime (default run_once)",
+        help="runs missed while asleep, down or paused, once back or resumed: one "
+        "catch-up run, skip them, or run all (default run_once)",
     )
     run.add_argument("--cwd", metavar="DIR", help="run in DIR (relative to here)")
     run.add_argument(

@@ -8,8 +8,13 @@ workers, a laptop waking from sleep); one heap ordered by ``(run_at, priority)``
 run whatever became due first.
 
 A due task whose concurrency key is busy is parked in a per-key heap and comes back
-when the key frees; one whose previous run is still going (overlap ``queue``) waits for
-that run. Both heaps are indexed, so cancel, pause and priority changes are O(log n).
+when the key frees (or when the task first in line for it leaves); one whose previous
+run is still going (overlap ``queue``, or an occurrence a ``run_all`` catch-up owes)
+waits for that run. Both heaps are indexed, so cancel, pause and priority changes are
+O(log n). Whenever what a task waits for changes, a ``TaskChanged`` says so.
+
+A late occurrence meets its misfire policy; every occurrence that passed either runs
+or is counted in an ``OccurrencesSkipped``, across clock jumps, pauses and restarts.
 
 Every task holds at most one queued run, its *slot* (see ``TaskStatus``). The engine
 never reads a clock and never touches disk: callers pass ``now`` and persist the
@@ -50,6 +55,7 @@ from taskgui.core.events import (
     TaskRemoved,
 )
 from taskgui.core.queues import DispatchQueues, TimeKey
+from taskgui.core.recurrence import CatchUp
 from taskgui.core.states import (
     MisfirePolicy,
     OverlapPolicy,
@@ -249,15 +255,14 @@ class Engine:
         reschedule = (
             spec.first_run_at != old.first_run_at or spec.recurrence != old.recurrence
         ) and entry.terminal is not TaskState.CANCELLED
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         entry.spec = spec
         if reschedule:
             entry.terminal = None
             entry.deferred_at = None
-            entry.catchup_next = None
             entry.set_slot(SlotKind.OCCURRENCE, self._first_occurrence_from(spec, now))
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     @staticmethod
     def _first_occurrence_from(spec: TaskSpec, now: datetime) -> datetime:
@@ -269,11 +274,11 @@ class Engine:
     def remove(self, task_id: TaskId) -> list[Event]:
         """Forget a task; any run still going is asked to stop."""
         entry = self._entry(task_id)
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         del self._tasks[task_id]
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskRemoved(task_id))
-        return events
+        return events + unblocked
 
     def cancel(self, task_id: TaskId) -> list[Event]:
         """Stop a task for good: unqueue it and stop any run in progress (no retry)."""
@@ -284,13 +289,13 @@ class Engine:
             raise InvalidStateError(
                 f"task {entry.spec.name!r} has already {entry.terminal.value}; nothing to cancel"
             )
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         entry.clear_slot()
         entry.deferred_at = None
         entry.terminal = TaskState.CANCELLED
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskChanged(self._snapshot(entry)))
-        return events
+        return events + unblocked
 
     def pause(self, task_id: TaskId) -> list[Event]:
         """Stop starting scheduled runs of a task; a run in progress finishes."""
@@ -301,9 +306,10 @@ class Engine:
             raise InvalidStateError(
                 f"task {entry.spec.name!r} has {entry.terminal.value}; there is nothing to pause"
             )
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         entry.spec = replace(entry.spec, paused=True)
-        return [TaskChanged(self._snapshot(entry))]
+        self._queue(entry)  # a run a person asked for still runs (see run_now)
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def resume(self, task_id: TaskId) -> list[Event]:
         """Undo ``pause``. A run missed meanwhile meets the task's misfire policy."""
@@ -311,8 +317,9 @@ class Engine:
         if not entry.spec.paused:
             return []
         entry.spec = replace(entry.spec, paused=False)
+        unblocked = self._unqueue(entry)  # a run asked for while paused may be queued
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def run_now(self, task_id: TaskId, now: datetime) -> list[Event]:
         """Run a task at once, outside its schedule; the schedule then goes on as before.
@@ -329,13 +336,13 @@ class Engine:
             )
         if entry.slot_kind is SlotKind.RETRY:
             return self._retry_now(entry, now)
-        self._unqueue(entry)
+        unblocked = self._unqueue(entry)
         if entry.slot_kind is SlotKind.OCCURRENCE:
             entry.deferred_at = entry.slot_at
         entry.terminal = None
         entry.set_slot(SlotKind.MANUAL, now)
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def retry_now(self, task_id: TaskId, now: datetime) -> list[Event]:
         """Run the next attempt of a failing task now, or start over an exhausted one."""
@@ -350,13 +357,10 @@ class Engine:
         )
 
     def _retry_now(self, entry: _Entry, now: datetime) -> list[Event]:
-        self._unqueue(entry)
-        assert entry.slot_scheduled is not None
-        entry.set_slot(
-            SlotKind.RETRY, now, scheduled=entry.slot_scheduled, attempt=entry.slot_attempt
-        )
+        unblocked = self._unqueue(entry)
+        entry.set_slot(SlotKind.RETRY, now, attempt=entry.slot_attempt)  # due now
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def reschedule(self, task_id: TaskId, at: datetime) -> list[Event]:
         """Move a task's next run to ``at``; a recurring schedule continues from there."""
@@ -371,11 +375,10 @@ class Engine:
             raise InvalidStateError(
                 f"task {entry.spec.name!r} is running; wait for it to finish or cancel it"
             )
-        self._unqueue(entry)
-        entry.catchup_next = None
+        unblocked = self._unqueue(entry)
         entry.set_slot(SlotKind.OCCURRENCE, at.astimezone(UTC))
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry))]
+        return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     # ------------------------------------------------------------ dispatching
 
@@ -396,17 +399,19 @@ class Engine:
         while time_heap and time_heap.peek()[1][0] <= now_ts:
             task_id, (_at_ts, seq) = time_heap.pop()
             entry = tasks[task_id]
-            if (
+            late = (
                 entry.slot_kind is SlotKind.OCCURRENCE
-                and entry.catchup_next is None  # not the catch-up run already planned
                 and now - entry.slot_at > entry.spec.misfire_grace  # type: ignore[operator]
-                and not self._misfire(entry, now, events)
-            ):
+            )
+            if late and not self._misfire(entry, now, events):
                 continue
             assert entry.slot_at is not None
             key = (-entry.spec.priority, entry.slot_at.timestamp(), seq)
             if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
-                if entry.spec.overlap is OverlapPolicy.SKIP:
+                # A run_all backlog is owed in full: each missed occurrence waits for
+                # the one before it rather than being skipped as an overlap.
+                owed = late and entry.spec.misfire is MisfirePolicy.RUN_ALL
+                if entry.spec.overlap is OverlapPolicy.SKIP and not owed:
                     self._skip_for_overlap(entry, now, events)
                 else:
                     self._queues.wait_for_previous_run(task_id, key)
@@ -414,19 +419,23 @@ class Engine:
                 continue
             ready.push(task_id, key)
             arrived.append(task_id)
+        started: set[TaskId] = set()
         while free_workers > 0 and ready:
             task_id, key = ready.pop()
             entry = tasks[task_id]
             concurrency_key = entry.spec.concurrency_key
             if concurrency_key is not None and self._queues.key_busy(concurrency_key):
+                # It may have said "waiting for a worker" since an earlier call.
                 self._queues.park_on_key(task_id, concurrency_key, key)
+                arrived.append(task_id)
                 continue
             self._dispatch(entry, now, events)
+            started.add(task_id)
             free_workers -= 1
-        for task_id in arrived:
-            entry = tasks[task_id]
-            if not entry.runs or self._queues.waits_for_previous_run(task_id):
-                events.append(TaskChanged(self._snapshot(entry)))
+        # What each task that moved now waits for; a started one was reported as such.
+        for task_id in dict.fromkeys(arrived):
+            if task_id not in started:
+                events.append(TaskChanged(self._snapshot(tasks[task_id])))
         return events
 
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
@@ -437,14 +446,16 @@ class Engine:
         events.extend(self._drop(error) for error in self._tasks.load_these(due))
 
     def _dispatch(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
-        assert entry.slot_kind is not None and entry.slot_scheduled is not None
+        assert entry.slot_kind is not None and entry.slot_at is not None
         before = _undo_fields(entry)
         ticket = RunTicket(
             run_id=next(self._run_ids),
             task_id=entry.spec.id,
             attempt=entry.slot_attempt,
             kind=entry.slot_kind,
-            scheduled_at=entry.slot_scheduled,
+            # When the run was due. (A retry stored by an older taskgui has the moment
+            # it was decided as its scheduled time; its due time is the slot's.)
+            scheduled_at=entry.slot_at,
             dispatched_at=now,
         )
         entry.runs[ticket.run_id] = ticket
@@ -457,14 +468,13 @@ class Engine:
         # the end of the run), so overlap policies see it come due while this runs.
         next_at: datetime | None
         if ticket.kind is SlotKind.OCCURRENCE:
-            next_at = entry.catchup_next or (
+            next_at = (
                 None
                 if entry.uses_fixed_delay
                 else entry.spec.recurrence.next_after(ticket.scheduled_at)
             )
         else:
             next_at = entry.deferred_at
-        entry.catchup_next = None
         entry.deferred_at = None
         if next_at is not None:
             entry.set_slot(SlotKind.OCCURRENCE, next_at)
@@ -508,8 +518,7 @@ class Engine:
         del entry.runs[run_id]
         # Out of its queues first: releasing the key may make a task parked on it
         # ready, and that must not be this task's own slot, about to be replaced.
-        self._unqueue(entry)
-        events: list[Event] = [RunWithdrawn(ticket)]
+        events: list[Event] = [RunWithdrawn(ticket), *self._unqueue(entry)]
         self._release_key(run_id, events)
         for name, value in zip(_UNDO_NAMES, before, strict=True):
             setattr(entry, name, value)
@@ -583,13 +592,13 @@ class Engine:
     ) -> None:
         if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
             return  # a parallel run already queued the next attempt
-        scheduled = now
         if entry.slot_kind is SlotKind.OCCURRENCE:
-            self._unqueue(entry)
+            events += self._unqueue(entry)
             entry.deferred_at = entry.slot_at
         run_at = now + delay
         attempt = entry.attempt + 1
-        entry.set_slot(SlotKind.RETRY, run_at, scheduled=scheduled, attempt=attempt)
+        # Scheduled for when it is due: history shows whether it ran on time.
+        entry.set_slot(SlotKind.RETRY, run_at, attempt=attempt)
         self._queue(entry)
         events.append(
             RetryScheduled(
@@ -602,7 +611,14 @@ class Engine:
         )
 
     def _misfire(self, entry: _Entry, now: datetime, events: list[Event]) -> bool:
-        """Apply the misfire policy to a late occurrence; True when it should run now."""
+        """Apply the misfire policy to a late occurrence; True when it should run now.
+
+        Whatever it decides, every occurrence from the late one up to now is either
+        left to run or counted in an ``OccurrencesSkipped``, and the slot says which
+        occurrence runs next, so nothing is counted twice: not when the slot comes
+        back through ``due`` (a restart, a withdrawn run, a key that was busy) and is
+        judged late again, because only occurrences after the slot are counted.
+        """
         assert entry.slot_at is not None
         recurrence = entry.spec.recurrence
         late_at = entry.slot_at
@@ -610,13 +626,15 @@ class Engine:
         catch = recurrence.catch_up(late_at, now)
         if policy is MisfirePolicy.RUN_ONCE:
             if catch.missed:
-                first = recurrence.advance(late_at, 1) or late_at
+                # The catch-up run stands for the most recent occurrence that passed,
+                # and the ones before it are the missed ones (as APScheduler
+                # coalesces); the schedule goes on from it as from any run.
                 events.append(
                     OccurrencesSkipped(
-                        entry.spec.id, catch.missed, catch.exact, first, SkipReason.MISFIRE
+                        entry.spec.id, catch.missed, catch.exact, late_at, SkipReason.MISFIRE
                     )
                 )
-            entry.catchup_next = catch.next_at
+                entry.set_slot(SlotKind.OCCURRENCE, self._latest_passed(entry, catch, now))
             return True
         if policy is MisfirePolicy.SKIP:
             events.append(
@@ -643,12 +661,28 @@ class Engine:
             entry.set_slot(SlotKind.OCCURRENCE, start)
         return True
 
-    def _skip_for_overlap(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
+    @staticmethod
+    def _latest_passed(entry: _Entry, catch: CatchUp, now: datetime) -> datetime:
+        """The last occurrence at or before ``now``, ``catch.missed`` after the slot.
+
+        When the count stopped at its cap (a minutely cron after weeks of downtime),
+        that occurrence is not known without counting on; ``now`` stands in for it,
+        which cron's arithmetic continues from as well (only cron counts with a cap).
+        """
         assert entry.slot_at is not None
-        events.append(OccurrencesSkipped(entry.spec.id, 1, True, entry.slot_at, SkipReason.OVERLAP))
-        next_at = entry.spec.recurrence.next_after(entry.slot_at)
-        while next_at is not None and next_at <= now:
-            next_at = entry.spec.recurrence.next_after(next_at)
+        if not catch.exact:
+            return now
+        return entry.spec.recurrence.advance(entry.slot_at, catch.missed) or entry.slot_at
+
+    def _skip_for_overlap(self, entry: _Entry, now: datetime, events: list[Event]) -> None:
+        """Skip the due occurrence, and every later one already past, while the previous
+        run goes; the record counts them all."""
+        assert entry.slot_at is not None
+        catch = entry.spec.recurrence.catch_up(entry.slot_at, now)
+        count, exact, next_at = catch.missed + 1, catch.exact, catch.next_at
+        events.append(
+            OccurrencesSkipped(entry.spec.id, count, exact, entry.slot_at, SkipReason.OVERLAP)
+        )
         if next_at is None:
             entry.clear_slot()
         else:
@@ -688,9 +722,16 @@ class Engine:
             entry.seq = next(self._seq)
             self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
 
-    def _unqueue(self, entry: _Entry) -> None:
-        """Take the task out of whichever queue holds it. O(log n)."""
-        self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
+    def _unqueue(self, entry: _Entry) -> list[Event]:
+        """Take the task out of whichever queue holds it. O(log n).
+
+        Returns the change of a task that this one was in front of for a free
+        concurrency key: it now waits for a worker instead (see ``discard``).
+        """
+        unblocked = self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
+        if unblocked is None:
+            return []
+        return [TaskChanged(self._snapshot(self._tasks[unblocked]))]
 
     def _snapshot(self, entry: _Entry) -> TaskSnapshot:
         if entry.terminal is not None:  # a finished task waits for nothing
@@ -708,7 +749,6 @@ _UNDO_NAMES = (
     "slot_attempt",
     "seq",
     "deferred_at",
-    "catchup_next",
 )
 _undo_fields: Callable[[_Entry], tuple[object, ...]] = attrgetter(*_UNDO_NAMES)
 

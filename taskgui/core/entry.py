@@ -20,7 +20,6 @@ class TaskEntry:
 
     __slots__ = (
         "attempt",
-        "catchup_next",
         "deferred_at",
         "last_outcome",
         "last_run_at",
@@ -45,7 +44,6 @@ class TaskEntry:
         self.slot_attempt = 1
         self.seq = 0
         self.deferred_at: datetime | None = None
-        self.catchup_next: datetime | None = None
         self.last_outcome: RunOutcome | None = None
         self.last_run_at: datetime | None = None
         self.runs: dict[RunId, RunTicket] = {}
@@ -80,12 +78,10 @@ class TaskEntry:
     def uses_fixed_delay(self) -> bool:
         return getattr(self.spec.recurrence, "mode", None) is EveryMode.FIXED_DELAY
 
-    def set_slot(
-        self, kind: SlotKind, at: datetime, *, scheduled: datetime | None = None, attempt: int = 1
-    ) -> None:
+    def set_slot(self, kind: SlotKind, at: datetime, *, attempt: int = 1) -> None:
         self.slot_kind = kind
         self.slot_at = at
-        self.slot_scheduled = scheduled if scheduled is not None else at
+        self.slot_scheduled = at  # due then, whatever the slot is for
         self.slot_attempt = attempt
 
     def clear_slot(self) -> None:

@@ -37,17 +37,25 @@ class DispatchQueues:
         self._busy_keys.clear()
         self._overlap_wait.clear()
 
-    def discard(self, task_id: TaskId, concurrency_key: str | None) -> None:
-        """Take a task out of whichever queue holds it."""
-        if self.time.discard(task_id) or self.ready.discard(task_id):
-            return
+    def discard(self, task_id: TaskId, concurrency_key: str | None) -> TaskId | None:
+        """Take a task out of whichever queue holds it.
+
+        A task leaving the ready heap may have been first in line for its free key
+        (``release_key`` put it there); the next one parked on that key then takes
+        its place, or it would wait for a key nobody holds. Returns that one's id.
+        """
+        if self.time.discard(task_id):
+            return None
+        if self.ready.discard(task_id):
+            return self._unblock(concurrency_key)
         if self._overlap_wait.pop(task_id, None) is not None:
-            return
+            return None
         if concurrency_key is None:
-            return
+            return None
         blocked = self._blocked.get(concurrency_key)
         if blocked is not None and blocked.discard(task_id) and not blocked:
             del self._blocked[concurrency_key]
+        return None
 
     # --- concurrency keys
 
@@ -71,6 +79,12 @@ class DispatchQueues:
             self._busy_keys[concurrency_key] = remaining
             return None
         del self._busy_keys[concurrency_key]
+        return self._unblock(concurrency_key)
+
+    def _unblock(self, concurrency_key: str | None) -> TaskId | None:
+        """Move the best task parked on a key nobody holds to the ready heap."""
+        if concurrency_key is None or concurrency_key in self._busy_keys:
+            return None
         blocked = self._blocked.get(concurrency_key)
         if not blocked:
             return None

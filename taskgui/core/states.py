@@ -62,7 +62,8 @@ class OverlapPolicy(StrEnum):
 class MisfirePolicy(StrEnum):
     """What a task does when found past due by more than its grace period.
 
-    That happens after the machine slept, taskgui was not running, or the clock jumped.
+    That happens after the machine slept, taskgui was not running, the clock jumped, or
+    the task was paused: resuming a task meets the same policy for what it missed.
     """
 
     RUN_ONCE = "run_once"  # one catch-up run now; missed occurrences coalesce into it

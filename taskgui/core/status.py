@@ -22,8 +22,11 @@ class TaskStatus(NamedTuple):
     """A task's place in the schedule.
 
     ``next_run_at`` / ``slot_kind`` / ``scheduled_at`` describe the one run the task has
-    queued (its *slot*): when it fires, what it is for, and the occurrence time it
-    belongs to (what fixed-rate arithmetic adds the interval to). ``deferred_at`` keeps
+    queued (its *slot*): when it fires, what it is for, and when it is due, which the
+    history shows as "scheduled" (for an occurrence, the occurrence time that
+    fixed-rate arithmetic adds the interval to; an older taskgui stored a retry's
+    decision time here, and the engine reads a retry's due time from ``next_run_at``,
+    so old rows show right too). ``deferred_at`` keeps
     the next scheduled occurrence while a retry or a manual run stands in front of it.
     ``attempt`` is how many attempts the current occurrence has used.
 
@@ -126,3 +129,6 @@ class RunRecord:
     error: str | None = None
     output: str = ""
     pid: int | None = None  # the process (group) that ran it, once started
+    # For a record of missed occurrences (outcome ``missed``): how many it stands for,
+    # a lower bound when ``error`` says "at least". 0 for a run.
+    missed: int = 0

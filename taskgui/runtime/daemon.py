@@ -4,7 +4,8 @@ Runs until SIGINT or SIGTERM. On either it stops dispatching, gives running comm
 grace period, then records any still going as interrupted (retried at the next start),
 and exits 0. If its database file is deleted or replaced under it, it stops the same
 way and exits 1, saying what happened and what it kept. Logs go to
-``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr.
+``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr, with a line for each
+failed attempt and each task that gives up (``RunLog``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from PySide6.QtCore import QCoreApplication, QSocketNotifier
 
 from taskgui.core.clock import SystemClock
 from taskgui.core.errors import TaskguiError
+from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import DEFAULT_WORKERS, SchedulerService
 from taskgui.store.lock import SchedulerLock
 from taskgui.store.private_folders import make_database_folder, make_log_folder
@@ -124,6 +126,9 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     lock.record_files(repository.files)
     service = SchedulerService(repository, clock, workers=workers)
     service.error_occurred.connect(lambda message: log.error("%s", message))
+    # No window: failures go to the log. Kept in a name for the whole run, because Qt
+    # holds the slots of a plain object only as long as the object lives.
+    run_log = RunLog(service, service.task, log)
     service.stopped.connect(app.quit)
     lost: list[str] = []  # the database file went away: stop, and exit 1 with why
     service.store_lost.connect(lost.append)
@@ -145,6 +150,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
         )
         for quarantined in recovery.quarantined:  # more are reported as they are read
             log.error("task %s could not be read: %s", quarantined.task_id, quarantined.error)
+        run_log.recovered(recovery.events)
         app.exec()
     except TaskguiError as error:
         return _start_failed(error)

@@ -2,9 +2,10 @@
 
 It exists so the layers above can be tested fast, and so the contract suite has a
 second implementation to hold the SQLite one to (and vice versa). It follows the same
-rules: ids from 1 in insertion order and none used up by a failed batch, history
-pruned to ``history_limit``, runs left open closed as interrupted, statuses kept without
-the engine's live fields, and text SQLite could not store refused or made storable.
+rules: ids from 1 in insertion order and none used up by a failed batch, runs and
+records of missed occurrences pruned to ``history_limit`` each, runs left open closed
+as interrupted, statuses kept without the engine's live fields, and text SQLite could
+not store refused or made storable.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ class MemoryRepository:
                         finished_at=now,
                         outcome=RunOutcome.MISSED,
                         error=f"skipped {count} occurrence{plural} ({event.reason.value})",
+                        missed=event.count,
                     )
                 )
                 self._prune(event.task_id)  # a missed run is history too
@@ -161,13 +163,20 @@ class MemoryRepository:
         self._prune(task_id)
 
     def _prune(self, task_id: TaskId) -> None:
-        """Keep the newest ``history_limit`` finished runs of a task (open ones aside)."""
+        """Keep the newest ``history_limit`` finished runs of a task (open ones aside),
+        and as many records of missed occurrences, as SqliteRepository does."""
         runs = self._runs.get(task_id)
         if runs is None:
             return
-        finished = [record for record in runs if record.outcome is not None]
-        if len(finished) > self.history_limit:
-            drop = {record.id for record in finished[: len(finished) - self.history_limit]}
+        drop: set[int] = set()
+        for missed in (False, True):
+            kept = [
+                record
+                for record in runs
+                if record.outcome is not None and (record.outcome is RunOutcome.MISSED) == missed
+            ]
+            drop.update(record.id for record in kept[: max(0, len(kept) - self.history_limit)])
+        if drop:
             self._runs[task_id] = [record for record in runs if record.id not in drop]
 
     def record_run_pid(self, run_id: RunId, pid: int) -> None:

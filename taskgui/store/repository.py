@@ -62,6 +62,7 @@ class StartLoad:
 class TaskRepository(Protocol):
     """Storage of task definitions, their scheduling state and their run history."""
 
+    # How many finished runs each task keeps, and as many records of missed occurrences.
     history_limit: int
 
     def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:

@@ -108,6 +108,17 @@ MIGRATIONS: Sequence[str] = (
     f"""
     PRAGMA application_id = {APPLICATION_ID};
     """,
+    # 7: how many occurrences a "missed" record stands for, as a number a script can
+    # add up (it was only in the text, "skipped 6 occurrences (...)"). Older records
+    # get it from that text: CAST takes the leading integer, "at least" is skipped.
+    """
+    ALTER TABLE runs ADD COLUMN missed INTEGER;
+    UPDATE runs SET missed = CAST(substr(error, 9) AS INTEGER)
+        WHERE outcome = 'missed' AND error LIKE 'skipped %'
+        AND error NOT LIKE 'skipped at least %';
+    UPDATE runs SET missed = CAST(substr(error, 18) AS INTEGER)
+        WHERE outcome = 'missed' AND error LIKE 'skipped at least %';
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -65,7 +65,7 @@ _SET_ASIDE = (
 )
 _RUN_COLUMNS = (
     "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
-    "exit_code, error, output, pid"
+    "exit_code, error, output, pid, missed"
 )
 
 
@@ -144,6 +144,7 @@ def _run_record(row: tuple[Any, ...]) -> RunRecord:
         error=row[9],
         output=row[10],
         pid=row[11],
+        missed=row[12] or 0,
     )
 
 
@@ -166,9 +167,10 @@ class SqliteRepository:
             raise
         # Engine run ids live for one process; the rows they map to are ours.
         self._run_rows: dict[RunId, int] = {}
-        # Finished runs kept per task, where known: history is pruned only when a task
-        # goes over its limit, not with a DELETE after every run.
-        self._finished: dict[TaskId, int] = {}
+        # Finished runs kept per task and kind (missed records or runs), where known:
+        # history is pruned only when a task goes over its limit, not with a DELETE
+        # after every run.
+        self._finished: dict[tuple[TaskId, bool], int] = {}
 
     # ------------------------------------------------------------ plumbing
 
@@ -253,7 +255,8 @@ class SqliteRepository:
         except UnicodeEncodeError:
             _refuse_unstorable(specs)
             raise
-        self._finished.update((spec.id, 0) for spec in stored)  # new: no history yet
+        for spec in stored:  # new: no history yet
+            self._finished[spec.id, False] = self._finished[spec.id, True] = 0
         return stored
 
     def apply(
@@ -317,7 +320,7 @@ class SqliteRepository:
                     plural = "s" if event.count != 1 else ""
                     execute(
                         "INSERT INTO runs (task_id, attempt, kind, scheduled_at, finished_at, "
-                        "outcome, error) VALUES (?, 0, ?, ?, ?, ?, ?)",
+                        "outcome, error, missed) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
                         (
                             event.task_id,
                             SlotKind.OCCURRENCE.value,
@@ -325,12 +328,14 @@ class SqliteRepository:
                             now_us,
                             RunOutcome.MISSED.value,
                             f"skipped {count} occurrence{plural} ({_SKIP_WHY[event.reason]})",
+                            event.count,
                         ),
                     )
-                    self._kept_one_more(connection, event.task_id)  # a missed run is history
+                    self._kept_one_more(connection, event.task_id, missed=True)
                 elif isinstance(event, TaskRemoved):
                     execute("DELETE FROM tasks WHERE id = ?", (event.task_id,))
-                    self._finished.pop(event.task_id, None)
+                    self._finished.pop((event.task_id, False), None)
+                    self._finished.pop((event.task_id, True), None)
                 elif isinstance(event, TaskDropped):  # kept, and left out from now on
                     execute(_SET_ASIDE, (event.task_id, event.reason, now_us, event.task_id))
 
@@ -353,33 +358,45 @@ class SqliteRepository:
                 row_id,
             ),
         )
-        self._kept_one_more(connection, event.run.task_id)
+        # Counted with what its outcome makes it (no runner reports "missed", but the
+        # row would be one).
+        missed = event.outcome is RunOutcome.MISSED
+        self._kept_one_more(connection, event.run.task_id, missed=missed)
 
-    def _kept_one_more(self, connection: sqlite3.Connection, task_id: TaskId) -> None:
-        """A finished run of the task was written: prune if it is over its limit.
+    def _kept_one_more(
+        self, connection: sqlite3.Connection, task_id: TaskId, *, missed: bool
+    ) -> None:
+        """A finished run (or a missed record) of the task was written: prune if it
+        is over its limit.
+
+        Missed records and runs are kept ``history_limit`` each: a catch-up that runs
+        a hundred late occurrences must not push the record of the ones it could not
+        run out of the history the moment it ends.
 
         Counted here after a first look per task and process, because a DELETE after
         every run would cost each run a statement. Counting too high (a transaction
         that failed) only means a prune that finds nothing to delete.
         """
-        kept = self._finished.get(task_id)
+        kept = self._finished.get((task_id, missed))
         if kept is None:
             kept = connection.execute(
-                "SELECT count(*) FROM runs WHERE task_id = ? AND outcome IS NOT NULL",
+                f"SELECT count(*) FROM runs WHERE task_id = ? AND {_KIND_OF_HISTORY[missed]}",
                 (task_id,),
             ).fetchone()[0]
         else:
             kept += 1
         if kept > self.history_limit:
-            self._prune(connection, task_id)
+            self._prune(connection, task_id, missed)
             kept = self.history_limit
-        self._finished[task_id] = kept
+        self._finished[task_id, missed] = kept
 
-    def _prune(self, connection: sqlite3.Connection, task_id: TaskId) -> None:
-        """Keep the newest ``history_limit`` finished runs of a task (open ones aside)."""
+    def _prune(self, connection: sqlite3.Connection, task_id: TaskId, missed: bool) -> None:
+        """Keep the newest ``history_limit`` finished runs (or missed records) of a task,
+        open runs aside."""
+        kind = _KIND_OF_HISTORY[missed]
         connection.execute(
-            "DELETE FROM runs WHERE task_id = ? AND outcome IS NOT NULL AND id < ("
-            "SELECT id FROM runs WHERE task_id = ? AND outcome IS NOT NULL "
+            f"DELETE FROM runs WHERE task_id = ? AND {kind} AND id < ("
+            f"SELECT id FROM runs WHERE task_id = ? AND {kind} "
             "ORDER BY id DESC LIMIT 1 OFFSET ?)",
             (task_id, task_id, self.history_limit - 1),
         )
@@ -404,7 +421,7 @@ class SqliteRepository:
         self._run_rows.clear()
         interrupted = [_run_record(row) for row in rows]
         for run in interrupted:  # one more finished run each: count them afresh
-            self._finished.pop(run.task_id, None)
+            self._finished.pop((run.task_id, False), None)
         return interrupted
 
     # ------------------------------------------------------------ requests
@@ -568,6 +585,13 @@ class SqliteRepository:
         )
         return [_run_record(row) for row in rows]
 
+
+# The two kinds of history, each kept to the limit: records of missed occurrences, and
+# finished runs (open ones never count).
+_KIND_OF_HISTORY = {
+    True: f"outcome = '{RunOutcome.MISSED.value}'",
+    False: f"outcome IS NOT NULL AND outcome != '{RunOutcome.MISSED.value}'",
+}
 
 _SKIP_WHY = {
     "misfire": "taskgui was not running, the machine slept, or the clock jumped",

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from taskgui.core.engine import DEFAULT_RUN_ALL_LIMIT
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import MAX_ENV_BYTES, Command, TaskSpec
 from taskgui.ui.bounded_text import BoundedTextEdit
@@ -42,14 +43,40 @@ _PROBE_COMMAND = Command(line="true")
 _PROBE_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 _DEFAULTS = TaskSpec(name="defaults", command=_PROBE_COMMAND, first_run_at=_PROBE_TIME)
 _OVERLAP_ITEMS = (
-    ("skip", OverlapPolicy.SKIP.value, "If the previous run is still going, skip this run"),
+    (
+        "skip",
+        OverlapPolicy.SKIP.value,
+        "If the previous run is still going, skip this run (a 'run all' catch-up still "
+        "runs every missed one, one after another)",
+    ),
     ("queue", OverlapPolicy.QUEUE.value, "Start this run as soon as the previous run finishes"),
     ("parallel", OverlapPolicy.PARALLEL.value, "Start this run alongside the previous one"),
 )
+# A run is missed when its time passes while nothing can start it: the computer slept
+# or was off, taskgui was not running, the clock jumped, or the task was paused. Each
+# choice says what happens once taskgui is back, or the task is resumed.
 _MISFIRE_ITEMS = (
-    ("run once", MisfirePolicy.RUN_ONCE.value, "One catch-up run for everything missed"),
-    ("skip", MisfirePolicy.SKIP.value, "Do not run late; wait for the next scheduled time"),
-    ("run all", MisfirePolicy.RUN_ALL.value, "Run every missed occurrence, up to a limit"),
+    (
+        "run once",
+        MisfirePolicy.RUN_ONCE.value,
+        "After sleep, downtime or a pause: one catch-up run for everything missed",
+    ),
+    (
+        "skip",
+        MisfirePolicy.SKIP.value,
+        "After sleep, downtime or a pause: run nothing late; wait for the next scheduled "
+        "time (the missed runs are recorded)",
+    ),
+    (
+        "run all",
+        MisfirePolicy.RUN_ALL.value,
+        "After sleep, downtime or a pause: run every missed occurrence, one after another, "
+        f"up to {DEFAULT_RUN_ALL_LIMIT}",
+    ),
+)
+_MISFIRE_TIP = (
+    "What happens to runs missed while the computer slept or was off, taskgui was not "
+    "running, or the task was paused: on waking, at the next start or on Resume"
 )
 
 
@@ -114,7 +141,7 @@ class AdvancedEditor(QWidget):
         self.overlap = combo_box("overlap", "Overlap policy", _OVERLAP_ITEMS)
         self.overlap.setToolTip("What happens when a run is due while the previous one runs")
         self.misfire = combo_box("misfire", "Misfire policy", _MISFIRE_ITEMS)
-        self.misfire.setToolTip("What happens to runs missed while the computer was off")
+        self.misfire.setToolTip(_MISFIRE_TIP)
         self.env = text_box(
             "env",
             "Environment variables",

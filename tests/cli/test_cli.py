@@ -441,11 +441,14 @@ def test_history_after_runs(run: Run, db: Path) -> None:
     runs = run("history", str(task_id), "--json").json()
     assert [entry["attempt"] for entry in runs] == [2, 1]  # newest first
     first = runs[1]
+    # The retry was due 10 s after the failure at 00:02: it is shown as scheduled then.
+    assert runs[0]["scheduled_at"] == "2026-01-01T12:00:12.000+00:00"
     assert first["scheduled_at"] == "2026-01-01T12:00:00.000+00:00"
     assert first["started_at"] == "2026-01-01T12:00:00.000+00:00"
     assert first["finished_at"] == "2026-01-01T12:00:02.000+00:00"
     assert (first["outcome"], first["exit_code"]) == ("failed", 3)
     assert (first["output"], first["error"]) == ("boom\n", "exit status 3")
+    assert [entry["missed"] for entry in runs] == [0, 0]  # runs, not missed records
     for entry in runs:
         for field in ("scheduled_at", "started_at", "finished_at"):
             assert ISO_MS.match(entry[field])
@@ -458,6 +461,22 @@ def test_history_after_runs(run: Run, db: Path) -> None:
 
     task = show(run, task_id)
     assert (task["state"], task["attempts"], task["last_outcome"]) == ("retrying", 2, "failed")
+
+
+def test_history_json_counts_the_occurrences_a_missed_record_stands_for(run: Run, db: Path) -> None:
+    task_id = add(run, "--every", "1m", "--misfire", "skip")
+    # The scheduler finds it 5.5 minutes late (the machine slept): six are skipped.
+    late = T0 + timedelta(seconds=330)
+    repository = SqliteRepository(db)
+    engine = Engine()
+    recover(repository, engine, late)
+    repository.apply(engine.due(late, 1), late)
+    repository.close()
+
+    [missed] = run("history", str(task_id), "--json").json()
+
+    assert (missed["outcome"], missed["missed"], missed["attempt"]) == ("missed", 6, 0)
+    assert missed["error"].startswith("skipped 6 occurrences")
 
 
 def test_retry_brings_a_failing_task_forward(run: Run, db: Path) -> None:
@@ -637,6 +656,13 @@ def test_every_command_has_help_with_examples(
     out = capsys.readouterr().out
     assert "examples:" in out
     assert f"taskgui {command}" in out.split("examples:")[1]
+
+
+def test_the_misfire_option_says_it_covers_a_pause(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["add", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    misfire = help_text.split("--misfire {run_once,skip,run_all}")[-1].split("--cwd")[0]
+    assert "paused" in misfire and "resumed" in misfire and "asleep" in misfire
 
 
 def test_the_program_runs_commands(db: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -241,12 +241,12 @@ def _asleep_for_hours(policy: MisfirePolicy, engine: Engine) -> list[Event]:
 def test_misfire_run_once_coalesces_into_one_catch_up_run() -> None:
     engine = Engine()
     events = _asleep_for_hours(MisfirePolicy.RUN_ONCE, engine)
+    # The catch-up run stands for the latest occurrence that passed (03:00); the 179
+    # before it, from 00:01 on, are recorded as missed.
     run = only_run(events)
-    assert run.scheduled_at == at(60)
+    assert run.scheduled_at == at(3 * 3600)
     skipped = of_type(events, OccurrencesSkipped)
-    assert [(s.count, s.first_at, s.reason) for s in skipped] == [
-        (179, at(120), SkipReason.MISFIRE)
-    ]
+    assert [(s.count, s.first_at, s.reason) for s in skipped] == [(179, at(60), SkipReason.MISFIRE)]
     assert engine.next_deadline() == at(3 * 3600 + 60)  # back on the grid
 
 
@@ -332,6 +332,21 @@ def test_retries_with_backoff_until_exhausted() -> None:
     assert delays == [timedelta(seconds=s) for s in (10, 20, 25)]
     status = engine.snapshot(1).status
     assert status.state is TaskState.EXHAUSTED and status.attempt == 4
+
+
+def test_a_retry_run_is_scheduled_for_when_it_is_due_not_when_it_was_decided() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, retry=fixed_retry(max_attempts=3, delay=30)))
+    run = only_run(engine.due(at(0), 1))
+    [retry] = of_type(engine.finished(run.run_id, RunOutcome.FAILED, at(5)), RetryScheduled)
+    assert engine.snapshot(1).status.scheduled_at == retry.run_at == at(35)
+
+    second = only_run(engine.due(at(35), 1))
+    assert (second.kind, second.scheduled_at) == (SlotKind.RETRY, at(35))
+
+    engine.finished(second.run_id, RunOutcome.FAILED, at(36))
+    engine.retry_now(1, at(40))  # a person brings the third attempt forward: due now
+    assert only_run(engine.due(at(40), 1)).scheduled_at == at(40)
 
 
 def test_a_recurring_task_goes_on_after_exhausting_an_occurrence() -> None:
@@ -447,6 +462,41 @@ def test_pause_and_resume() -> None:
     assert only_run(engine.due(at(21), 1)).task_id == 1
 
 
+@pytest.mark.parametrize(
+    ("policy", "ran", "missed"),
+    [
+        (MisfirePolicy.RUN_ONCE, [at(3 * 3600)], [(17, at(600))]),
+        (MisfirePolicy.SKIP, [], [(18, at(600))]),
+        (MisfirePolicy.RUN_ALL, [at(600 * k) for k in range(1, 19)], []),
+    ],
+)
+def test_resume_meets_the_misfire_policy_for_what_passed_while_paused(
+    policy: MisfirePolicy, ran: list[datetime], missed: list[tuple[int, datetime]]
+) -> None:
+    engine = Engine()
+    engine.add(make_spec(1, recurrence=Every(timedelta(minutes=10)), misfire=policy))
+    run = only_run(engine.due(at(0), 1))
+    engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(1))
+    engine.pause(1)
+    assert dispatched(engine.due(at(3 * 3600), 1)) == []  # three hours paused
+
+    events = engine.resume(1)
+    now = at(3 * 3600 + 30)
+    for _ in range(100):  # as the service does: dispatch, finish, dispatch again
+        step = engine.due(now, 1)
+        events += step
+        if not dispatched(step):
+            break
+        for run in dispatched(step):
+            engine.finished(run.run_id, RunOutcome.SUCCEEDED, now)
+
+    assert [r.scheduled_at for r in dispatched(events)] == ran
+    skips = of_type(events, OccurrencesSkipped)
+    assert [(s.count, s.first_at) for s in skips] == missed
+    assert all(s.reason is SkipReason.MISFIRE for s in skips)
+    assert engine.next_deadline() == at(3 * 3600 + 600)
+
+
 def test_run_now_runs_a_future_task_and_keeps_its_schedule() -> None:
     engine = Engine()
     engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))
@@ -467,6 +517,30 @@ def test_run_now_on_a_paused_task_runs_once_and_stays_paused() -> None:
     engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(6))
     assert engine.snapshot(1).state is TaskState.PAUSED
     assert dispatched(engine.due(at(7200), 1)) == []
+
+
+def test_a_run_asked_for_while_paused_survives_resume_while_it_waits_for_a_worker() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))
+    engine.pause(1)
+    engine.run_now(1, at(5))
+    assert dispatched(engine.due(at(5), 0)) == []  # waits for a worker
+    engine.resume(1)  # must not queue it a second time
+
+    run = only_run(engine.due(at(6), 1))
+
+    assert run.kind is SlotKind.MANUAL
+    assert engine.next_deadline() == at(3600)
+
+
+def test_pausing_keeps_a_run_a_person_asked_for() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))
+    engine.run_now(1, at(5))
+    engine.pause(1)
+
+    assert engine.snapshot(1).state is TaskState.PENDING  # the run asked for is still due
+    assert only_run(engine.due(at(5), 1)).kind is SlotKind.MANUAL
 
 
 def test_run_now_twice_while_running_is_refused() -> None:
@@ -612,3 +686,47 @@ def test_a_task_waiting_for_a_key_is_told_when_it_waits_for_a_worker_instead() -
 
     changed = [e.task for e in events if isinstance(e, TaskChanged) and e.task.id == 2]
     assert [task.status.waiting for task in changed] == [WaitReason.WORKER]
+
+
+def test_a_task_that_waited_for_a_worker_is_told_when_it_finds_its_key_taken() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0)))
+    engine.add(make_spec(2, first_run_at=at(0), concurrency_key="db", priority=-1))
+    engine.add(make_spec(3, first_run_at=at(5), concurrency_key="db", priority=5))
+    first = only_run(engine.due(at(0), 1))  # task 1 takes the only worker
+    assert first.task_id == 1
+    assert engine.snapshot(2).status.waiting is WaitReason.WORKER
+    engine.finished(first.run_id, RunOutcome.SUCCEEDED, at(4))
+    # Task 3 is more urgent and takes the key; task 2 then finds it taken.
+    events = engine.due(at(5), 2)
+
+    assert only_run(events).task_id == 3
+    changed = [e.task for e in events if isinstance(e, TaskChanged) and e.task.id == 2]
+    assert [task.status.waiting for task in changed] == [WaitReason.CONCURRENCY_KEY]
+
+
+def test_the_next_task_on_a_free_key_takes_over_when_the_first_in_line_leaves() -> None:
+    engine = Engine()
+    for task_id in (1, 2, 3):
+        engine.add(make_spec(task_id, first_run_at=at(0), concurrency_key="db"))
+    run = only_run(engine.due(at(0), 3))
+    assert engine.snapshot(3).status.waiting is WaitReason.CONCURRENCY_KEY
+    engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(1))  # task 2 is first in line
+    assert engine.snapshot(2).status.waiting is WaitReason.WORKER
+
+    events = engine.pause(2)  # it leaves the line before it got a worker
+
+    changed = [e.task for e in events if isinstance(e, TaskChanged) and e.task.id == 3]
+    assert [task.status.waiting for task in changed] == [WaitReason.WORKER]
+    assert only_run(engine.due(at(2), 1)).task_id == 3  # not stuck on a key nobody holds
+
+
+def test_a_parallel_task_says_its_next_run_waits_for_a_worker() -> None:
+    engine = Engine()
+    engine.add(_recurring(1, OverlapPolicy.PARALLEL))
+    only_run(engine.due(at(0), 1))
+
+    events = engine.due(at(60), 0)
+
+    [changed] = [e.task for e in events if isinstance(e, TaskChanged)]
+    assert changed.status.waiting is WaitReason.WORKER and changed.status.running == 1

@@ -142,7 +142,7 @@ class Driver:
 
     def __init__(self, repository: TaskRepository, engine: Engine | None = None) -> None:
         self.repository = repository
-        self.engine = engine or Engine()
+        self.engine = engine if engine is not None else Engine()  # an empty one is falsy
 
     def apply(
         self,

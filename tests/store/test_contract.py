@@ -363,6 +363,20 @@ def test_a_retry_is_recorded_as_its_own_run(driver: Driver) -> None:
     assert driver.repository.get(task_id).state is TaskState.SUCCEEDED
 
 
+def test_a_retry_is_recorded_as_scheduled_when_it_was_due(driver: Driver) -> None:
+    # Failed at 00:05 with 30 s to wait: the retry was due at 00:35, and ran then. The
+    # history must say "scheduled 00:35", not 00:05 (when it was decided): on time.
+    task_id = driver.add_one(make_spec(0, retry=fixed_retry(3, delay=30)))
+    [first] = driver.due(T0)
+    driver.finish(first, RunOutcome.FAILED, at(5))
+    [second] = driver.due(at(35))
+    driver.finish(second, RunOutcome.SUCCEEDED, at(36))
+
+    retry, occurrence = driver.repository.runs(task_id)
+    assert (retry.kind, retry.scheduled_at, retry.started_at) == (SlotKind.RETRY, at(35), at(35))
+    assert occurrence.scheduled_at == T0
+
+
 def test_a_finish_without_a_result_stores_no_details(driver: Driver) -> None:
     task_id = driver.add_one()
     [ticket] = driver.due(T0)
@@ -503,6 +517,7 @@ def test_skipped_occurrences_are_recorded_as_a_missed_run(driver: Driver) -> Non
     assert (run.outcome, run.kind, run.attempt) == (RunOutcome.MISSED, SlotKind.OCCURRENCE, 0)
     assert (run.scheduled_at, run.started_at, run.finished_at) == (T0, None, at(330))
     assert run.error is not None and "skipped 6 occurrences" in run.error
+    assert run.missed == 6
     task = driver.repository.get(task_id)
     assert stored(task) == driver.snapshot(task_id)
     assert task.status.last_outcome is RunOutcome.MISSED
@@ -531,6 +546,7 @@ def test_an_uncertain_skip_count_says_at_least(driver: Driver) -> None:
     [run] = driver.repository.runs(task_id)
     assert run.outcome is RunOutcome.MISSED
     assert run.error is not None and "at least 10000 occurrences" in run.error
+    assert run.missed == 10_000  # a lower bound, as the text says
 
 
 # ------------------------------------------------------------------- removal
@@ -648,6 +664,31 @@ def test_skipped_runs_count_against_the_history_limit(
     runs = driver.repository.runs(task_id)
     assert [run.outcome for run in runs] == [RunOutcome.MISSED] * 5 + [None]
     assert [run.scheduled_at for run in runs[:5]] == [at(10 * i) for i in (12, 11, 10, 9, 8)]
+
+
+def test_a_missed_record_outlives_the_catch_up_runs_after_it(
+    new_repository: RepositoryFactory,
+) -> None:
+    # run_all after 12 missed minutes, bounded at 5: "skipped 7" is written first, then
+    # the 5 catch-up runs. Those must not push the record of what was lost out of a
+    # history of 5 the moment they finish: missed records have a budget of their own.
+    driver = Driver(new_repository(history_limit=5), Engine(run_all_limit=5))
+    spec = make_spec(0, recurrence=Every(timedelta(minutes=1)), misfire=MisfirePolicy.RUN_ALL)
+    task_id = driver.add_one(spec)
+    [first] = driver.due(T0)
+    driver.finish(first, RunOutcome.SUCCEEDED, at(1))
+    now = at(12 * 60 + 30)
+    while tickets := driver.due(now):
+        for ticket in tickets:
+            driver.finish(ticket, RunOutcome.SUCCEEDED, now)
+
+    runs = driver.repository.runs(task_id)
+    missed = [run for run in runs if run.outcome is RunOutcome.MISSED]
+    assert [(run.scheduled_at, run.error and run.error.split(" (")[0]) for run in missed] == [
+        (at(60), "skipped 7 occurrences")
+    ]
+    ran = [run.scheduled_at for run in runs if run.outcome is RunOutcome.SUCCEEDED]
+    assert ran == [at(60 * k) for k in (12, 11, 10, 9, 8)]  # the newest 5 runs
 
 
 def test_runs_are_newest_first_and_limited(driver: Driver) -> None:
@@ -975,8 +1016,9 @@ def _run_differential(
         assert [_comparable(r) for r in sqlite.runs(task_id)] == [
             _comparable(r) for r in memory.runs(task_id)
         ], task_id
-        finished = [r for r in sqlite.runs(task_id) if r.outcome is not None]
-        assert len(finished) <= 3
+        finished = [r.outcome for r in sqlite.runs(task_id) if r.outcome is not None]
+        missed = finished.count(RunOutcome.MISSED)
+        assert missed <= 3 and len(finished) - missed <= 3  # each kept to the limit
     assert sqlite.interrupt_open_runs(now) == memory.interrupt_open_runs(now)
     for task in mem_tasks:
         assert persistent(task.status) == sqlite.get(task.id).status

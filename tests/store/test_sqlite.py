@@ -531,11 +531,46 @@ def _insert_v4_rows(connection: sqlite3.Connection) -> Expected:
     )
 
 
+def _insert_v5_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 7 counts a missed record's occurrences in a column: records written
+    before it carry the count in their text only, which the upgrade reads. (Version
+    5 itself only changed an index.)"""
+    expected = _insert_v4_rows(connection)
+    texts = {
+        6: "skipped 6 occurrences (the machine slept, or the clock jumped)",
+        1: "skipped 1 occurrence (the previous run was still going)",
+        10_000: "skipped at least 10000 occurrences (taskgui was not running)",
+    }
+    missed = []
+    for row_id, (count, text) in enumerate(texts.items(), start=6):
+        connection.execute(
+            "INSERT INTO runs (id, task_id, attempt, kind, scheduled_at, finished_at, "
+            "outcome, error) VALUES (?, 7, 0, 'occurrence', ?, ?, 'missed', ?)",
+            (row_id, codec.to_us(at(100 * row_id)), codec.to_us(at(100 * row_id + 1)), text),
+        )
+        missed.append(
+            RunRecord(
+                id=row_id,
+                task_id=7,
+                attempt=0,
+                kind=SlotKind.OCCURRENCE,
+                scheduled_at=at(100 * row_id),
+                started_at=None,
+                finished_at=at(100 * row_id + 1),
+                outcome=RunOutcome.MISSED,
+                error=text,
+                missed=count,
+            )
+        )
+    runs = {**expected.runs, 7: [*reversed(missed), *expected.runs[7]]}
+    return replace(expected, runs=runs)
+
+
 # Representative rows for each released schema version. Adding migration N+1 means
 # adding the rows a version-N file can hold here (the test below insists).
-def _insert_v5_rows(connection: sqlite3.Connection) -> Expected:
-    """Version 5 only changed an index: the rows a version-4 file can hold."""
-    return _insert_v4_rows(connection)
+def _insert_v6_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 6 only marked the file (application_id): the rows a version-5 file holds."""
+    return _insert_v5_rows(connection)
 
 
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
@@ -544,6 +579,7 @@ ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     3: _insert_v3_rows,
     4: _insert_v4_rows,
     5: _insert_v5_rows,
+    6: _insert_v6_rows,
 }
 
 
