@@ -26,9 +26,6 @@ from taskgui.core.task import Command, TaskSpec
 LOCALTIME = Path("/etc/localtime")
 TIMEZONE_FILE = Path("/etc/timezone")
 FALLBACK_ZONE = "UTC"
-# croniter's next match is strictly after its start; stepping back this much makes a
-# start time that is itself a match (--at 09:00 with '0 9 * * *') count as the first run.
-_CRON_START_EPSILON = timedelta(microseconds=1)
 
 
 class AddUsageError(InvalidTaskError):
@@ -136,8 +133,9 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
     recurrence = _recurrence(args)
     first_run_at = start
     if isinstance(recurrence, Cron):
-        # A cron task's first run is its first match, not the moment it was added.
-        first_run_at = recurrence.next_after(start - _CRON_START_EPSILON)
+        # A cron task's first run is its first match at or after the start (--at 09:00
+        # with '0 9 * * *' is 09:00 itself), not the moment it was added.
+        first_run_at = recurrence.first_at_or_after(start)
     command = Command(
         line=args.command,
         use_shell=not args.no_shell,

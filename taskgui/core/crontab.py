@@ -28,8 +28,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from croniter import croniter
-
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.recurrence import Cron, load_zone, normalize_cron
 from taskgui.core.retry import RetryPolicy
@@ -149,7 +147,15 @@ def _looks_like_crontab_line(text: str) -> bool:
     parts = text.split(None, 5)
     if text.startswith("@"):
         return len(parts) >= 2 and _is_macro(parts[0])
-    return len(parts) == 6 and croniter.is_valid(" ".join(parts[:5]))
+    return len(parts) == 6 and _is_expression(parts[:5])
+
+
+def _is_expression(fields: list[str]) -> bool:
+    try:
+        normalize_cron(" ".join(fields))
+    except InvalidTaskError:
+        return False
+    return True
 
 
 def _is_macro(word: str) -> bool:

@@ -80,7 +80,8 @@ class TaskSpec:
 
     ``id`` is 0 until a repository assigns one. ``paused`` is the person's switch
     (like "disabled" in other schedulers): a paused task keeps its place in the
-    schedule but starts no scheduled runs.
+    schedule but starts no scheduled runs. A task whose schedule cannot run (a stored
+    cron expression this taskgui refuses, ``recurrence.refusal``) is always paused.
     """
 
     name: str
@@ -106,6 +107,8 @@ class TaskSpec:
         if len(name) > MAX_NAME_LENGTH:
             raise InvalidTaskError(f"the name is longer than {MAX_NAME_LENGTH} characters")
         object.__setattr__(self, "name", name)
+        if self.recurrence.refusal is not None and not self.paused:
+            object.__setattr__(self, "paused", True)
         if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
             raise InvalidTaskError(f"task ids are whole numbers from 1, not {self.id!r}")
         if isinstance(self.priority, bool) or not isinstance(self.priority, int):

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from taskgui.core.errors import TaskguiError
-from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
+from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, stored_cron
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot, TaskStatus
@@ -191,7 +191,9 @@ def _decode_recurrence(text: str) -> Recurrence:
     if kind == "every":
         return Every(timedelta(seconds=data["seconds"]), EveryMode(data.get("mode", "fixed_rate")))
     if kind == "cron":
-        return Cron(data["expr"], data.get("tz", "UTC"))
+        # A schedule this taskgui refuses (an older one accepted it) is kept, and its
+        # task loads paused with the reason: see RefusedCron.
+        return stored_cron(data["expr"], data.get("tz", "UTC"))
     raise CodecError(f"unknown schedule kind {kind!r}")
 
 
@@ -269,8 +271,8 @@ _OCCURRENCE = SlotKind.OCCURRENCE.value
 
 @lru_cache(maxsize=1024)
 def _cron_first_match(recurrence: Cron, start: datetime) -> datetime:
-    # croniter takes ~0.2 ms to find a first match, a hundred times a row's other work;
-    # an import gives its cron tasks a handful of schedules and one start time.
+    # A first match costs several times a row's other work; an import gives its cron
+    # tasks a handful of schedules and one start time.
     return recurrence.first_at_or_after(start)
 
 
@@ -536,7 +538,8 @@ class RowDecoder:
             overlap=overlap,
             misfire=misfire,
             misfire_grace=grace,
-            paused=bool(paused),
+            # TaskSpec pauses a task whose schedule is refused; so must this copy.
+            paused=bool(paused) or recurrence.refusal is not None,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

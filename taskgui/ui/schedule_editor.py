@@ -50,7 +50,7 @@ PREVIEW_RUNS = 5
 # time a person presses Create, and that is not worth a warning.
 PAST_TOLERANCE = timedelta(minutes=1)
 DATETIME_FORMAT = "yyyy-MM-dd  HH:mm:ss"
-# croniter's next match is strictly after its start; starting a hair earlier makes a
+# A cron's next match is strictly after its start; starting a hair earlier makes a
 # "When" that is itself a match (09:00 with '0 9 * * *') the first run, as in the CLI.
 _CRON_START_EPSILON = timedelta(microseconds=1)
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -317,12 +317,12 @@ class ScheduleEditor(QGroupBox):
         if start is self._loaded_first_run and recurrence == self._loaded_recurrence:
             pass  # an untouched schedule keeps its first run, even one that is no match
         elif isinstance(recurrence, Cron):
-            try:
-                first = recurrence.next_after(start - _CRON_START_EPSILON)
-            except (ValueError, OverflowError):  # no match before the calendar ends
+            found = recurrence.next_after(start - _CRON_START_EPSILON)
+            if found is None:  # no match before the calendar ends (the year 9999)
                 self.cron_error.show_message("the schedule has no run after this start time")
                 self.preview.clear()
                 return None
+            first = found
         self._update_past_warning(start, first)
         # Show when it really runs: the engine starts a cron task at its first match.
         try:

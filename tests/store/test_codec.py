@@ -277,12 +277,7 @@ def test_an_unknown_schedule_kind_is_a_codec_error(kind: str) -> None:
     [
         ("recurrence", '{"v": 1, "kind": "every", "seconds": 0}', "at least 1 second"),
         ("recurrence", '{"v": 1, "kind": "every", "seconds": 60, "mode": "x"}', "'x'"),
-        ("recurrence", '{"v": 1, "kind": "cron", "expr": "61 * * * *"}', "not a valid cron"),
-        (
-            "recurrence",
-            '{"v": 1, "kind": "cron", "expr": "0 9 * * *", "tz": "Mars/Base"}',
-            "time zone",
-        ),
+        ("recurrence", '{"v": 1, "kind": "cron", "expr": 61}', "text expression"),
         ("recurrence", '{"v": 1, "kind": "every"}', "'seconds'"),
         ("command", '{"v": 1, "line": "   "}', "the command is empty"),
         ("command", '{"v": 1}', "'line'"),

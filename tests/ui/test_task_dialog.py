@@ -448,8 +448,23 @@ INVALID_CASES = [
         lambda q, d: _set_cron(q, d, "61 * * * *"),
         lambda q, d: retype(q, d.schedule.cron_expr, "59 * * * *"),
         "schedule.cron_error",
-        "'61 * * * *' is not a valid cron expression",
+        "minute 61 is not in 0-59",
         id="bad-cron",
+    ),
+    pytest.param(
+        lambda q, d: _set_cron(q, d, "0 22-2 * * *"),
+        lambda q, d: retype(q, d.schedule.cron_expr, "0 22-23,0-2 * * *"),
+        "schedule.cron_error",
+        "the hour field '22-2': the range 22-2 runs backwards, and cron never runs it; "
+        "to wrap around, write two ranges: '22-23,0-2'",
+        id="wrapped-cron",
+    ),
+    pytest.param(
+        lambda q, d: _set_cron(q, d, "R 9 * * *"),
+        lambda q, d: retype(q, d.schedule.cron_expr, "17 9 * * *"),
+        "schedule.cron_error",
+        "'R' (a random or hashed minute in some schedulers) is not cron",
+        id="croniter-extension",
     ),
     pytest.param(
         lambda q, d: _set_cron(q, d, "0 9 * * *", zone="Mars/Olympus_Mons"),
