@@ -23,6 +23,7 @@ TaskId = int
 
 MAX_NAME_LENGTH = 200
 MAX_COMMAND_LENGTH = 100_000
+MAX_SHELL_PATH_LENGTH = 4096  # PATH_MAX
 PRIORITY_MIN, PRIORITY_MAX = -1_000_000, 1_000_000
 DEFAULT_MISFIRE_GRACE = timedelta(seconds=60)
 ONCE = Once()
@@ -36,12 +37,16 @@ class Command:
 
     ``env`` holds extra variables as sorted (name, value) pairs, so the value stays
     hashable and compares equal regardless of the order they were given in.
+    ``shell_path`` is the shell that runs the line (``/bin/sh`` when None), as a
+    crontab's ``SHELL=`` chooses it for the lines below it: bash-only syntax such as
+    ``source`` or ``&>>`` means something else, or nothing, to ``/bin/sh``.
     """
 
     line: str
     use_shell: bool = True
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
+    shell_path: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.line, str) or not self.line.strip():
@@ -68,10 +73,21 @@ class Command:
         if len({name for name, _ in pairs}) != len(pairs):
             raise InvalidTaskError("an environment variable is given twice")
         object.__setattr__(self, "env", pairs)
+        if self.shell_path is not None:
+            _check_shell_path(self.shell_path, self.use_shell)
 
     @property
     def env_dict(self) -> dict[str, str]:
         return dict(self.env)
+
+
+def _check_shell_path(path: object, use_shell: bool) -> None:
+    if not isinstance(path, str) or not path.startswith("/") or "\0" in path:
+        raise InvalidTaskError(f"the shell must be an absolute path like /bin/bash, not {path!r}")
+    if len(path) > MAX_SHELL_PATH_LENGTH or path != path.strip():
+        raise InvalidTaskError(f"the shell path {path[:60]!r} is not a usable path")
+    if not use_shell:
+        raise InvalidTaskError("a shell is given, but the command does not run through one")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

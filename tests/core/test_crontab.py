@@ -141,8 +141,9 @@ def test_cron_settings_are_notes_not_environment() -> None:
 
     for spec in tasks.values():
         assert not {"SHELL", "MAILTO", "CRON_TZ"} & set(spec.command.env_dict)
+        assert spec.command.shell_path == "/bin/bash"  # SHELL= on line 4 applies below it
     notes = "\n".join(parsed.notes)
-    assert "SHELL=/bin/bash (line 4) is not applied" in notes
+    assert "SHELL=/bin/bash (line 4): the commands below it run with /bin/bash" in notes
     assert "MAILTO=me@example.com (line 5) is not applied" in notes
     assert "TZ=Asia/Tokyo (line 29)" in notes
     assert "no retries" in notes and "run_once" in notes

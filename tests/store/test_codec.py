@@ -239,7 +239,7 @@ def decode_with(column: str, value: object) -> TaskSnapshot:
 
 
 @pytest.mark.parametrize("column", JSON_COLUMNS)
-@pytest.mark.parametrize("version", ['"v": 2', '"v": "1"', '"v": null', '"version": 1'])
+@pytest.mark.parametrize("version", ['"v": 3', '"v": "1"', '"v": null', '"version": 1'])
 def test_an_unknown_json_version_is_a_codec_error(column: str, version: str) -> None:
     with pytest.raises(CodecError) as caught:
         decode_with(column, f'{{{version}, "kind": "once", "line": "x"}}')
