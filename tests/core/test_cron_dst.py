@@ -211,3 +211,22 @@ def test_the_examples_match_cronie_over_two_days(zone: str, start: str, expr: st
     begin = at(zone, start)
     end = begin + timedelta(days=2)
     assert runs(expr, zone, begin, end) == sorted(set(cronie(expr, zone, begin, end)))
+
+
+def test_a_skipped_day_runs_its_fixed_time_job_once_where_cronie_skips_it() -> None:
+    # Samoa moved across the date line: 29 December 2011 23:59 -10:00 was followed by
+    # 31 December 00:00 +14:00. cronie reads a jump of more than three hours as a clock
+    # reset and skips what fell in it; taskgui treats it as any gap (README).
+    apia = "Pacific/Apia"
+    start, end = at(apia, "2011-12-29 00:00"), at(apia, "2012-01-01 00:00")
+    assert walls(runs("0 12 * * *", apia, start, end), apia) == [
+        "29 12:00-1000",
+        "31 00:00+1400",  # the run of the 30th, which did not exist
+        "31 12:00+1400",
+    ]
+    assert walls(cronie("0 12 * * *", apia, start, end), apia) == [
+        "29 12:00-1000",
+        "31 12:00+1400",
+    ]
+    # A wildcard job skips the missing day, as it skips any gap, and as cronie does.
+    assert runs("0 */6 * * *", apia, start, end) == cronie("0 */6 * * *", apia, start, end)
