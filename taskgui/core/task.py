@@ -123,7 +123,7 @@ class TaskSpec:
         if len(name) > MAX_NAME_LENGTH:
             raise InvalidTaskError(f"the name is longer than {MAX_NAME_LENGTH} characters")
         object.__setattr__(self, "name", name)
-        if self.recurrence.refusal is not None and not self.paused:
+        if getattr(self.recurrence, "refusal", None) is not None and not self.paused:
             object.__setattr__(self, "paused", True)
         if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
             raise InvalidTaskError(f"task ids are whole numbers from 1, not {self.id!r}")
