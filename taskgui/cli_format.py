@@ -23,7 +23,7 @@ from taskgui.core.duration import format_duration
 from taskgui.core.recurrence import Cron, Every
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.status import TaskSnapshot
-from taskgui.core.task import TaskSpec
+from taskgui.core.task import Command, TaskSpec
 from taskgui.core.terminal_text import visible, visible_json
 from taskgui.store.repository import RunRecord
 
@@ -125,6 +125,7 @@ def task_json(snapshot: TaskSnapshot) -> dict[str, Any]:
         "schedule": spec.describe_schedule(),
         "command": spec.command.line,
         "shell": spec.command.use_shell,
+        "shell_path": spec.command.shell_path,
         "cwd": spec.command.cwd,
         "env": spec.command.env_dict,
         "paused": spec.paused,
@@ -216,7 +217,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime) -> list[str]:
         ("name", spec.name),
         ("state", status.state.value + (f" (waiting: {status.waiting})" if status.waiting else "")),
         ("command", command.line),
-        ("shell", "yes" if command.use_shell else "no (split into arguments)"),
+        ("shell", _shell_text(command)),
         ("cwd", command.cwd or NONE_TEXT),
         ("env", env),
         ("schedule", spec.describe_schedule()),
@@ -262,3 +263,9 @@ def history_table(runs: Sequence[RunRecord]) -> list[str]:
     ]
     headers = ("RUN", "ATTEMPT", "KIND", "SCHEDULED", "STARTED", "TOOK", "OUTCOME", "EXIT", "ERROR")
     return table(headers, rows, numeric={0, 1, 7})
+
+
+def _shell_text(command: Command) -> str:
+    if not command.use_shell:
+        return "no (split into arguments)"
+    return f"yes ({command.shell_path})" if command.shell_path else "yes"

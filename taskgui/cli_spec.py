@@ -134,7 +134,8 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
     recurrence = _recurrence(args)
     first_run_at = start
     if isinstance(recurrence, Cron):
-        # A cron task's first run is its first match, not the moment it was added.
+        # A cron task's first run is its first match at or after the start (--at 09:00
+        # with '0 9 * * *' is 09:00 itself), not the moment it was added.
         first_run_at = recurrence.first_at_or_after(start)
     command = Command(
         line=args.command,

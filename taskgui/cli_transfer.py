@@ -32,6 +32,7 @@ from taskgui.core.task import TaskId, TaskSpec
 from taskgui.core.terminal_text import visible_json
 from taskgui.core.transfer_format import TransferFormatError, dump_document, parse_document
 from taskgui.core.transfer_plan import ImportPlan, ParsedImport, plan_import
+from taskgui.runtime.accounts import crontab_source
 from taskgui.runtime.files import refuse_unless_regular, write_private
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock, is_locked
@@ -61,15 +62,19 @@ not imported. The report lists what was added and every line or task that was
 skipped, with the reason.
 
 Crontab: five-field entries and @hourly/@daily/@weekly/@monthly/@yearly become cron
-tasks (no retries, as in cron); VAR=value lines set the environment of the entries
-below them, CRON_TZ their time zone; the comment lines directly above an entry
-name it. @reboot and lines that cannot be converted are reported, never dropped.
+tasks (no retries, as in cron), read as cronie reads them; VAR=value lines set the
+environment of the entries below them, CRON_TZ their time zone, SHELL the shell they
+run with and HOME their working folder; the comment lines directly above an entry
+name it. A system crontab (/etc/crontab, /etc/cron.d/*) has a user after each
+schedule: the lines for you are imported without it, the others are reported. @reboot
+and lines that cannot be converted are reported, never dropped.
 """
 IMPORT_EXAMPLES = """
 taskgui import backup.json
 taskgui import --replace --dry-run backup.json
 crontab -l | taskgui import --crontab -
 taskgui import --crontab --tz Europe/Berlin --json old-crontab.txt
+sudo taskgui import --crontab --dry-run /etc/crontab
 """
 
 
@@ -90,6 +95,22 @@ def import_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="the file to read; '-' reads stdin")
     parser.add_argument(
         "--crontab", action="store_true", help="FILE is a crontab (e.g. from 'crontab -l')"
+    )
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--system-crontab",
+        dest="system",
+        action="store_const",
+        const=True,
+        help="with --crontab: it has a user after each schedule, like /etc/crontab "
+        "(default: recognised by its path or its lines)",
+    )
+    kind.add_argument(
+        "--user-crontab",
+        dest="system",
+        action="store_const",
+        const=False,
+        help="with --crontab: it has no user column, like the output of 'crontab -l'",
     )
     parser.add_argument(
         "--replace",
@@ -160,13 +181,18 @@ def read_import(
     """Read FILE and check all of it; every refusal comes before a database is opened."""
     if args.tz is not None and not args.crontab:
         raise InvalidTaskError("--tz goes with --crontab")
+    if args.system is not None and not args.crontab:
+        flag = "--system-crontab" if args.system else "--user-crontab"
+        raise InvalidTaskError(f"{flag} goes with --crontab")
     text = read_input(args.file, stdin or sys.stdin)
     source = "stdin" if args.file == STDIO else args.file
     try:
         if args.crontab:
             zone = args.tz if args.tz is not None else local_zone_name()
             load_zone(zone)
-            return parse_crontab(text, now=clock.now(), default_tz=zone)
+            path = None if args.file == STDIO else args.file
+            kind = crontab_source(path, system=args.system)
+            return parse_crontab(text, now=clock.now(), default_tz=zone, source=kind)
         return parse_document(text)
     except TransferFormatError as error:
         raise TransferFormatError(f"{source}: {error}", error.problems) from None

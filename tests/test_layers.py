@@ -28,6 +28,9 @@ _ABOVE_UI = (
     "taskgui.app",
 )
 
+# Test and benchmark peers, never runtime dependencies: cron is taskgui's own (core).
+_DEV_ONLY = ("croniter", "cron_descriptor", "cronsim")
+
 # Layer (module prefix) -> module prefixes it must never import.
 FORBIDDEN_IMPORTS: dict[str, tuple[str, ...]] = {
     "taskgui.core": (
@@ -38,10 +41,18 @@ FORBIDDEN_IMPORTS: dict[str, tuple[str, ...]] = {
         "taskgui.runtime",
         "taskgui.ui",
         *_ABOVE_UI,
+        *_DEV_ONLY,
     ),
-    "taskgui.store": ("PySide6", "shiboken6", "taskgui.runtime", "taskgui.ui", *_ABOVE_UI),
-    "taskgui.runtime": ("PySide6.QtWidgets", "PySide6.QtGui", "taskgui.ui", *_ABOVE_UI),
-    "taskgui.ui": ("taskgui.store", "sqlite3", *_ABOVE_UI),
+    "taskgui.store": (
+        "PySide6",
+        "shiboken6",
+        "taskgui.runtime",
+        "taskgui.ui",
+        *_ABOVE_UI,
+        *_DEV_ONLY,
+    ),
+    "taskgui.runtime": ("PySide6.QtWidgets", "PySide6.QtGui", "taskgui.ui", *_ABOVE_UI, *_DEV_ONLY),
+    "taskgui.ui": ("taskgui.store", "sqlite3", *_ABOVE_UI, *_DEV_ONLY),
 }
 
 # The only module allowed to read the wall clock or the monotonic clock.

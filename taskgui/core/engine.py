@@ -316,6 +316,12 @@ class Engine:
         entry = self._entry(task_id)
         if not entry.spec.paused:
             return []
+        refusal = entry.spec.recurrence.refusal
+        if refusal is not None:
+            raise InvalidStateError(
+                f"task {entry.spec.name!r} cannot resume: its schedule is refused "
+                f"({refusal}); edit the schedule first"
+            )
         entry.spec = replace(entry.spec, paused=False)
         unblocked = self._unqueue(entry)  # a run asked for while paused may be queued
         self._queue(entry)

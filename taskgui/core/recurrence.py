@@ -10,15 +10,16 @@ finishes late never drifts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from functools import cached_property, lru_cache
 from typing import TypeAlias
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from cron_descriptor import Options, get_description
-from croniter import CroniterBadDateError, croniter
-
+from taskgui.core.cron_calendar import CronCalendar
+from taskgui.core.cron_dst import next_fire
+from taskgui.core.cron_grammar import CronFields, parse_fields, split_expression
+from taskgui.core.cron_text import describe_fields
 from taskgui.core.duration import check_duration, describe_interval
 from taskgui.core.errors import InvalidTaskError
 
@@ -29,16 +30,6 @@ _CALENDAR_START = datetime(1, 1, 2, tzinfo=UTC)
 # How many cron occurrences catch_up counts one by one before it gives an estimate;
 # a minutely cron after a year of downtime would otherwise cost half a million steps.
 CATCH_UP_COUNT_CAP = 10_000
-
-_CRON_MACROS = {
-    "@yearly": "0 0 1 1 *",
-    "@annually": "0 0 1 1 *",
-    "@monthly": "0 0 1 * *",
-    "@weekly": "0 0 * * 0",
-    "@daily": "0 0 * * *",
-    "@midnight": "0 0 * * *",
-    "@hourly": "0 * * * *",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +45,11 @@ class CatchUp:
     next_at: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class Once:
-    """Runs a single time, at the task's first run time."""
+class _NoFurtherRuns:
+    """The answers of a schedule with no run after its first: ``Once``, and a stored
+    cron schedule that cannot run (``RefusedCron``)."""
 
-    is_recurring = False
+    __slots__ = ()
 
     def first_at_or_after(self, start: datetime) -> datetime:
         return start
@@ -71,6 +62,14 @@ class Once:
 
     def advance(self, scheduled_at: datetime, steps: int) -> None:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class Once(_NoFurtherRuns):
+    """Runs a single time, at the task's first run time."""
+
+    is_recurring = False
+    refusal = None
 
     def describe(self) -> str:
         return "once"
@@ -104,6 +103,7 @@ class Every:
     mode: EveryMode = EveryMode.FIXED_RATE
 
     is_recurring = True
+    refusal = None
 
     def __post_init__(self) -> None:
         check_duration(self.interval, "the repeat interval")
@@ -157,30 +157,11 @@ class Every:
 
 
 def normalize_cron(expr: str) -> str:
-    """Return the 5-field form of ``expr`` (macros expanded), or raise InvalidTaskError."""
-    text = " ".join(expr.split())
-    if not text:
-        raise InvalidTaskError("the cron expression is empty; write it like '0 9 * * 1-5'")
-    if text.startswith("@"):
-        if text.lower() == "@reboot":
-            raise InvalidTaskError("@reboot is not a time schedule; taskgui cannot run it")
-        try:
-            return _CRON_MACROS[text.lower()]
-        except KeyError:
-            known = ", ".join(sorted(_CRON_MACROS))
-            raise InvalidTaskError(f"unknown cron macro {text!r}; use one of {known}") from None
-    fields = text.split(" ")
-    if len(fields) != 5:
-        raise InvalidTaskError(
-            f"a cron expression has 5 fields (minute hour day month weekday), "
-            f"{text!r} has {len(fields)}"
-        )
-    if not croniter.is_valid(text):
-        raise InvalidTaskError(
-            f"{text!r} is not a valid cron expression; e.g. '*/5 * * * *' is every "
-            "5 minutes, '0 9 * * 1-5' is 09:00 on weekdays"
-        )
-    return text
+    """Return the 5-field form of ``expr`` (macros expanded), or raise InvalidTaskError
+    naming the field that cron would refuse."""
+    fields = split_expression(expr)
+    parse_fields(fields)
+    return " ".join(fields)
 
 
 def load_zone(name: str) -> ZoneInfo:
@@ -199,10 +180,18 @@ def load_zone(name: str) -> ZoneInfo:
 class Cron:
     """Runs whenever a 5-field cron expression matches, in time zone ``tz``.
 
-    Daylight saving time, the way cronie handles it: a time that does not exist
-    (spring forward) runs at the first valid moment after the gap; a time that occurs
-    twice (fall back) runs once, unless the minute or hour field starts with ``*``
-    (then the schedule is about elapsed time, and both hours run).
+    The expression means what it means to cronie (``taskgui.core.cron_grammar``): the
+    same fields, names and steps, the day-of-month/day-of-week AND/OR rule, and the
+    same refusals. Daylight saving time as in cronie's ``cron.c``
+    (``taskgui.core.cron_dst``): a job is *wildcard* when its minute or hour field
+    starts with ``*``, otherwise *fixed-time*. At a spring-forward gap a fixed-time
+    job whose time was skipped runs right after the gap and a wildcard job skips the
+    missing times; at a fall-back a fixed-time job runs once (in the first pass) and a
+    wildcard job runs through both passes as the wall clock shows them.
+
+    One deliberate difference: where several times of a fixed-time job fall in one
+    gap (``15,45 2 * * *``), cronie launches it once per time, all at once; taskgui
+    runs it once. ``tests/core/test_cron_dst.py`` holds the choice.
     """
 
     expr: str
@@ -213,50 +202,47 @@ class Cron:
     def __post_init__(self) -> None:
         if not isinstance(self.expr, str):
             raise InvalidTaskError("the cron expression must be text like '0 9 * * 1-5'")
-        object.__setattr__(self, "expr", normalize_cron(self.expr))
+        fields = split_expression(self.expr)
+        parsed = parse_fields(fields)
+        object.__setattr__(self, "expr", " ".join(fields))
+        object.__setattr__(self, "_fields", parsed)
         load_zone(self.tz)
-        probe = datetime(2000, 1, 1, tzinfo=UTC)
-        try:
-            croniter(self.expr, probe.astimezone(self._zone)).get_next(datetime)
-        except CroniterBadDateError:
-            raise InvalidTaskError(f"the cron expression {self.expr!r} never matches") from None
-
-    @cached_property
-    def _zone(self) -> ZoneInfo:
-        return load_zone(self.tz)
+        if self._calendar.next_match(_PROBE) is None:
+            raise InvalidTaskError(
+                f"the cron expression {self.expr!r} never matches (no such day exists)"
+            )
 
     @property
-    def _runs_hourly_or_more(self) -> bool:
-        """cronie's test for "about elapsed time": a wildcard minute or hour field."""
-        minute, hour = self.expr.split(" ")[:2]
-        return minute.startswith("*") or hour.startswith("*")
+    def refusal(self) -> str | None:
+        """Why this schedule cannot run (None: it can); see ``RefusedCron``."""
+        return None
 
-    def _is_repeated_wall_time(self, local: datetime) -> bool:
-        """True for the second instance of a wall time that a fall-back repeats."""
-        first = local.replace(tzinfo=None).replace(tzinfo=self._zone, fold=0)
-        return first.utcoffset() != local.utcoffset()
+    @property
+    def fields(self) -> CronFields:
+        """The parsed expression."""
+        parsed: CronFields = self.__dict__["_fields"]
+        return parsed
 
-    def _iterate(self, after: datetime) -> croniter | None:
-        """Matches after ``after``; None when its local time is past year 9999 already."""
+    @property
+    def wildcard(self) -> bool:
+        """cronie's wildcard job: the minute or hour field starts with ``*``."""
+        return self.fields.wildcard
+
+    @cached_property
+    def _calendar(self) -> CronCalendar:
+        return CronCalendar(self.fields)
+
+    @cached_property
+    def _zone(self) -> tzinfo:
+        # UTC has no DST; the plain timezone takes cron_dst's shortcut.
+        return UTC if self.tz in _UTC_NAMES else load_zone(self.tz)
+
+    def _next(self, after: datetime) -> datetime | None:
+        after = max(after, _CALENDAR_START)  # no zone has local time before it
         try:
-            return croniter(self.expr, after.astimezone(self._zone))
-        except OverflowError:
+            return next_fire(self._calendar, self.fields.wildcard, self._zone, after)
+        except OverflowError:  # local time past year 9999 (a zone east of UTC): no more
             return None
-
-    def _next(self, it: croniter | None) -> datetime | None:
-        """The iterator's next occurrence in UTC; None when the calendar ends first."""
-        if it is None:
-            return None
-        while True:
-            try:
-                local: datetime = it.get_next(datetime)
-            except (CroniterBadDateError, ValueError, OverflowError):  # past year 9999
-                return None
-            if self._runs_hourly_or_more or not self._is_repeated_wall_time(local):
-                try:
-                    return local.astimezone(UTC)
-                except OverflowError:
-                    return None
 
     def first_at_or_after(self, start: datetime) -> datetime:
         """The first matching time at or after ``start``: a cron task starting "now"
@@ -276,44 +262,83 @@ class Cron:
     def next_after(
         self, scheduled_at: datetime, finished_at: datetime | None = None
     ) -> datetime | None:
-        """The first match after ``scheduled_at``; None when the calendar ends first."""
-        return _cron_next_after(self, max(scheduled_at, _CALENDAR_START))
+        """The first run strictly after ``scheduled_at`` (None after the year 9999)."""
+        return _cron_next_after(self, scheduled_at)
 
     def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
-        it = self._iterate(max(scheduled_at, _CALENDAR_START))
         missed = 0
-        while missed <= CATCH_UP_COUNT_CAP:
-            occurrence = self._next(it)
-            if occurrence is None or occurrence > now:
-                return CatchUp(missed=missed, exact=True, next_at=occurrence)
+        occurrence = self._next(scheduled_at)
+        while occurrence is not None and occurrence <= now:
             missed += 1
-        return CatchUp(missed=CATCH_UP_COUNT_CAP, exact=False, next_at=self.next_after(now))
+            if missed > CATCH_UP_COUNT_CAP:
+                return CatchUp(missed=CATCH_UP_COUNT_CAP, exact=False, next_at=self.next_after(now))
+            occurrence = self._next(occurrence)
+        return CatchUp(missed=missed, exact=True, next_at=occurrence)
 
     def advance(self, scheduled_at: datetime, steps: int) -> datetime | None:
-        it = self._iterate(max(scheduled_at, _CALENDAR_START))
         occurrence: datetime | None = scheduled_at
         for _ in range(steps):
-            occurrence = self._next(it)
             if occurrence is None:
-                break
+                return None
+            occurrence = self._next(occurrence)
         return occurrence
 
     def describe(self, *, with_zone: bool = True) -> str:
-        options = Options()
-        options.use_24hour_time_format = True
-        try:
-            text = str(get_description(self.expr, options))
-        except Exception:  # cron_descriptor is stricter than croniter on a few forms
-            text = f"cron {self.expr}"
+        text = describe_fields(self.fields)
         return f"{text} ({self.tz})" if with_zone else text
+
+
+@dataclass(frozen=True)
+class RefusedCron(_NoFurtherRuns, Cron):
+    """A stored cron schedule that this taskgui refuses (an older one accepted it).
+
+    Kept, never run: the task is loaded paused (``TaskSpec`` sees ``refusal``), its
+    schedule text says why and what to do, and resuming it is refused until the
+    schedule is edited. Its expression and zone stay exactly as stored, so nothing
+    is lost and the row is written back unchanged.
+    """
+
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        pass  # taken as stored: the point is not to judge it again
+
+    @property
+    def refusal(self) -> str:
+        return self.reason
+
+    def describe(self, *, with_zone: bool = True) -> str:
+        zone = f" ({self.tz})" if with_zone else ""
+        return (
+            f"not running: cron {self.expr!r}{zone} is refused: {self.reason}. "
+            "Edit the schedule, then resume the task"
+        )
+
+
+def stored_cron(expr: str, tz: str) -> Cron:
+    """A stored cron schedule: a ``Cron``, or a ``RefusedCron`` saying why not.
+
+    For what the store reads back, never for what a person enters: a task saved by an
+    older taskgui with an expression this one refuses must survive a start.
+    """
+    if not isinstance(expr, str) or not isinstance(tz, str):
+        raise InvalidTaskError("a stored cron schedule needs a text expression and zone")
+    try:
+        return Cron(expr, tz)
+    except InvalidTaskError as error:
+        return RefusedCron(expr, tz, str(error))
+
+
+_PROBE = datetime(2000, 1, 1)
+_UTC_NAMES = frozenset({"UTC", "Etc/UTC"})
 
 
 @lru_cache(maxsize=4096)
 def _cron_next_after(cron: Cron, after: datetime) -> datetime | None:
-    """Memoised: croniter takes ~0.2 ms per answer, and the same question comes twice
-    for every new task (the store's initial row and the engine's first slot) and once
-    per task sharing a schedule and start in a bulk import."""
-    return cron._next(cron._iterate(after))
+    """Memoised: the same question comes twice for every new task (the store's initial
+    row and the engine's first slot) and once per task sharing a schedule and start in
+    a bulk import."""
+    return cron._next(after)
 
 
 Recurrence: TypeAlias = Once | Every | Cron

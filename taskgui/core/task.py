@@ -34,6 +34,7 @@ MAX_CWD_LENGTH = 4_096  # PATH_MAX
 MAX_ENV_VARIABLES = 1_000
 MAX_ENV_ENTRY_BYTES = 128 * 1024
 MAX_ENV_BYTES = 1024 * 1024
+MAX_SHELL_PATH_LENGTH = 4096  # PATH_MAX
 PRIORITY_MIN, PRIORITY_MAX = -1_000_000, 1_000_000
 DEFAULT_MISFIRE_GRACE = timedelta(seconds=60)
 ONCE = Once()
@@ -47,12 +48,16 @@ class Command:
 
     ``env`` holds extra variables as sorted (name, value) pairs, so the value stays
     hashable and compares equal regardless of the order they were given in.
+    ``shell_path`` is the shell that runs the line (``/bin/sh`` when None), as a
+    crontab's ``SHELL=`` chooses it for the lines below it: bash-only syntax such as
+    ``source`` or ``&>>`` means something else, or nothing, to ``/bin/sh``.
     """
 
     line: str
     use_shell: bool = True
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
+    shell_path: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.line, str) or not self.line.strip():
@@ -70,6 +75,8 @@ class Command:
         pairs = tuple(sorted((str(name), str(value)) for name, value in env))
         _check_env(pairs)
         object.__setattr__(self, "env", pairs)
+        if self.shell_path is not None:
+            _check_shell_path(self.shell_path, self.use_shell)
 
     def _check_cwd(self) -> None:
         if not isinstance(self.cwd, str):
@@ -122,13 +129,23 @@ def _check_env(pairs: tuple[tuple[str, str], ...]) -> None:
         raise InvalidTaskError("an environment variable is given twice")
 
 
+def _check_shell_path(path: object, use_shell: bool) -> None:
+    if not isinstance(path, str) or not path.startswith("/") or "\0" in path:
+        raise InvalidTaskError(f"the shell must be an absolute path like /bin/bash, not {path!r}")
+    if len(path) > MAX_SHELL_PATH_LENGTH or path != path.strip():
+        raise InvalidTaskError(f"the shell path {path[:60]!r} is not a usable path")
+    if not use_shell:
+        raise InvalidTaskError("a shell is given, but the command does not run through one")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskSpec:
     """Everything a person decides about a task.
 
     ``id`` is 0 until a repository assigns one. ``paused`` is the person's switch
     (like "disabled" in other schedulers): a paused task keeps its place in the
-    schedule but starts no scheduled runs.
+    schedule but starts no scheduled runs. A task whose schedule cannot run (a stored
+    cron expression this taskgui refuses, ``recurrence.refusal``) is always paused.
     """
 
     name: str
@@ -149,6 +166,8 @@ class TaskSpec:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _checked_name(self.name))
+        if getattr(self.recurrence, "refusal", None) is not None and not self.paused:
+            object.__setattr__(self, "paused", True)
         if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
             raise InvalidTaskError(f"task ids are whole numbers from 1, not {self.id!r}")
         if isinstance(self.priority, bool) or not isinstance(self.priority, int):

@@ -25,6 +25,9 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, TaskState
 from taskgui.core.task import DEFAULT_MISFIRE_GRACE, DEFAULT_RETRY, ONCE, Command, TaskSpec
 
 VALUE_VERSION = 1
+# A command that names its shell is version 2 (see store.codec): an older taskgui then
+# refuses the file instead of running the command with /bin/sh.
+COMMAND_SHELL_VERSION = 2
 E = TypeVar("E", bound=StrEnum)
 _MISSING: Any = object()
 # What a constructor may raise for a value it cannot take.
@@ -46,7 +49,7 @@ _TASK_KEYS = (
     "misfire_grace_seconds",
     "paused",
 )
-_COMMAND_KEYS = ("v", "line", "shell", "cwd", "env")
+_COMMAND_KEYS = ("v", "line", "shell", "cwd", "env", "shell_path")
 _RETRY_KEYS = ("v", "backoff", "max_attempts", "base", "max", "factor", "jitter")
 _SCHEDULE_KEYS = {
     "once": ("v", "kind"),
@@ -97,17 +100,20 @@ class _Fields:
             raise FieldError(self.at(key), "this field is required")
         return default
 
-    def check_version(self) -> None:
+    def check_version(self, newest: int = VALUE_VERSION) -> None:
         version = self.data.get("v", VALUE_VERSION)  # a hand-written file may leave it out
         if type(version) is not int:
             raise FieldError(self.at("v"), f"expected a whole number, got {_shown(version)}")
-        if version > VALUE_VERSION:
+        if version > newest:
+            readable = (
+                str(VALUE_VERSION) if newest == VALUE_VERSION else f"{VALUE_VERSION}-{newest}"
+            )
             raise FieldError(
                 self.at("v"),
                 f"written by a newer taskgui (version {version}); this taskgui reads "
-                f"version {VALUE_VERSION}",
+                f"version {readable}",
             )
-        if version != VALUE_VERSION:
+        if version < VALUE_VERSION:
             raise FieldError(self.at("v"), f"unknown version {version}")
 
     def text(self, key: str, default: Any = _MISSING, *, nullable: bool = False) -> Any:
@@ -272,15 +278,20 @@ class TaskDecoder:
     @staticmethod
     def command(value: object) -> Command:
         fields = _Fields(value, "command", _COMMAND_KEYS)
-        fields.check_version()
+        fields.check_version(COMMAND_SHELL_VERSION)
         line = fields.text("line")
         shell = fields.boolean("shell", True)
         cwd = fields.text("cwd", None, nullable=True)
         env = _env_pairs(fields.get("env", []), fields.at("env"))
+        path = fields.text("shell_path", None, nullable=True)
         return _build(
             "command",
-            lambda: Command(line=line, use_shell=shell, cwd=cwd, env=env),
-            [("line", lambda: Command(line=line)), ("env", lambda: Command(line="x", env=env))],
+            lambda: Command(line=line, use_shell=shell, cwd=cwd, env=env, shell_path=path),
+            [
+                ("line", lambda: Command(line=line)),
+                ("env", lambda: Command(line="x", env=env)),
+                ("shell_path", lambda: Command(line="x", use_shell=shell, shell_path=path)),
+            ],
         )
 
     @staticmethod

@@ -33,7 +33,12 @@ from taskgui.core.recurrence import Cron, Every, Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import Command
-from taskgui.core.transfer_fields import VALUE_VERSION, FieldError, TaskDecoder
+from taskgui.core.transfer_fields import (
+    COMMAND_SHELL_VERSION,
+    VALUE_VERSION,
+    FieldError,
+    TaskDecoder,
+)
 from taskgui.core.transfer_plan import Candidate, ParsedImport
 from taskgui.core.transfer_report import SkippedItem
 
@@ -63,13 +68,16 @@ def iso(moment: datetime) -> str:
 
 
 def command_json(command: Command) -> dict[str, Any]:
-    return {
+    value: dict[str, Any] = {
         "v": VALUE_VERSION,
         "line": command.line,
         "shell": command.use_shell,
         "cwd": command.cwd,
         "env": [[name, value] for name, value in command.env],
     }
+    if command.shell_path is not None:
+        value.update(v=COMMAND_SHELL_VERSION, shell_path=command.shell_path)
+    return value
 
 
 def recurrence_json(recurrence: Recurrence) -> dict[str, Any]:

@@ -288,7 +288,7 @@ class CommandRunner:
     def _argv(self) -> list[str]:
         line = self._command.line
         if self._command.use_shell:
-            return [SHELL, "-c", line]
+            return [self._command.shell_path or SHELL, "-c", line]
         try:
             argv = shlex.split(line)
         except ValueError as error:
@@ -313,6 +313,8 @@ class CommandRunner:
 
     def _start(self, argv: list[str], cwd: str) -> subprocess.Popen[bytes]:
         env = {**os.environ, **self._command.env_dict, **self._extra_env}
+        if self._command.shell_path is not None:
+            env["SHELL"] = self._command.shell_path  # as cron sets it for its commands
         try:
             return subprocess.Popen(
                 argv,

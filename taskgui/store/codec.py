@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
-from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
+from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, stored_cron
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot, TaskStatus
@@ -38,6 +38,10 @@ from taskgui.core.task import (
 from taskgui.store.errors import CodecError
 
 JSON_VERSION = 1
+# A command that names its shell (a crontab's SHELL=) is written as version 2, so a
+# taskgui from before sets the task aside instead of running it with /bin/sh; every
+# other command stays version 1, readable by any taskgui.
+COMMAND_SHELL_VERSION = 2
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ZERO = timedelta(0)
 _MEMO_LIMIT = 10_000
@@ -117,14 +121,20 @@ def encode_command(command: Command) -> str:
     them would not help); this is several times faster, and the text is identical.
     """
     string = _json_string
-    if not command.env and command.cwd is None and command.use_shell:  # the usual command
-        return _SHELL_LINE_HEAD + string(command.line) + _SHELL_LINE_TAIL
+    path = command.shell_path
+    if not command.env and command.cwd is None and command.use_shell and path is None:
+        return _SHELL_LINE_HEAD + string(command.line) + _SHELL_LINE_TAIL  # the usual one
     env = ",".join(f"[{string(name)},{string(value)}]" for name, value in command.env)
     cwd = "null" if command.cwd is None else string(command.cwd)
     shell = "true" if command.use_shell else "false"
+    version, shell_path = (
+        (JSON_VERSION, "")
+        if path is None
+        else (COMMAND_SHELL_VERSION, f',"shell_path":{string(path)}')
+    )
     return (
-        f'{{"v":{JSON_VERSION},"line":{string(command.line)},"shell":{shell},'
-        f'"cwd":{cwd},"env":[{env}]}}'
+        f'{{"v":{version},"line":{string(command.line)},"shell":{shell},'
+        f'"cwd":{cwd},"env":[{env}]{shell_path}}}'
     )
 
 
@@ -159,7 +169,7 @@ _recurrence_text = lru_cache(maxsize=256)(encode_recurrence)
 _retry_text = lru_cache(maxsize=256)(encode_retry)
 
 
-def _load_json(text: str, what: str) -> dict[str, Any]:
+def _load_json(text: str, what: str, newest: int = JSON_VERSION) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except (TypeError, ValueError) as error:
@@ -167,21 +177,26 @@ def _load_json(text: str, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise CodecError(f"the stored {what} is not a JSON object")
     version = value.get("v")
-    if version != JSON_VERSION:
+    if type(version) is not int or not JSON_VERSION <= version <= newest:
         raise CodecError(
             f"the stored {what} has format version {version!r}; this taskgui reads "
-            f"version {JSON_VERSION} (was the file written by a newer taskgui?)"
+            f"version {_versions(newest)} (was the file written by a newer taskgui?)"
         )
     return value
 
 
+def _versions(newest: int) -> str:
+    return str(JSON_VERSION) if newest == JSON_VERSION else f"{JSON_VERSION} to {newest}"
+
+
 def _decode_command(text: str) -> Command:
-    data = _load_json(text, "command")
+    data = _load_json(text, "command", COMMAND_SHELL_VERSION)
     return Command(
         line=data["line"],
         use_shell=bool(data.get("shell", True)),
         cwd=data.get("cwd"),
         env=tuple((str(k), str(v)) for k, v in data.get("env", [])),
+        shell_path=data.get("shell_path"),
     )
 
 
@@ -193,7 +208,9 @@ def _decode_recurrence(text: str) -> Recurrence:
     if kind == "every":
         return Every(timedelta(seconds=data["seconds"]), EveryMode(data.get("mode", "fixed_rate")))
     if kind == "cron":
-        return Cron(data["expr"], data.get("tz", "UTC"))
+        # A schedule this taskgui refuses (an older one accepted it) is kept, and its
+        # task loads paused with the reason: see RefusedCron.
+        return stored_cron(data["expr"], data.get("tz", "UTC"))
     raise CodecError(f"unknown schedule kind {kind!r}")
 
 
@@ -271,8 +288,8 @@ _OCCURRENCE = SlotKind.OCCURRENCE.value
 
 @lru_cache(maxsize=1024)
 def _cron_first_match(recurrence: Cron, start: datetime) -> datetime:
-    # croniter takes ~0.2 ms to find a first match, a hundred times a row's other work;
-    # an import gives its cron tasks a handful of schedules and one start time.
+    # A first match costs several times a row's other work; an import gives its cron
+    # tasks a handful of schedules and one start time.
     return recurrence.first_at_or_after(start)
 
 
@@ -382,7 +399,23 @@ def _plain_command(text: str) -> Command | None:
     # Command's own checks, for exactly this shape (NUL cannot be printable ASCII).
     if not line.strip() or len(line) > MAX_COMMAND_LENGTH:
         return None
-    return _new_command(line=line, use_shell=use_shell, cwd=None, env=())
+    return _new_command(line=line, use_shell=use_shell, cwd=None, env=(), shell_path=None)
+
+
+_WAITING = frozenset({TaskState.PENDING, TaskState.RETRYING})
+
+
+def _paused_if_refused(snapshot: TaskSnapshot) -> TaskSnapshot:
+    """A task whose schedule is refused is paused (TaskSpec saw to its definition);
+    its stored state says what it was before, so show what the engine will make of it."""
+    status = snapshot.status
+    if (
+        snapshot.spec.recurrence.refusal is None
+        or status.state not in _WAITING
+        or status.slot_kind is SlotKind.MANUAL
+    ):
+        return snapshot
+    return TaskSnapshot(snapshot.spec, status._replace(state=TaskState.PAUSED))
 
 
 def _task_id(row: tuple[Any, ...]) -> object:
@@ -418,9 +451,9 @@ class RowDecoder:
             # path decides, and says what is wrong.
             snapshot = None
         if snapshot is not None:
-            return snapshot
+            return _paused_if_refused(snapshot)
         try:
-            return self._snapshot(row)
+            return _paused_if_refused(self._snapshot(row))
         except CodecError:
             raise
         except KeyError as error:
@@ -538,7 +571,8 @@ class RowDecoder:
             overlap=overlap,
             misfire=misfire,
             misfire_grace=grace,
-            paused=bool(paused),
+            # TaskSpec pauses a task whose schedule is refused; so must this copy.
+            paused=bool(paused) or recurrence.refusal is not None,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

@@ -218,6 +218,9 @@ class AdvancedEditor(QWidget):
         self.misfire.setCurrentIndex(self.misfire.findData(spec.misfire.value))
         self.env.setPlainText(env_text(spec.command.env))
         self.use_shell.setChecked(spec.command.use_shell)
+        if spec.command.shell_path:  # a crontab's SHELL=, kept while the box stays on
+            shell = spec.command.shell_path.replace("&", "&&")  # not a mnemonic
+            self.use_shell.setText(f"R&un through the shell ({shell})")
         self.paused.setChecked(spec.paused)
         self.set_expanded(
             spec.timeout is not None
@@ -226,6 +229,7 @@ class AdvancedEditor(QWidget):
             or spec.misfire is not _DEFAULTS.misfire
             or bool(spec.command.env)
             or spec.command.use_shell is not _DEFAULTS.command.use_shell
+            or spec.command.shell_path is not None
             or spec.paused
         )
 

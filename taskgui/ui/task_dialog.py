@@ -336,7 +336,14 @@ class TaskDialog(QDialog):
                 id=self._source.id if editing and self._source else 0,
                 name=probe.name,
                 command=Command(
-                    line=line, use_shell=advanced.use_shell, cwd=cwd[0], env=advanced.env
+                    line=line,
+                    use_shell=advanced.use_shell,
+                    cwd=cwd[0],
+                    env=advanced.env,
+                    # The shell a crontab's SHELL= chose goes with the task it came with.
+                    shell_path=self._source.command.shell_path
+                    if self._source and advanced.use_shell
+                    else None,
                 ),
                 first_run_at=schedule.first_run_at,
                 recurrence=schedule.recurrence,

@@ -39,6 +39,7 @@ from taskgui.core.transfer_format import (
 )
 from taskgui.core.transfer_plan import ImportPlan, ParsedImport, plan_import
 from taskgui.core.transfer_report import TransferReport
+from taskgui.runtime.accounts import crontab_source
 from taskgui.runtime.files import write_private
 from taskgui.ui.dialog_fields import local_zone_name
 from taskgui.ui.plain_text import inform, warn
@@ -194,8 +195,10 @@ class TransferActions(QObject):
         if self._run_dialog(dialog) != QDialog.DialogCode.Accepted:
             return None
         text, zone = dialog.text(), self._local_zone()
+        source = crontab_source(dialog.path())
         return self._preview_and_import(
-            lambda now: parse_crontab(text, now=now, default_tz=zone), "Import Crontab"
+            lambda now: parse_crontab(text, now=now, default_tz=zone, source=source),
+            "Import Crontab",
         )
 
     def export(self, *, with_history: bool = False) -> str | None:

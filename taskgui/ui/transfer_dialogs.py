@@ -220,6 +220,7 @@ class CrontabDialog(QDialog):
         self.resize(720, 460)
         self._open_file = open_file
         self._error = error
+        self._loaded: tuple[str, str] | None = None  # (path, its text) of the last load
         hint = QLabel("Paste a crontab (the output of 'crontab -l') or load one from a file.", self)
         self.editor = QPlainTextEdit(self)
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -247,6 +248,13 @@ class CrontabDialog(QDialog):
     def text(self) -> str:
         return self.editor.toPlainText()
 
+    def path(self) -> str | None:
+        """The file the text was loaded from, while it is unchanged (a system crontab
+        is recognised by its path); None for pasted or edited text."""
+        if self._loaded is not None and self._loaded[1] == self.text():
+            return self._loaded[0]
+        return None
+
     def _on_editor_text_changed(self) -> None:
         self.preview_button.setEnabled(bool(self.text().strip()))
 
@@ -258,6 +266,8 @@ class CrontabDialog(QDialog):
             self.editor.setPlainText(read_text(path))
         except (OSError, TaskguiError) as error:
             self._error(self, "Load Crontab", str(error))
+        else:
+            self._loaded = (path, self.text())
 
 
 def read_text(path: str) -> str:

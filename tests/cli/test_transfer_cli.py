@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import pwd
 import stat
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from taskgui.store.lock import is_locked
 from tests.helpers.cli import Result, Run
 from tests.helpers.factories import T0
 from tests.helpers.processes import request_server
+from tests.helpers.store import raw_connection
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -360,6 +362,69 @@ def test_crontab_l_piped_into_the_real_program(db: Path) -> None:
         "Nightly backup",
         "date +%s >> /tmp/stamps",
     ]
+
+
+ME = pwd.getpwuid(os.getuid()).pw_name
+SYSTEM_CRONTAB = f"""SHELL=/bin/bash
+# m h dom mon dow user  command
+17 * * * * {ME} cd / && source ~/.profile
+25 6 * * * nobody-else-here run-parts /etc/cron.daily
+"""
+
+
+def test_a_system_crontab_by_option_imports_my_lines_without_the_user(run: Run) -> None:
+    result = run(
+        "import", "--crontab", "--system-crontab", "--tz", "UTC", "-", stdin=SYSTEM_CRONTAB
+    )
+
+    assert result.code == 0, result.err
+    assert f"the lines for {ME} are imported without the user name" in result.out
+    assert "  ! line 4: 25 6 * * * nobody-else-here run-parts /etc/cron.daily\n" in result.out
+    assert "runs as the user nobody-else-here" in result.out
+    [task] = listing(run)
+    assert task["command"] == "cd / && source ~/.profile"
+    assert task["shell_path"] == "/bin/bash"
+    shown = run("show", str(task["id"]))
+    assert "yes (/bin/bash)" in shown.out
+
+
+def test_without_the_option_the_same_file_reads_as_a_user_crontab(run: Run) -> None:
+    # 'nobody-else-here' is no account, so the user column is not recognised, and
+    # --user-crontab says so outright: the user becomes part of the command, as cron
+    # would run it from 'crontab -e'.
+    for flags in ((), ("--user-crontab",)):
+        result = run("import", "--crontab", "--dry-run", *flags, "-", stdin=SYSTEM_CRONTAB)
+        assert result.code == 0, result.err
+        assert "system crontab" not in result.out
+        assert f"+ {ME} cd / && source ~/.profile" in result.out
+
+
+def test_the_crontab_kind_options_go_with_crontab(run: Run, tmp_path: Path) -> None:
+    result = run("import", "--system-crontab", str(tmp_path / "x.json"))
+    assert (result.code, "--system-crontab goes with --crontab" in result.err) == (2, True)
+    both = run("import", "--crontab", "--system-crontab", "--user-crontab", "-")
+    assert both.code == 2
+
+
+def test_a_stored_task_with_a_refused_schedule_is_shown_paused_with_the_fix(
+    run: Run, db: Path
+) -> None:
+    added = run("add", "--name", "old", "--command", "true", "--cron", "0 9 * * *")
+    assert added.code == 0, added.err
+    with raw_connection(db) as other:
+        other.execute(
+            "UPDATE tasks SET recurrence = ? WHERE id = 1",
+            ('{"v":1,"kind":"cron","expr":"0 22-2 * * *","tz":"UTC"}',),
+        )
+
+    [task] = listing(run)
+    assert task["state"] == "paused"
+    shown = run("show", "1")
+    assert "not running: cron '0 22-2 * * *' (UTC) is refused" in shown.out
+    assert "write two ranges: '22-23,0-2'" in shown.out
+    resumed = run("resume", "1")
+    assert resumed.code == 1
+    assert "cannot resume: its schedule is refused" in resumed.err
 
 
 # ------------------------------------------------------- with a scheduler running

@@ -141,8 +141,9 @@ def test_cron_settings_are_notes_not_environment() -> None:
 
     for spec in tasks.values():
         assert not {"SHELL", "MAILTO", "CRON_TZ"} & set(spec.command.env_dict)
+        assert spec.command.shell_path == "/bin/bash"  # SHELL= on line 4 applies below it
     notes = "\n".join(parsed.notes)
-    assert "SHELL=/bin/bash (line 4) is not applied" in notes
+    assert "SHELL=/bin/bash (line 4): the commands below it run with /bin/bash" in notes
     assert "MAILTO=me@example.com (line 5) is not applied" in notes
     assert "TZ=Asia/Tokyo (line 29)" in notes
     assert "no retries" in notes and "run_once" in notes
@@ -157,7 +158,7 @@ def test_every_line_that_is_not_a_task_is_reported_with_its_reason() -> None:
     assert "@reboot" in skipped[23] and "cannot run it" in skipped[23]
     assert "uses %" in skipped[24] and "stdin" in skipped[24]
     assert skipped[25].startswith("not a crontab entry")
-    assert "'61 * * * *' is not a valid cron expression" in skipped[26]
+    assert skipped[26] == "minute 61 is not in 0-59"
     assert "has no command" in skipped[27]
     assert "unknown cron macro '@fortnightly'" in skipped[28]
     lines = SAMPLE.split("\n")

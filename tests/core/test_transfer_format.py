@@ -127,7 +127,7 @@ FIELD_CASES: list[tuple[tuple[str, ...], Any, str, str]] = [
     (("retry", "v"), 2, "retry.v", "written by a newer taskgui (version 2)"),
     (("retry", "tries"), 2, "retry.tries", "unknown field"),
     (("schedule", "kind"), "sometimes", "schedule.kind", "expected one of once, every, cron"),
-    (("schedule", "expr"), "61 * * * *", "schedule.expr", "not a valid cron expression"),
+    (("schedule", "expr"), "61 * * * *", "schedule.expr", "minute 61 is not in 0-59"),
     (("schedule", "expr"), "@reboot", "schedule.expr", "@reboot"),
     (("schedule", "tz"), "Mars/Olympus", "schedule.tz", "unknown time zone"),
     (("schedule", "seconds"), 1, "schedule.seconds", "unknown field"),

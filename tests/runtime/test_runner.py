@@ -32,7 +32,8 @@ CAP = 64 * 1024
 
 def run(line: str, **kwargs: object) -> RunReport:
     """Run a shell command line with the real monotonic clock."""
-    command_fields = {k: kwargs.pop(k) for k in ("use_shell", "cwd", "env") if k in kwargs}
+    names = ("use_shell", "cwd", "env", "shell_path")
+    command_fields = {k: kwargs.pop(k) for k in names if k in kwargs}
     runner_kwargs: dict[str, object] = {"timeout": None, **kwargs}
     runner = CommandRunner(
         Command(line=line, **command_fields),  # type: ignore[arg-type]
@@ -120,6 +121,30 @@ def test_shell_command_not_found_says_so() -> None:
     assert report.result.exit_code == 127
     assert report.result.error == "exit status 127 (command not found)"
     assert "taskgui-no-such-command-xyz" in report.result.output
+
+
+BASH_ONLY = '[[ 1 == 1 ]] && echo double-brackets; echo out &>> "$LOG"; echo $SHELL'
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/bash"), reason="needs /bin/bash")
+def test_a_command_runs_with_the_shell_it_names(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    report = run(BASH_ONLY, shell_path="/bin/bash", env={"LOG": str(log)})
+    assert report.outcome is RunOutcome.SUCCEEDED, report.result
+    assert report.result.output == "double-brackets\n/bin/bash\n"  # SHELL set, as cron does
+    assert log.read_text() == "out\n"
+    # The same line under /bin/sh (dash on Debian) is not what was meant.
+    plain = run(BASH_ONLY, env={"LOG": str(log)})
+    assert "double-brackets" not in plain.result.output or os.path.realpath("/bin/sh").endswith(
+        "bash"
+    )
+
+
+def test_a_shell_that_does_not_exist_fails_without_starting() -> None:
+    report = run("echo hi", shell_path="/nonexistent/bash")
+    assert report.outcome is RunOutcome.FAILED
+    assert report.result.exit_code is None
+    assert "/nonexistent/bash" in (report.result.error or "")
 
 
 def test_shell_not_executable_says_so(tmp_path: Path) -> None:

@@ -198,7 +198,7 @@ def test_commands_in_another_form_are_decoded_and_validated_by_json(text: str) -
         ("command", '{"v":1,"line":"   ","shell":true,"cwd":null,"env":[]}'),
         ("command", '{"v":1,"line":"a\\u0000b","shell":true,"cwd":null,"env":[]}'),
         ("command", '{"v":1,"line":"a\tb","shell":true,"cwd":null,"env":[]}'),  # raw tab
-        ("command", '{"v":2,"line":"ls","shell":true,"cwd":null,"env":[]}'),
+        ("command", '{"v":3,"line":"ls","shell":true,"cwd":null,"env":[]}'),
         ("first_run_at", "today"),
         ("next_run_at", "tomorrow"),
     ],

@@ -448,8 +448,23 @@ INVALID_CASES = [
         lambda q, d: _set_cron(q, d, "61 * * * *"),
         lambda q, d: retype(q, d.schedule.cron_expr, "59 * * * *"),
         "schedule.cron_error",
-        "'61 * * * *' is not a valid cron expression",
+        "minute 61 is not in 0-59",
         id="bad-cron",
+    ),
+    pytest.param(
+        lambda q, d: _set_cron(q, d, "0 22-2 * * *"),
+        lambda q, d: retype(q, d.schedule.cron_expr, "0 22-23,0-2 * * *"),
+        "schedule.cron_error",
+        "the hour field '22-2': the range 22-2 runs backwards, and cron never runs it; "
+        "to wrap around, write two ranges: '22-23,0-2'",
+        id="wrapped-cron",
+    ),
+    pytest.param(
+        lambda q, d: _set_cron(q, d, "R 9 * * *"),
+        lambda q, d: retype(q, d.schedule.cron_expr, "17 9 * * *"),
+        "schedule.cron_error",
+        "'R' (a random or hashed minute in some schedulers) is not cron",
+        id="croniter-extension",
     ),
     pytest.param(
         lambda q, d: _set_cron(q, d, "0 9 * * *", zone="Mars/Olympus_Mons"),
@@ -784,3 +799,18 @@ def test_duration_text_reads_back_exactly(delta: timedelta) -> None:
 
 def test_env_lines_skip_blanks_and_comments_and_keep_values_exactly() -> None:
     assert parse_env_lines("# comment\n\nA= spaced \nB=x=y\n") == (("A", " spaced "), ("B", "x=y"))
+
+
+def test_edit_keeps_the_shell_a_crontab_chose_until_the_shell_is_turned_off(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    bash = Command(line="source ~/.profile && backup", shell_path="/bin/bash")
+    spec = replace(_complex_spec(), command=bash)
+    dialog = open_dialog(qtbot, clock, spec=spec, mode=DialogMode.EDIT)
+    assert dialog.advanced.is_expanded()
+    assert dialog.advanced.use_shell.text() == "R&un through the shell (/bin/bash)"
+    assert accept(qtbot, dialog) == spec
+
+    again = open_dialog(qtbot, clock, spec=spec, mode=DialogMode.EDIT)
+    again.advanced.use_shell.setChecked(False)
+    assert accept(qtbot, again).command == Command(line=bash.line, use_shell=False)
