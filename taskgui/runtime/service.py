@@ -26,6 +26,7 @@ Signals: those of ``ScheduleSignals``, and
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import threading
@@ -79,6 +80,9 @@ CHECKPOINT_QUIET = timedelta(milliseconds=50)
 # Enough for the commit and an idle worker thread's wake-up with room to spare, and
 # short enough that nothing a person does in between could tell the difference.
 DISPATCH_AHEAD = 0.005  # seconds
+# A run's wall-clock span that differs from its monotonic duration by more than this
+# crossed a clock jump (NTP slews far less: 0.05 %, 1.8 s over an hour-long run).
+DURATION_DRIFT = timedelta(seconds=1)
 
 
 class SchedulerService(ScheduleSignals):
@@ -474,7 +478,9 @@ class SchedulerService(ScheduleSignals):
         outcome = report.outcome
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
-        events = self._engine.finished(run_id, outcome, self._clock.now())
+        events = _timed_by_monotonic(
+            self._engine.finished(run_id, outcome, self._clock.now()), report.duration
+        )
         # One commit for the result and for what the freed worker is given next.
         self._dispatch(done=events, results={run_id: report.result})
         if self._stopping and not self._pool.busy:
@@ -614,3 +620,24 @@ class SchedulerService(ScheduleSignals):
                 message = str(UnreadableTaskError(event.task_id, event.reason))
                 log.error("%s", message)
                 self.error_occurred.emit(message)
+
+
+def _timed_by_monotonic(events: list[Event], duration: float) -> list[Event]:
+    """A run's record spans its monotonic ``duration``, whatever the wall clock did.
+
+    The history shows a run's duration as finished minus started, two wall-clock
+    readings; a clock jump between them (a correction, a person setting the time)
+    would show a run of seconds as three hours. When the two disagree by more than
+    ``DURATION_DRIFT``, the record's end becomes its start plus the duration the
+    runner measured on the monotonic clock. Only the record: the engine has already
+    planned what comes next from the wall clock's now, as everything else is.
+    """
+    measured = timedelta(seconds=duration)
+    return [
+        dataclasses.replace(event, finished_at=event.run.dispatched_at + measured)
+        if isinstance(event, RunFinished)
+        # dispatched_at: when the run was released to start (see ahead.py)
+        and abs(event.finished_at - event.run.dispatched_at - measured) > DURATION_DRIFT
+        else event
+        for event in events
+    ]
