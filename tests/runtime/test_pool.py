@@ -31,6 +31,7 @@ from tests.helpers.service import Harness, spec
 CLOCK = SystemClock()
 FAKE_RUNS = 5_000
 REAL_RUNS = 300
+LEAK_RUNS = 200
 
 
 class InstantRunner:
@@ -117,6 +118,36 @@ def test_real_runs_through_the_service_leave_no_runner_behind(tmp_path: Path, qt
         harness.finished.clear()  # the test's own record holds results, not runners
         assert live(CommandRunner) - before == 0
         assert live(pool_module._RunJob) == 0
+    finally:
+        harness.close()
+
+
+def test_the_service_holds_no_more_objects_after_hundreds_more_runs(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Any per-run leak, wherever it is: run one task again and again and count every
+    object the garbage collector tracks. It also bounds the cost of a full collection,
+    which walks them all (the old pool's leak made one take 0.2 s after 4,000 runs)."""
+    harness = Harness(tmp_path, qtbot, workers=2)
+    try:
+        task = harness.service.add_task(spec("again", "true"))
+        qtbot.waitUntil(lambda: len(harness.finished) == 1, timeout=10_000)  # its own run
+
+        def run_times(count: int) -> None:
+            for _ in range(count):
+                harness.finished.clear()
+                harness.service.run_now(task.id)
+                qtbot.waitUntil(lambda: len(harness.finished) == 1, timeout=10_000)
+                qtbot.waitUntil(lambda: harness.service.busy_workers == 0, timeout=10_000)
+            harness.finished.clear()
+
+        run_times(50)  # warm-up: caches, statements, threads
+        gc.collect()
+        before = len(gc.get_objects())
+        run_times(LEAK_RUNS)
+        gc.collect()
+        grown = len(gc.get_objects()) - before
+        assert grown < LEAK_RUNS // 4, f"{grown} more objects after {LEAK_RUNS} runs"
     finally:
         harness.close()
 
