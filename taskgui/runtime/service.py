@@ -32,6 +32,7 @@ import random
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -55,6 +56,7 @@ from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.ahead import DispatchAhead
+from taskgui.runtime.checkpoints import BackgroundCheckpoints
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.orphans import stop_orphaned_runs
@@ -66,6 +68,7 @@ from taskgui.store.operations import Op, Operations
 from taskgui.store.recovery import Recovery, recover
 from taskgui.store.repository import TaskRepository
 from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.wal_checkpoints import WalCheckpointer
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +77,6 @@ REQUEST_CHECK_MS = 250
 STORE_RETRY_MS = 5_000
 # The CLI waits 10 s for an answer; a request older than this was given up on.
 REQUEST_EXPIRY = timedelta(seconds=30)
-# WAL checkpoints run between deadlines, at most every few seconds.
-CHECKPOINT_EVERY_TICKS = 8
-CHECKPOINT_QUIET = timedelta(milliseconds=50)
 # Enough for the commit and an idle worker thread's wake-up with room to spare, and
 # short enough that nothing a person does in between could tell the difference.
 DISPATCH_AHEAD = 0.005  # seconds
@@ -137,7 +137,7 @@ class SchedulerService(ScheduleSignals):
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
         self._data_version: int | None = None
-        self._ticks_since_checkpoint = 0
+        self._checkpoints: BackgroundCheckpoints | None = None
         self._stopping = False
         self._healthy = True
         self._running = False
@@ -163,6 +163,7 @@ class SchedulerService(ScheduleSignals):
         self._hydration.start()
         if isinstance(self._repository, SqliteRepository):
             self._repository.take_over_checkpoints()
+            self._start_checkpoints(self._repository.path)
             self._data_version = self._repository.data_version()
             self._requests.start()
             self._perform_requests()
@@ -227,6 +228,8 @@ class SchedulerService(ScheduleSignals):
 
     def _finish_shutdown(self) -> None:
         self._running = False
+        if self._checkpoints is not None:
+            self._checkpoints.stop()
         self.stopped.emit()
 
     # ---------------------------------------------------------------- reads
@@ -499,21 +502,15 @@ class SchedulerService(ScheduleSignals):
         if version != self._data_version:
             self._data_version = version
             self._perform_requests()
-        self._checkpoint_when_idle(repository)
 
-    def _checkpoint_when_idle(self, repository: SqliteRepository) -> None:
-        """Fold the WAL back into the database while nothing is about to be due."""
-        self._ticks_since_checkpoint += 1
-        if self._ticks_since_checkpoint < CHECKPOINT_EVERY_TICKS:
-            return
-        deadline = self._engine.next_deadline()
-        if deadline is not None and deadline - self._clock.now() < CHECKPOINT_QUIET:
-            return
-        self._ticks_since_checkpoint = 0
-        try:
-            repository.checkpoint()
-        except StoreError as error:
-            self._store_failed(error)
+    def _start_checkpoints(self, path: Path) -> None:
+        """Fold the WAL back into the database on a thread of its own: this thread's
+        deadlines then never wait for a checkpoint's copying and fsync, and a busy
+        schedule never keeps the WAL from being folded back (see wal_checkpoints.py)."""
+        if self._checkpoints is None:
+            self._checkpoints = BackgroundCheckpoints(lambda: WalCheckpointer(path))
+            self.destroyed.connect(self._checkpoints.stop)
+            self._checkpoints.start()
 
     def _perform_requests(self) -> None:
         repository = self._repository
