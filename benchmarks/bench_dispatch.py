@@ -141,6 +141,15 @@ class Sustained:
         step = (self.high - self.low) / (self.tasks - 1)
         return [round(self.low + step * index, 3) for index in range(self.tasks)]
 
+    def plan(self, base: datetime) -> list[tuple[datetime, float]]:
+        """(first run, interval) per task: first runs staggered over a second from
+        ``base``, so that the tasks do not all fall due at one moment (a burst would
+        measure the queue for workers, not the scheduler)."""
+        return [
+            (base + timedelta(seconds=round(index * 0.137 % 1.0, 3)), interval)
+            for index, interval in enumerate(self.intervals)
+        ]
+
     @property
     def label(self) -> str:
         return f"sustained {self.tasks} every {self.low:g}-{self.high:g} s for {self.seconds:g} s"
@@ -274,8 +283,8 @@ class TaskguiSystem:
         ]
         self.service.add_tasks(specs)
 
-    def add_recurring(self, intervals: Sequence[float], first: datetime) -> list[int]:
-        """Fixed-rate tasks, one per interval, all first due at ``first``; their ids."""
+    def add_recurring(self, plan: Sequence[tuple[datetime, float]]) -> list[int]:
+        """Fixed-rate tasks, one per (first run, interval); their ids."""
         specs = [
             TaskSpec(
                 name=f"every {interval:g} s",
@@ -284,7 +293,7 @@ class TaskguiSystem:
                 recurrence=Every(timedelta(seconds=interval)),
                 retry=NO_RETRY,
             )
-            for interval in intervals
+            for first, interval in plan
         ]
         return [spec.id for spec in self.service.add_tasks(specs)]
 
@@ -554,23 +563,22 @@ def measure_sustained(
 ) -> Samples:
     """Recurring tasks under load for a while, one scheduler after the other.
 
-    Each scheduler gets the same tasks (fixed rate, first due 1 s after they were added)
-    for ``sustained.seconds``; lateness is measured as for one-off tasks. APScheduler's
-    jobs spawn ``/bin/sh -c true`` like taskgui's commands, so the machine carries the
-    same load. Its run times are on the grid ``first + k * interval``.
+    Each scheduler gets the same tasks (fixed rate, first due 1-2 s after they were
+    added, staggered) for ``sustained.seconds``; lateness is measured as for one-off
+    tasks. APScheduler's jobs spawn ``/bin/sh -c true`` like taskgui's commands, so the
+    machine carries the same load. Its run times are on the grid
+    ``first + k * interval``.
     """
     samples = Samples()
-    intervals = sustained.intervals
     before = set(taskgui.finished)
-    first = datetime.now(UTC) + timedelta(seconds=1)
-    task_ids = taskgui.add_recurring(intervals, first)
-    taskgui.run_for(1 + sustained.seconds)
+    task_ids = taskgui.add_recurring(sustained.plan(datetime.now(UTC) + timedelta(seconds=1)))
+    taskgui.run_for(2 + sustained.seconds)
     taskgui.delete(task_ids)
     taskgui.collect(taskgui.new_runs(before), samples)
     for name, system in aps.items():
-        first = datetime.now(UTC) + timedelta(seconds=1)
+        plan = sustained.plan(datetime.now(UTC) + timedelta(seconds=1))
         keys = []
-        for interval in intervals:
+        for first, interval in plan:
             key = next(_APS_KEYS)
             system.scheduler.add_job(
                 aps_recurring_spawn,
@@ -581,12 +589,12 @@ def measure_sustained(
                 id=str(key),
             )
             keys.append(key)
-        time.sleep(1 + sustained.seconds)
+        time.sleep(2 + sustained.seconds)
         for key in keys:
             system.scheduler.remove_job(str(key))
         late = [
             (began - first.timestamp()) % interval
-            for key, interval in zip(keys, intervals, strict=True)
+            for key, (first, interval) in zip(keys, plan, strict=True)
             for began in APS_RECURRING.starts.get(key, [])
         ]
         samples.add("start", name, late)
@@ -822,8 +830,8 @@ def notes(profile: Profile, instrumented: bool, aps_skipped: str | None) -> list
         "pool hand-off: idle pool, from start()/submit() to the job's first line "
         "(taskgui column: its WorkerThreads; APS memory column: concurrent.futures, "
         "which APScheduler's ThreadPoolExecutor wraps).",
-        f"{profile.sustained.label}: fixed-rate tasks first due 1 s after they were "
-        "added, one scheduler after the other; APScheduler's interval jobs spawn "
+        f"{profile.sustained.label}: fixed-rate tasks first due 1-2 s after they were "
+        "added (staggered), one scheduler after the other; APScheduler's interval jobs spawn "
         "/bin/sh -c true as taskgui's commands do, so each carries the same load.",
         "single N s ahead: few repetitions, so p99 is in effect the maximum.",
     ]
