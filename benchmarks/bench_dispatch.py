@@ -414,9 +414,9 @@ class _ApsRecurringLog:
 APS_RECURRING = _ApsRecurringLog()
 
 
-def aps_recurring_spawn(key: int) -> None:
-    """A recurring APScheduler job doing what a taskgui no-op task does (see aps_spawn)."""
-    APS_RECURRING.record(key, time.time())
+def spawn_true() -> None:
+    """What a taskgui no-op task does: spawn ``/bin/sh -c true`` in a session of its
+    own, its output on a pipe, and reap it."""
     subprocess.run(
         SPAWN_ARGV,
         stdin=subprocess.DEVNULL,
@@ -425,19 +425,18 @@ def aps_recurring_spawn(key: int) -> None:
         start_new_session=True,
         check=False,
     )
+
+
+def aps_recurring_spawn(key: int) -> None:
+    """A recurring APScheduler job doing what a taskgui no-op task does."""
+    APS_RECURRING.record(key, time.time())
+    spawn_true()
 
 
 def aps_spawn(key: int) -> None:
-    """An APScheduler job doing what a taskgui no-op task does: spawn and reap ``true``."""
+    """An APScheduler job doing what a taskgui no-op task does."""
     started = time.time()
-    subprocess.run(
-        SPAWN_ARGV,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        check=False,
-    )
+    spawn_true()
     APS_LOG.record(key, started, time.time())
 
 

@@ -34,6 +34,7 @@ import math
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,13 +77,15 @@ class Task:
 
 
 def percentile(values: Sequence[float], q: float) -> float:
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100
-    low = math.floor(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+    """The q-th percentile (linear between closest ranks); nan when empty."""
+    if len(values) < 2:
+        return values[0] if values else math.nan
+    cuts = statistics.quantiles(values, n=1000, method="inclusive")
+    return (
+        cuts[min(len(cuts) - 1, max(0, round(q * 10) - 1))]
+        if 0 < q < 100
+        else (min(values) if q <= 0 else max(values))
+    )
 
 
 def slope(points: Sequence[tuple[float, float]]) -> float:
