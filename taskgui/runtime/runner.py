@@ -1,7 +1,7 @@
 """Run one task's command as a child process and say how it ended.
 
-Pure stdlib on purpose: the worker pool calls :meth:`CommandRunner.run` from a
-``QThreadPool`` thread, and keeping Qt out of here means the hard part (process groups,
+Pure stdlib on purpose: the worker pool calls :meth:`CommandRunner.run` from one of
+its worker threads, and keeping Qt out of here means the hard part (process groups,
 timeouts, cancel, bounded output) can be tested with real processes and no event loop.
 
 Why it is built the way it is:
