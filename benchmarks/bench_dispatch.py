@@ -14,9 +14,14 @@ Scenarios (from the issue), all measured in this run on this machine:
   A taskgui task is a command, so this is bound by process spawns: APScheduler is
   given the same work (a job that spawns the same ``/bin/sh -c true``) and, apart, a
   pure Python no-op.
+- **sustained**: recurring fixed-rate tasks, intervals spread evenly over 1-3 s (full:
+  20 tasks for 120 s, about 11 runs/s; quick: 30 s; the issue's soak load), one
+  scheduler after the other; APScheduler's interval jobs spawn the same
+  ``/bin/sh -c true``. Lateness as above, p50 / p99 / max: where stalls on the service
+  thread (commits, checkpoints, pruning, garbage collection) show.
 - **hand-off**: a micro-benchmark of the bare thread pools, idle: the time from
-  ``QThreadPool.start(runnable)`` to the runnable's ``run()`` beginning on a pool
-  thread (taskgui), and from ``ThreadPoolExecutor.submit`` to the function beginning
+  ``WorkerThreads.start(job)`` (the worker pool's threads) to the job beginning on a
+  pool thread (taskgui), and from ``ThreadPoolExecutor.submit`` to the function beginning
   (what APScheduler's thread pool executor uses).
 
 What "late" means (lateness = that moment minus the scheduled time, wall clock):
@@ -29,11 +34,11 @@ What "late" means (lateness = that moment minus the scheduled time, wall clock):
   taskgui dispatches a run up to ``DISPATCH_AHEAD`` (5 ms) before its time when a
   worker is free, so the pool thread is usually woken early and this is the moment
   it leaves its own timed wait; otherwise it includes the wake-up, the engine, the
-  SQLite commit of the dispatch and the QThreadPool hand-off. taskgui has no hook
+  SQLite commit of the dispatch and the hand-off to a worker thread. taskgui has no hook
   there, so the benchmark wraps the worker's ``run`` (to know the run id on that
   thread), the runner's ``_run`` and the worker's ``_on_started`` in this process only:
   one ``time.time()`` call each, nothing in taskgui/ is changed. (Before dispatch
-  ahead, this was taken when ``QRunnable.run`` was entered, before the gate.)
+  ahead, this was taken when the worker's job was entered, before the gate.)
 - **dispatch**: taskgui only, ``ticket.dispatched_at - ticket.scheduled_at``, the time
   the engine records. For a run dispatched at its deadline: the timer's wake-up up to
   the start of dispatching, before the commit and the hand-off. For a run dispatched
@@ -53,8 +58,8 @@ Goal (issue): worker-start lateness p50 <= 0.5 ms and p99 <= 1.5 ms at every hor
 stretch: p99 no worse than APScheduler's memory store. Benchmarks report; a miss does
 not fail the script.
 
-    python benchmarks/bench_dispatch.py            # full, about 3.5 minutes
-    python benchmarks/bench_dispatch.py --quick    # no 60 s horizon, under a minute
+    python benchmarks/bench_dispatch.py            # full, about 10 minutes
+    python benchmarks/bench_dispatch.py --quick    # no 60 s horizon, about 3 minutes
     python benchmarks/bench_dispatch.py --smoke    # tiny: checks the script still runs
 """
 
@@ -85,15 +90,10 @@ if str(ROOT) not in sys.path:
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import PySide6  # noqa: E402
-from PySide6.QtCore import (  # noqa: E402
-    QCoreApplication,
-    QEventLoop,
-    QRunnable,
-    QThreadPool,
-    QTimer,
-)
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer  # noqa: E402
 
 from taskgui.core.clock import SystemClock  # noqa: E402
+from taskgui.core.recurrence import Every  # noqa: E402
 from taskgui.core.retry import RetryPolicy  # noqa: E402
 from taskgui.core.states import RunOutcome  # noqa: E402
 from taskgui.core.status import RunTicket  # noqa: E402
@@ -101,6 +101,7 @@ from taskgui.core.task import Command, TaskSpec  # noqa: E402
 from taskgui.runtime import pool as pool_module  # noqa: E402
 from taskgui.runtime import runner as runner_module  # noqa: E402
 from taskgui.runtime.service import SchedulerService  # noqa: E402
+from taskgui.runtime.worker_threads import WorkerThreads  # noqa: E402
 from taskgui.store.sqlite import SqliteRepository  # noqa: E402
 
 CLOCK = SystemClock()
@@ -121,12 +122,54 @@ class Profile:
     stagger: float  # seconds between the schedulers' turns in the single scenarios
     throughput: int
     handoffs: int
+    sustained: Sustained
+
+
+@dataclass(frozen=True)
+class Sustained:
+    """Recurring tasks at intervals spread evenly over [low, high], for ``seconds``."""
+
+    tasks: int
+    low: float
+    high: float
+    seconds: float
+
+    @property
+    def intervals(self) -> list[float]:
+        if self.tasks == 1:
+            return [self.low]
+        step = (self.high - self.low) / (self.tasks - 1)
+        return [round(self.low + step * index, 3) for index in range(self.tasks)]
+
+    def plan(self, base: datetime) -> list[tuple[datetime, float]]:
+        """(first run, interval) per task: first runs staggered over a second from
+        ``base``, so that the tasks do not all fall due at one moment (a burst would
+        measure the queue for workers, not the scheduler)."""
+        return [
+            (base + timedelta(seconds=round(index * 0.137 % 1.0, 3)), interval)
+            for index, interval in enumerate(self.intervals)
+        ]
+
+    @property
+    def label(self) -> str:
+        return f"sustained {self.tasks} every {self.low:g}-{self.high:g} s for {self.seconds:g} s"
 
 
 PROFILES = {
-    "full": Profile(500, 5.0, 1.0, ((1.0, 5), (10.0, 3), (60.0, 2)), 0.3, 2_000, 2_000),
-    "quick": Profile(500, 5.0, 1.0, ((1.0, 3), (10.0, 1)), 0.3, 500, 1_000),
-    "smoke": Profile(20, 0.5, 0.3, ((0.3, 1),), 0.05, 20, 50),
+    "full": Profile(
+        500,
+        5.0,
+        1.0,
+        ((1.0, 5), (10.0, 3), (60.0, 2)),
+        0.3,
+        2_000,
+        2_000,
+        Sustained(20, 1.0, 3.0, 120.0),
+    ),
+    "quick": Profile(
+        500, 5.0, 1.0, ((1.0, 3), (10.0, 1)), 0.3, 500, 1_000, Sustained(20, 1.0, 3.0, 30.0)
+    ),
+    "smoke": Profile(20, 0.5, 0.3, ((0.3, 1),), 0.05, 20, 50, Sustained(5, 1.0, 2.0, 3.0)),
 }
 
 
@@ -240,6 +283,36 @@ class TaskguiSystem:
         ]
         self.service.add_tasks(specs)
 
+    def add_recurring(self, plan: Sequence[tuple[datetime, float]]) -> list[int]:
+        """Fixed-rate tasks, one per (first run, interval); their ids."""
+        specs = [
+            TaskSpec(
+                name=f"every {interval:g} s",
+                command=NOOP,
+                first_run_at=first,
+                recurrence=Every(timedelta(seconds=interval)),
+                retry=NO_RETRY,
+            )
+            for first, interval in plan
+        ]
+        return [spec.id for spec in self.service.add_tasks(specs)]
+
+    def run_for(self, seconds: float) -> None:
+        """Run the event loop for ``seconds`` (whatever is due meanwhile runs)."""
+        loop = QEventLoop()
+        QTimer.singleShot(int(seconds * 1000), loop.quit)
+        loop.exec()
+
+    def delete(self, task_ids: Sequence[int]) -> None:
+        for task_id in task_ids:
+            self.service.delete(task_id)
+        self.run_until_idle(30)
+
+    def run_until_idle(self, timeout: float) -> None:
+        end = time.monotonic() + timeout
+        while self.service.busy_workers and time.monotonic() < end:
+            self.run_for(0.05)
+
     def run_until(self, count: int, timeout: float) -> None:
         """Run the event loop until ``count`` runs have finished in all."""
         if len(self.finished) < count:
@@ -326,9 +399,24 @@ def aps_noop(key: int) -> None:
     APS_LOG.record(key, started, started)
 
 
-def aps_spawn(key: int) -> None:
-    """An APScheduler job doing what a taskgui no-op task does: spawn and reap ``true``."""
-    started = time.time()
+class _ApsRecurringLog:
+    """Entry times of APScheduler's recurring jobs, per key (a job runs many times)."""
+
+    def __init__(self) -> None:
+        self.starts: dict[int, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def record(self, key: int, started: float) -> None:
+        with self._lock:
+            self.starts.setdefault(key, []).append(started)
+
+
+APS_RECURRING = _ApsRecurringLog()
+
+
+def spawn_true() -> None:
+    """What a taskgui no-op task does: spawn ``/bin/sh -c true`` in a session of its
+    own, its output on a pipe, and reap it."""
     subprocess.run(
         SPAWN_ARGV,
         stdin=subprocess.DEVNULL,
@@ -337,6 +425,18 @@ def aps_spawn(key: int) -> None:
         start_new_session=True,
         check=False,
     )
+
+
+def aps_recurring_spawn(key: int) -> None:
+    """A recurring APScheduler job doing what a taskgui no-op task does."""
+    APS_RECURRING.record(key, time.time())
+    spawn_true()
+
+
+def aps_spawn(key: int) -> None:
+    """An APScheduler job doing what a taskgui no-op task does."""
+    started = time.time()
+    spawn_true()
     APS_LOG.record(key, started, time.time())
 
 
@@ -457,6 +557,49 @@ def measure_single(
     return samples
 
 
+def measure_sustained(
+    sustained: Sustained, taskgui: TaskguiSystem, aps: dict[str, ApsSystem]
+) -> Samples:
+    """Recurring tasks under load for a while, one scheduler after the other.
+
+    Each scheduler gets the same tasks (fixed rate, first due 1-2 s after they were
+    added, staggered) for ``sustained.seconds``; lateness is measured as for one-off
+    tasks. APScheduler's jobs spawn ``/bin/sh -c true`` like taskgui's commands, so the
+    machine carries the same load. Its run times are on the grid
+    ``first + k * interval``.
+    """
+    samples = Samples()
+    before = set(taskgui.finished)
+    task_ids = taskgui.add_recurring(sustained.plan(datetime.now(UTC) + timedelta(seconds=1)))
+    taskgui.run_for(2 + sustained.seconds)
+    taskgui.delete(task_ids)
+    taskgui.collect(taskgui.new_runs(before), samples)
+    for name, system in aps.items():
+        plan = sustained.plan(datetime.now(UTC) + timedelta(seconds=1))
+        keys = []
+        for first, interval in plan:
+            key = next(_APS_KEYS)
+            system.scheduler.add_job(
+                aps_recurring_spawn,
+                "interval",
+                seconds=interval,
+                start_date=first,
+                args=(key,),
+                id=str(key),
+            )
+            keys.append(key)
+        time.sleep(2 + sustained.seconds)
+        for key in keys:
+            system.scheduler.remove_job(str(key))
+        late = [
+            (began - first.timestamp()) % interval
+            for key, (first, interval) in zip(keys, plan, strict=True)
+            for began in APS_RECURRING.starts.get(key, [])
+        ]
+        samples.add("start", name, late)
+    return samples
+
+
 @dataclass(frozen=True)
 class Throughput:
     spawn: dict[str, float]  # tasks per second, spawning /bin/sh -c true
@@ -491,40 +634,26 @@ def measure_throughput(
     return Throughput(spawn, noop)
 
 
-class _Probe(QRunnable):
-    def __init__(self, entered: list[float], done: threading.Event) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self._entered = entered
-        self._done = done
-
-    def run(self) -> None:
-        self._entered.append(time.perf_counter())
-        self._done.set()
-
-
 def measure_handoff(count: int, workers: int = 4) -> dict[str, list[float]]:
     """Seconds from handing a job to an idle pool until it begins on a pool thread."""
     result: dict[str, list[float]] = {"taskgui": [], "APS memory": []}
     done = threading.Event()
     entered: list[float] = []
-    qt_pool = QThreadPool()
-    qt_pool.setMaxThreadCount(workers)
-    probe = _Probe(entered, done)
+    threads = WorkerThreads(workers, name="bench-worker")
 
-    def qt_submit() -> None:
-        qt_pool.start(probe)
-
-    def py_entry() -> None:
+    def entry() -> None:
         entered.append(time.perf_counter())
         done.set()
 
     with concurrent.futures.ThreadPoolExecutor(workers) as executor:
 
-        def py_submit() -> None:
-            executor.submit(py_entry)
+        def taskgui_submit() -> None:
+            threads.start(entry)
 
-        for name, submit in (("taskgui", qt_submit), ("APS memory", py_submit)):
+        def py_submit() -> None:
+            executor.submit(entry)
+
+        for name, submit in (("taskgui", taskgui_submit), ("APS memory", py_submit)):
             for index in range(count + 20):  # the first 20 start the threads: not counted
                 done.clear()
                 entered.clear()
@@ -535,7 +664,8 @@ def measure_handoff(count: int, workers: int = 4) -> dict[str, list[float]]:
                 if index >= 20:
                     result[name].append(entered[0] - began)
                 time.sleep(0.002)  # let the thread go idle again
-    qt_pool.waitForDone(5_000)
+    threads.wait_for_done(5)
+    threads.close()
     return result
 
 
@@ -610,7 +740,7 @@ def fmt(value: float | None, unit: str) -> str:
 
 def print_table(rows: Sequence[Row]) -> list[str]:
     header = (
-        f"{'scenario / metric':<44} {'unit':>4} {'taskgui':>9} {'APS memory':>11} "
+        f"{'scenario / metric':<50} {'unit':>4} {'taskgui':>9} {'APS memory':>11} "
         f"{'APS SQLite':>11} {'goal':>7} {'verdict':>7} {'stretch':>7} {'tg/APS-mem':>10}"
     )
     print(header)
@@ -623,7 +753,7 @@ def print_table(rows: Sequence[Row]) -> list[str]:
         if verdict == "MISS":
             misses.append(row.label)
         print(
-            f"{row.label:<44} {row.unit:>4} {fmt(tg, row.unit):>9} "
+            f"{row.label:<50} {row.unit:>4} {fmt(tg, row.unit):>9} "
             f"{fmt(mem, row.unit):>11} {fmt(row.values.get('APS SQLite'), row.unit):>11} "
             f"{'<= ' + fmt(row.goal, row.unit) if row.goal is not None else '':>7} "
             f"{verdict:>7} {row.stretch_verdict():>7} "
@@ -660,6 +790,8 @@ def measure_all(profile: Profile, directory: Path, with_aps: bool) -> list[Row]:
                 pooled.add(*key, values)
         if len(profile.singles) > 1:
             rows += lateness_rows("single, all horizons", pooled, (50, 99))
+        sustained = measure_sustained(profile.sustained, taskgui, aps)
+        rows += lateness_rows(profile.sustained.label, sustained, (50, 99, 100))
         for system in aps.values():
             system.close()
         throughput = measure_throughput(profile.throughput, taskgui, factories)
@@ -682,7 +814,7 @@ def notes(profile: Profile, instrumented: bool, aps_skipped: str | None) -> list
         "wait for the start time, and begins the spawn; APScheduler: the job function "
         "entered) minus the scheduled time. It is what the goal is about. A taskgui run "
         "dispatched at its deadline includes the timer, the engine, the SQLite commit "
-        "and the QThreadPool hand-off; one dispatched ahead (a free worker, up to 5 ms "
+        "and the hand-off to a worker thread; one dispatched ahead (a free worker, up to 5 ms "
         "early) has done all that before, and its thread wakes on its own timer.",
         "dispatch = ticket.dispatched_at - scheduled_at (taskgui only): the timer's "
         "wake-up up to the start of dispatching, before the commit and the hand-off; "
@@ -695,8 +827,11 @@ def notes(profile: Profile, instrumented: bool, aps_skipped: str | None) -> list
         "every system, so it is bound by process spawns; APScheduler is timed from "
         "resume() of a paused scheduler holding every job.",
         "pool hand-off: idle pool, from start()/submit() to the job's first line "
-        "(taskgui column: QThreadPool; APS memory column: concurrent.futures, which "
-        "APScheduler's ThreadPoolExecutor wraps).",
+        "(taskgui column: its WorkerThreads; APS memory column: concurrent.futures, "
+        "which APScheduler's ThreadPoolExecutor wraps).",
+        f"{profile.sustained.label}: fixed-rate tasks first due 1-2 s after they were "
+        "added (staggered), one scheduler after the other; APScheduler's interval jobs spawn "
+        "/bin/sh -c true as taskgui's commands do, so each carries the same load.",
         "single N s ahead: few repetitions, so p99 is in effect the maximum.",
     ]
     if not instrumented:

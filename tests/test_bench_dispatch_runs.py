@@ -31,6 +31,7 @@ def test_the_smoke_run_prints_the_table(tmp_path: Path) -> None:
         "20 over 0.5 s: worker start p50",
         "20 over 0.5 s: dispatch p99",
         "single 0.3 s ahead (x1): worker start p99",
+        "sustained 5 every 1-2 s for 3 s: worker start max",
         "throughput 20, spawn true",
         "pool hand-off, idle, p99",
     ):

@@ -1,13 +1,15 @@
 """Run one task's command as a child process and say how it ended.
 
-Pure stdlib on purpose: the worker pool calls :meth:`CommandRunner.run` from a
-``QThreadPool`` thread, and keeping Qt out of here means the hard part (process groups,
+Pure stdlib on purpose: the worker pool calls :meth:`CommandRunner.run` from one of
+its worker threads, and keeping Qt out of here means the hard part (process groups,
 timeouts, cancel, bounded output) can be tested with real processes and no event loop.
 
 Why it is built the way it is:
 
 - The command gets its own session and process group, so SIGTERM/SIGKILL on timeout or
-  cancel reach everything it started, not just the shell.
+  cancel reach everything it started, not just the shell; and a mark in its
+  environment, so they also reach what left the group with ``setsid`` (see
+  ``taskgui.runtime.process_tree``).
 - One thread does all the waiting with ``selectors`` on the output pipe, a self-pipe
   that :meth:`~CommandRunner.cancel` writes to, and a pidfd that becomes readable when
   the process exits. Nothing polls on a timer unless pidfds are unavailable.
@@ -42,6 +44,7 @@ from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
+from taskgui.runtime.process_tree import RUN_MARK, ProcessTree, new_mark
 
 SHELL = "/bin/sh"
 DEFAULT_OUTPUT_CAP = 64 * 1024
@@ -49,7 +52,7 @@ DEFAULT_KILL_GRACE = 5.0
 
 _READ_CHUNK = 64 * 1024  # the default Linux pipe capacity: one read empties a full pipe
 _EXIT_POLL = 0.05  # how often to look for an exit when there is no pidfd to wait on
-_GROUP_POLL_FIRST, _GROUP_POLL_MAX = 0.01, 0.25  # waiting for a group to empty
+_GROUP_POLL_FIRST, _GROUP_POLL_MAX = 0.01, 0.25  # waiting for a run's processes to end
 _DRAIN_WINDOW = 0.1  # how long to keep reading after the command exited
 _MAX_WAIT = 3_600.0  # the longest single wait in the selector (see _wait)
 _SHELL_EXIT_HINTS = {126: "not executable", 127: "command not found"}
@@ -165,6 +168,7 @@ class CommandRunner:
         self._begun = False  # past its start time: the process is being started
         self._wake_w: int | None = None
         self._pid: int | None = None
+        self._mark = new_mark()  # in the command's environment: see process_tree
 
     @property
     def pid(self) -> int | None:
@@ -270,14 +274,15 @@ class CommandRunner:
             result = RunResult(error=str(error))
             return _report(RunOutcome.FAILED, result, self._monotonic() - started)
         self._pid = proc.pid
+        tree = ProcessTree(proc.pid, self._mark)
         tail = TailBuffer(self._output_cap)
         try:
             if on_started is not None:
                 on_started(proc.pid)
-            stop, ended = self._supervise(proc, wake_r, started, tail)
+            stop, ended = self._supervise(proc, tree, wake_r, started, tail)
         finally:
             if proc.returncode is None:  # on_started raised, or a bug here: never leak
-                _signal_group(proc.pid, signal.SIGKILL)
+                tree.signal(signal.SIGKILL)
                 proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()
@@ -312,7 +317,12 @@ class CommandRunner:
         return cwd
 
     def _start(self, argv: list[str], cwd: str) -> subprocess.Popen[bytes]:
-        env = {**os.environ, **self._command.env_dict, **self._extra_env}
+        env = {
+            **os.environ,
+            **self._command.env_dict,
+            **self._extra_env,
+            RUN_MARK: self._mark,
+        }
         if self._command.shell_path is not None:
             env["SHELL"] = self._command.shell_path  # as cron sets it for its commands
         try:
@@ -333,13 +343,19 @@ class CommandRunner:
     # --- waiting --------------------------------------------------------------------
 
     def _supervise(
-        self, proc: subprocess.Popen[bytes], wake_r: int, started: float, tail: TailBuffer
+        self,
+        proc: subprocess.Popen[bytes],
+        tree: ProcessTree,
+        wake_r: int,
+        started: float,
+        tail: TailBuffer,
     ) -> tuple[_Stop | None, float]:
         """Wait for the process, enforcing timeout and cancel; return why it stopped.
 
         Three phases: until the group leader is reaped; then, if the runner stopped it
-        and has not yet sent SIGKILL, until the rest of the group is gone or the grace
-        runs out; then a short drain of output already written.
+        and has not yet sent SIGKILL, until the rest of its processes (the group and
+        those that left it) are gone or the grace runs out; then a short drain of
+        output already written.
         """
         assert proc.stdout is not None
         out_fd = proc.stdout.fileno()
@@ -351,14 +367,16 @@ class CommandRunner:
                 selector.register(wake_r, selectors.EVENT_READ, _Source.WAKE)
                 if pidfd is not None:
                     selector.register(pidfd, selectors.EVENT_READ, _Source.EXIT)
-                stop, kill_at = self._wait_for_leader(proc, selector, started, pidfd is None, tail)
+                stop, kill_at = self._wait_for_leader(
+                    proc, tree, selector, started, poll_for_exit=pidfd is None, tail=tail
+                )
                 ended = self._monotonic()
                 # A readable pidfd and the wake pipe would now only spin the loops below.
                 selector.unregister(wake_r)
                 if pidfd is not None:
                     selector.unregister(pidfd)
                 if kill_at is not None:
-                    self._wait_for_group(proc.pid, selector, kill_at, tail)
+                    self._wait_for_tree(tree, selector, kill_at, tail)
                 self._drain(selector, tail)
         finally:
             if pidfd is not None:
@@ -368,8 +386,10 @@ class CommandRunner:
     def _wait_for_leader(
         self,
         proc: subprocess.Popen[bytes],
+        tree: ProcessTree,
         selector: selectors.BaseSelector,
         started: float,
+        *,
         poll_for_exit: bool,
         tail: TailBuffer,
     ) -> tuple[_Stop | None, float | None]:
@@ -389,10 +409,10 @@ class CommandRunner:
                 elif deadline is not None and now >= deadline:
                     stop = _Stop.TIMEOUT
                 if stop is not None:
-                    _signal_group(proc.pid, signal.SIGTERM)
+                    tree.signal(signal.SIGTERM)
                     kill_at = now + self._kill_grace
             if kill_at is not None and now >= kill_at:
-                _signal_group(proc.pid, signal.SIGKILL)
+                tree.signal(signal.SIGKILL)
                 kill_at = None
             waits = [_EXIT_POLL] if poll_for_exit else []
             if stop is None and deadline is not None:
@@ -402,20 +422,20 @@ class CommandRunner:
             _wait(selector, min(waits, default=None), tail)
         return stop, kill_at
 
-    def _wait_for_group(
-        self, pgid: int, selector: selectors.BaseSelector, kill_at: float, tail: TailBuffer
+    def _wait_for_tree(
+        self, tree: ProcessTree, selector: selectors.BaseSelector, kill_at: float, tail: TailBuffer
     ) -> None:
-        """The leader answered SIGTERM: give the rest of the group the same grace, then
-        make sure nothing of the command survives it.
+        """The leader answered SIGTERM: give the rest of the run's processes the same
+        grace, then make sure nothing of the command survives it.
 
         Polls, but only here: there is no descriptor to wait on for a whole group. The
-        interval backs off because each look may scan /proc.
+        interval backs off because each look scans /proc.
         """
         interval = _GROUP_POLL_FIRST
-        while _group_running(pgid):
+        while tree.running():
             now = self._monotonic()
             if now >= kill_at:
-                _signal_group(pgid, signal.SIGKILL)
+                tree.signal(signal.SIGKILL)
                 return
             _wait(selector, min(kill_at - now, interval), tail)
             interval = min(interval * 2, _GROUP_POLL_MAX)
@@ -502,47 +522,6 @@ def _open_pidfd(pid: int) -> int | None:
     except OSError:  # kernel < 5.3, or blocked by a seccomp filter
         return None
     return fd
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    """Signal the whole process group; a group that is already gone is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _group_running(pgid: int) -> bool:
-    """True while a process of the group is still running.
-
-    ``killpg(pgid, 0)`` alone also counts zombies: an orphan's zombie waits for init to
-    reap it, which some inits (containers) do only every second or so. So when the group
-    exists, look in /proc for a member that is not a zombie; without /proc, assume one.
-    """
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        entries = os.scandir("/proc")
-    except OSError:
-        return True
-    with entries:
-        for entry in entries:
-            if entry.name.isdigit() and _running_in_group(entry.name, pgid):
-                return True
-    return False
-
-
-def _running_in_group(pid: str, pgid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            stat = file.read()
-    except OSError:  # exited while we looked
-        return False
-    # "pid (comm) state ppid pgrp ...": comm may contain anything, so split after ")".
-    fields = stat.rpartition(b")")[2].split(None, 3)
-    return len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X")
 
 
 def _start_failure(error: OSError, program: str, cwd: str) -> str:

@@ -31,11 +31,13 @@ Signals: those of ``ScheduleSignals``, and
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -59,6 +61,7 @@ from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.ahead import DispatchAhead
+from taskgui.runtime.checkpoints import BackgroundCheckpoints
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import Hydration
@@ -72,18 +75,19 @@ from taskgui.store.recovery import Recovery, recover
 from taskgui.store.repository import TaskRepository
 from taskgui.store.requests import Request, answer_request
 from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.wal_checkpoints import WalCheckpointer
 
 log = logging.getLogger(__name__)
 
 DEFAULT_WORKERS = 4
 REQUEST_CHECK_MS = 250
 STORE_RETRY_MS = 5_000
-# WAL checkpoints run between deadlines, at most every few seconds.
-CHECKPOINT_EVERY_TICKS = 8
-CHECKPOINT_QUIET = timedelta(milliseconds=50)
 # Enough for the commit and an idle worker thread's wake-up with room to spare, and
 # short enough that nothing a person does in between could tell the difference.
 DISPATCH_AHEAD = 0.005  # seconds
+# A run's wall-clock span that differs from its monotonic duration by more than this
+# crossed a clock jump (NTP slews far less: 0.05 %, 1.8 s over an hour-long run).
+DURATION_DRIFT = timedelta(seconds=1)
 
 
 class SchedulerService(ScheduleSignals):
@@ -138,7 +142,7 @@ class SchedulerService(ScheduleSignals):
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
         self._data_version: int | None = None
-        self._ticks_since_checkpoint = 0
+        self._checkpoints: BackgroundCheckpoints | None = None
         self._stopping = False
         self._healthy = True
         self._running = False
@@ -168,6 +172,7 @@ class SchedulerService(ScheduleSignals):
         self._hydration.start()
         if isinstance(self._repository, SqliteRepository):
             self._repository.take_over_checkpoints()
+            self._start_checkpoints(self._repository.path)
             self._data_version = self._repository.data_version()
             self._requests.start()
             self._perform_requests()
@@ -236,6 +241,8 @@ class SchedulerService(ScheduleSignals):
 
     def _finish_shutdown(self) -> None:
         self._running = False
+        if self._checkpoints is not None:
+            self._checkpoints.stop()
         self.stopped.emit()
 
     # ---------------------------------------------------------------- reads
@@ -513,7 +520,9 @@ class SchedulerService(ScheduleSignals):
         now = self._clock.now()
         ticket = self._engine.running_runs.get(run_id)
         try:
-            events = self._engine.finished(run_id, outcome, now)
+            events = _timed_by_monotonic(
+                self._engine.finished(run_id, outcome, now), report.duration
+            )
         except Exception as error:
             events = self._run_end_failed(ticket, outcome, now, error)
         # One commit for the result and for what the freed worker is given next.
@@ -559,21 +568,15 @@ class SchedulerService(ScheduleSignals):
         if version != self._data_version:
             self._data_version = version
             self._perform_requests()
-        self._checkpoint_when_idle(repository)
 
-    def _checkpoint_when_idle(self, repository: SqliteRepository) -> None:
-        """Fold the WAL back into the database while nothing is about to be due."""
-        self._ticks_since_checkpoint += 1
-        if self._ticks_since_checkpoint < CHECKPOINT_EVERY_TICKS:
-            return
-        deadline = self._engine.next_deadline()
-        if deadline is not None and deadline - self._clock.now() < CHECKPOINT_QUIET:
-            return
-        self._ticks_since_checkpoint = 0
-        try:
-            repository.checkpoint()
-        except StoreError as error:
-            self._store_failed(error)
+    def _start_checkpoints(self, path: Path) -> None:
+        """Fold the WAL back into the database on a thread of its own: this thread's
+        deadlines then never wait for a checkpoint's copying and fsync, and a busy
+        schedule never keeps the WAL from being folded back (see wal_checkpoints.py)."""
+        if self._checkpoints is None:
+            self._checkpoints = BackgroundCheckpoints(lambda: WalCheckpointer(path))
+            self.destroyed.connect(self._checkpoints.stop)
+            self._checkpoints.start()
 
     def _perform_requests(self) -> None:
         repository = self._repository
@@ -640,6 +643,8 @@ class SchedulerService(ScheduleSignals):
         self._timer.disarm()
         self._hydration.stop()
         self._requests.stop()
+        if self._checkpoints is not None:  # before the rescue copies what is open
+            self._checkpoints.stop()
         kept = self._file.save_what_is_open(self._clock.now()) if self._file else ""
         message = f"{error}; {kept}. The schedule has stopped: start taskgui again"
         self._lost = DatabaseReplacedError(message, error.path)
@@ -720,3 +725,24 @@ class SchedulerService(ScheduleSignals):
                 log.error("%s", message)
                 self.error_occurred.emit(message)
                 self.task_removed.emit(event.task_id)  # a view may show it: it is gone
+
+
+def _timed_by_monotonic(events: list[Event], duration: float) -> list[Event]:
+    """A run's record spans its monotonic ``duration``, whatever the wall clock did.
+
+    The history shows a run's duration as finished minus started, two wall-clock
+    readings; a clock jump between them (a correction, a person setting the time)
+    would show a run of seconds as three hours. When the two disagree by more than
+    ``DURATION_DRIFT``, the record's end becomes its start plus the duration the
+    runner measured on the monotonic clock. Only the record: the engine has already
+    planned what comes next from the wall clock's now, as everything else is.
+    """
+    measured = timedelta(seconds=duration)
+    return [
+        dataclasses.replace(event, finished_at=event.run.dispatched_at + measured)
+        if isinstance(event, RunFinished)
+        # dispatched_at: when the run was released to start (see ahead.py)
+        and abs(event.finished_at - event.run.dispatched_at - measured) > DURATION_DRIFT
+        else event
+        for event in events
+    ]

@@ -219,17 +219,13 @@ class SqliteRepository:
         return int(self._query("PRAGMA data_version")[0][0])
 
     def take_over_checkpoints(self) -> None:
-        """Stop SQLite checkpointing inside commits; the owner calls ``checkpoint``.
+        """Stop SQLite checkpointing inside commits; the owner checkpoints instead.
 
         An automatic checkpoint lands in whichever commit crosses 1,000 WAL pages and
-        stalls it for milliseconds; the scheduler would rather spend that time while
-        nothing is due than in the commit that precedes a dispatch.
+        stalls it for milliseconds; the scheduler checkpoints from a connection of its
+        own, on a thread of its own (``taskgui.store.wal_checkpoints``).
         """
         self._query("PRAGMA wal_autocheckpoint = 0")
-
-    def checkpoint(self) -> None:
-        """Copy the WAL into the database without waiting for readers (PASSIVE)."""
-        self._query("PRAGMA wal_checkpoint(PASSIVE)")
 
     # -------------------------------------------------------------- writes
 

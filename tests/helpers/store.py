@@ -22,6 +22,7 @@ from taskgui.core.task import Command, TaskId, TaskSpec
 from taskgui.store.memory import MemoryRepository
 from taskgui.store.repository import DEFAULT_HISTORY_LIMIT, TaskRepository
 from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.wal_checkpoints import WalCheckpointer
 from tests.helpers.factories import T0, make_spec
 
 REPOSITORY_KINDS = ("memory", "sqlite")
@@ -207,3 +208,13 @@ class Driver:
     def snapshot(self, task_id: TaskId) -> TaskSnapshot:
         """The engine's view of the task, as a repository can store it."""
         return stored(self.engine.snapshot(task_id))
+
+
+def checkpoint(db: Path) -> None:
+    """Fold the WAL into the file now, as the service's checkpoint thread does."""
+    checkpointer = WalCheckpointer(db)
+    try:
+        in_wal, copied = checkpointer.checkpoint()
+        assert in_wal == copied, "a reader held the WAL; the checkpoint did not catch up"
+    finally:
+        checkpointer.close()

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -377,6 +377,79 @@ def test_children_that_ignore_sigterm_die_after_the_grace_even_if_the_leader_exi
     grandchild = read_pid(pidfile)
     assert wait_until(lambda: is_gone(grandchild))
     assert wait_until(lambda: not live_members(runner.pid or 0))
+
+
+# --- processes that left the group (setsid) ------------------------------------------
+
+
+def escaping(line: str, **kwargs: object) -> CommandRunner:
+    """A runner for ``line``, with a short timeout and grace unless told otherwise."""
+    settings: dict[str, object] = {"timeout": 0.3, "kill_grace": 0.3, **kwargs}
+    return CommandRunner(Command(line=line), monotonic=time.monotonic, **settings)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def reaped_at_the_end(pidfile: Path) -> Iterator[None]:
+    """Kill whatever pid ``pidfile`` names once the test is over, whatever it found."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def test_timeout_stops_a_process_that_left_the_group_with_setsid(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    runner = escaping(f"setsid sleep 30 & echo $! > {pidfile}; wait")
+    with reaped_at_the_end(pidfile):
+        report = runner.run()
+        assert report.outcome is RunOutcome.TIMED_OUT
+        assert wait_until(lambda: is_gone(read_pid(pidfile)))
+
+
+def test_cancel_stops_a_process_that_left_the_group_and_its_parent(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    # A daemon's double fork: the subshell exits at once, so the escaped sleep is
+    # re-parented to init and nothing of the run's group leads to it any more.
+    runner = escaping(f"(setsid sleep 30 & echo $! > {pidfile}); sleep 30", timeout=None)
+    with reaped_at_the_end(pidfile):
+        worker = threading.Thread(target=runner.run)
+        worker.start()
+        escaped = read_pid(pidfile)
+        stat = _stat(escaped)
+        assert stat is not None and stat[1] == escaped != runner.pid  # a group of its own
+        runner.cancel()
+        worker.join(10)
+        assert not worker.is_alive()
+        assert wait_until(lambda: is_gone(escaped))
+
+
+def test_an_escaped_process_that_ignores_sigterm_is_killed_after_the_grace(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "pid"
+    inner = f"trap '' TERM; echo $$ > {pidfile}; exec sleep 30"
+    runner = escaping(f"setsid sh -c {shlex.quote(inner)} & wait")
+    with reaped_at_the_end(pidfile):
+        report = runner.run()
+        assert report.outcome is RunOutcome.TIMED_OUT
+        escaped = read_pid(pidfile)
+        assert wait_until(lambda: is_gone(escaped))
+
+
+def test_a_run_that_ends_by_itself_leaves_what_it_detached_on_purpose(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    runner = escaping(f"setsid sleep 30 > /dev/null 2>&1 & echo $! > {pidfile}", timeout=None)
+    with reaped_at_the_end(pidfile):
+        report = runner.run()
+        assert report.outcome is RunOutcome.SUCCEEDED
+        assert not is_gone(read_pid(pidfile))  # as cron does: only a stop stops it
+
+
+def test_every_run_carries_a_mark_of_its_own() -> None:
+    marks = {run("echo $TASKGUI_RUN_MARK").result.output.strip() for _ in range(2)}
+    assert len(marks) == 2
+    assert all(len(mark) == 32 and int(mark, 16) >= 0 for mark in marks)
 
 
 # --- cancel ------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from taskgui.store.errors import DatabaseReplacedError
 from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.service import CLOCK, Harness, spec
-from tests.helpers.store import raw_connection
+from tests.helpers.store import checkpoint, raw_connection
 
 NOTICE_MS = 5_000  # the request check runs every 250 ms
 
@@ -96,7 +96,7 @@ def test_a_deleted_wal_stops_the_schedule_with_every_commit_saved(
     harness: Harness, qtbot: QtBot
 ) -> None:
     db = db_of(harness)
-    harness.repository.checkpoint()
+    checkpoint(db)
     for index in range(5):  # the last seconds' work: only in the -wal so far
         harness.service.add_task(later(f"task {index}"))
 

@@ -19,7 +19,7 @@ from taskgui.store.lock import SchedulerLock, holder_files, holder_pid, lock_pat
 from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.filesystem import taskgui
-from tests.helpers.store import raw_connection
+from tests.helpers.store import checkpoint, raw_connection
 
 ADD = ("add", "--name", "late", "--command", "true")
 
@@ -161,7 +161,7 @@ def test_without_saving_a_deleted_wal_loses_the_latest_commits(
     repository: SqliteRepository, db: Path
 ) -> None:
     """Why the log must be saved: the file alone lacks what only the -wal held."""
-    repository.checkpoint()  # the first two are in the file itself
+    checkpoint(db)  # the first two are in the file itself
     repository.take_over_checkpoints()
     repository.add_tasks([make_spec(2, name="just added")], T0)
     wal(db).unlink()

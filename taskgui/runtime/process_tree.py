@@ -1,0 +1,142 @@
+"""A run's processes: its process group, and those that left the group but carry its mark.
+
+A command runs in a session and process group of its own, so SIGTERM and SIGKILL to
+the group reach everything it started: unless something started a session of its own
+(``setsid``, a daemon's double fork), which takes it out of the group, out of reach of
+the group's signals, and out of sight once its parent has exited (it is re-parented
+to init). So every run also puts a mark of its own in the command's environment
+(``TASKGUI_RUN_MARK``, random), which every process it starts inherits. Stopping a
+run signals the group *and* every process that carries the mark, and waiting for a
+stopped run waits for both.
+
+What this cannot reach (see the README, "Reliability"): a process that cleared or
+replaced its environment (``env -i``) after leaving the group, and anything left
+behind when taskgui itself is killed (the next start stops the recorded group only).
+A cgroup per run (a systemd transient scope) would know the whole tree whatever its
+environment; it needs a systemd user session, which not every machine has.
+
+Looks in ``/proc``; without it, only the group is signalled and waited for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+
+RUN_MARK = "TASKGUI_RUN_MARK"
+PROC = "/proc"
+
+
+def new_mark() -> str:
+    """A value for ``RUN_MARK`` that no other run, and no other program, carries."""
+    return secrets.token_hex(16)
+
+
+class ProcessTree:
+    """The processes of one run: group ``pgid`` and whatever carries ``mark``."""
+
+    def __init__(self, pgid: int, mark: str) -> None:
+        self.pgid = pgid
+        self._needle = f"{RUN_MARK}={mark}".encode()
+
+    def signal(self, sig: signal.Signals) -> None:
+        """Signal the group and every marked process outside it; gone ones are fine."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, sig)
+        for pid in self._escaped():
+            _signal_marked(pid, self._needle, sig)
+
+    def running(self) -> bool:
+        """True while a process of the group, or a marked one, runs (zombies aside).
+
+        ``killpg(pgid, 0)`` alone also counts zombies: an orphan's zombie waits for
+        init to reap it, which some inits (containers) do only every second or so.
+        """
+        try:
+            os.killpg(self.pgid, 0)
+        except ProcessLookupError:
+            in_group = False
+        except PermissionError:
+            return True
+        else:
+            in_group = True
+        try:
+            entries = os.scandir(PROC)
+        except OSError:
+            return in_group  # without /proc, the group is all that can be seen
+        with entries:
+            for entry in entries:
+                if not entry.name.isdigit():
+                    continue
+                stat = _stat(entry.name)
+                if stat is None or stat[0] in (b"Z", b"X"):
+                    continue
+                if stat[1] == self.pgid or self._needle in _environ(entry.name):
+                    return True
+        return False
+
+    def _escaped(self) -> list[int]:
+        """Running processes outside the group that carry the mark."""
+        try:
+            entries = os.scandir(PROC)
+        except OSError:
+            return []
+        escaped = []
+        with entries:
+            for entry in entries:
+                if not entry.name.isdigit():
+                    continue
+                stat = _stat(entry.name)
+                if stat is None or stat[0] in (b"Z", b"X") or stat[1] == self.pgid:
+                    continue
+                if self._needle in _environ(entry.name):
+                    escaped.append(int(entry.name))
+        return escaped
+
+
+def _stat(pid: str) -> tuple[bytes, int] | None:
+    """(state, process group) of a process; None once it is gone."""
+    try:
+        with open(f"{PROC}/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return None
+    # "pid (comm) state ppid pgrp ...": comm may contain anything, so split after ")".
+    fields = stat.rpartition(b")")[2].split(None, 3)
+    if len(fields) < 3:
+        return None
+    return fields[0], int(fields[2])
+
+
+def _environ(pid: str) -> bytes:
+    """The environment a process started with; empty if it is gone or not ours."""
+    try:
+        with open(f"{PROC}/{pid}/environ", "rb") as file:
+            return file.read()
+    except OSError:
+        return b""
+
+
+def _signal_marked(pid: int, needle: bytes, sig: signal.Signals) -> None:
+    """Signal ``pid`` only if it is still the process that carries the mark.
+
+    With a pidfd the check and the signal are about one process even if ``pid`` is
+    reused in between: the descriptor names the process, not the number.
+    """
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    try:
+        if needle not in _environ(str(pid)):
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if pidfd is not None:
+                signal.pidfd_send_signal(pidfd, sig)
+            else:
+                os.kill(pid, sig)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
