@@ -31,6 +31,7 @@ from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.engine import Engine
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.states import TaskState
+from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.lock import SchedulerLock, holder_pid, is_locked, lock_path_for
@@ -259,26 +260,40 @@ def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
     return stored
 
 
+def _waiting(
+    repository: SqliteRepository, snapshots: Sequence[TaskSnapshot], ctx: Context
+) -> dict[int, str]:
+    """What each task waits for, as the window says it (see ``cli_format.wait_reasons``)."""
+    return cli_format.wait_reasons(
+        snapshots,
+        repository.wait_reasons(),
+        ctx.clock.now(),
+        scheduled=is_locked(ctx.database),
+    )
+
+
 def _cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     state = TaskState(args.state) if args.state else None
     with _repository(ctx) as repository:
         snapshots = repository.list_tasks(state)
+        waiting = _waiting(repository, snapshots, ctx)
     if args.json:
-        _print_json([cli_format.task_json(snapshot) for snapshot in snapshots])
+        _print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
     elif not snapshots:
         print(f"no {state.value} tasks" if state else "no tasks")
     else:
-        print("\n".join(cli_format.task_table(snapshots)))
+        print("\n".join(cli_format.task_table(snapshots, waiting)))
     return EXIT_OK
 
 
 def _cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     with _repository(ctx) as repository:
         snapshot = repository.get(args.id)
+        waiting = _waiting(repository, [snapshot], ctx).get(snapshot.spec.id)
     if args.json:
-        _print_json(cli_format.task_json(snapshot))
+        _print_json(cli_format.task_json(snapshot, waiting))
     else:
-        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now())))
+        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now(), waiting)))
     return EXIT_OK
 
 
@@ -306,10 +321,27 @@ _CHANGES: dict[str, tuple[Op, str, str]] = {
 }
 
 
+def _unchanged(op: Op, snapshot: TaskSnapshot) -> str | None:
+    """What to say instead when pause or resume would change nothing.
+
+    Both then succeed and say so truthfully, rather than claim a change (as resume
+    did) or fail (a script that pauses a task wants it paused, and it is).
+    """
+    if op is Op.PAUSE and snapshot.spec.paused:
+        return "is already paused"
+    if op is Op.RESUME and not snapshot.spec.paused:
+        return "is not paused; nothing to resume"
+    return None
+
+
 def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
     op: Op = args.op
     with _repository(ctx) as repository:
-        repository.get(args.id)  # fail fast, before any lock or request
+        snapshot = repository.get(args.id)  # fail fast, before any lock or request
+        unchanged = _unchanged(op, snapshot)
+        if unchanged is not None:
+            print(f"task {args.id} {unchanged}")
+            return EXIT_OK
         lock = SchedulerLock(ctx.database)
         try:
             lock.acquire()

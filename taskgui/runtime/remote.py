@@ -139,7 +139,7 @@ class RemoteScheduler(ScheduleSignals):
         """Read the schedule as it is and start following it. Raises StoreError."""
         self.owner = self._owner_of()
         self._version = self._repository.data_version()
-        self._tasks = {snapshot.id: snapshot for snapshot in self._repository.list_tasks()}
+        self._tasks = self._read_tasks()
         self._last = self._repository.last_runs()
         self._timer.start()
 
@@ -275,8 +275,21 @@ class RemoteScheduler(ScheduleSignals):
         except Exception:
             log.exception("following the schedule failed")
 
+    def _read_tasks(self) -> dict[TaskId, TaskSnapshot]:
+        """Every task as stored, with what it waits for as the owner recorded it."""
+        reasons = self._repository.wait_reasons()
+        tasks: dict[TaskId, TaskSnapshot] = {}
+        for stored in self._repository.list_tasks():
+            reason = reasons.get(stored.id)
+            tasks[stored.id] = (
+                stored
+                if reason is None
+                else stored._replace(status=stored.status._replace(waiting=reason))
+            )
+        return tasks
+
     def _reload(self) -> None:
-        fresh = {snapshot.id: snapshot for snapshot in self._repository.list_tasks()}
+        fresh = self._read_tasks()
         last = self._repository.last_runs()
         old = self._tasks
         self._tasks = fresh

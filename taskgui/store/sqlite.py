@@ -27,7 +27,7 @@ from taskgui.core.events import (
     TaskChanged,
     TaskRemoved,
 )
-from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
@@ -50,10 +50,12 @@ from taskgui.store.repository import (
 from taskgui.store.schema import migrate
 
 _SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
+# ``waiting`` is written with every change but never read back into a snapshot: it is
+# the running process's live view, for other processes (see ``wait_reasons``).
 _UPDATE_TASK = (
     "UPDATE tasks SET "
     + ", ".join(f"{column} = ?" for column in codec.TASK_COLUMNS[1:])
-    + ", updated_at = ? WHERE id = ?"
+    + ", updated_at = ?, waiting = ? WHERE id = ?"
 )
 _RUN_COLUMNS = (
     "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
@@ -263,6 +265,7 @@ class SqliteRepository:
                             *codec.spec_values(snapshot.spec),
                             *codec.status_values(snapshot.status),
                             now_us,
+                            _waiting_value(snapshot.status.waiting),
                             snapshot.spec.id,
                         ),
                     )
@@ -374,6 +377,8 @@ class SqliteRepository:
                 "UPDATE runs SET outcome = ?, finished_at = ?, error = ? WHERE outcome IS NULL",
                 (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),
             )
+            # What the previous process's tasks waited for is over with it, too.
+            connection.execute("UPDATE tasks SET waiting = NULL WHERE waiting IS NOT NULL")
         self._run_rows.clear()
         interrupted = [_run_record(row) for row in rows]
         for run in interrupted:  # one more finished run each: count them afresh
@@ -526,6 +531,21 @@ class SqliteRepository:
                 continue
         return tasks
 
+    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+        """Why each due task waits, as the process running the schedule last wrote it.
+
+        Snapshots read from the file never carry a wait reason (it is that process's
+        live state); a view in another process lays these over them. Values from a
+        newer taskgui that this one does not know are left out.
+        """
+        reasons: dict[TaskId, WaitReason] = {}
+        for task_id, value in self._query(
+            "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
+        ):
+            with suppress(ValueError):
+                reasons[task_id] = WaitReason(value)
+        return reasons
+
     def last_runs(self) -> dict[TaskId, RunRecord]:
         rows = self._query(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE id IN ("
@@ -539,6 +559,10 @@ class SqliteRepository:
             (task_id, limit),
         )
         return [_run_record(row) for row in rows]
+
+
+def _waiting_value(reason: WaitReason | None) -> str | None:
+    return None if reason is None else reason.value
 
 
 _SKIP_WHY = {

@@ -20,7 +20,7 @@ from taskgui.core.engine import Engine
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import RetryScheduled, RunDispatched, TaskExhausted
 from taskgui.core.retry import Backoff, RetryPolicy
-from taskgui.core.states import RunOutcome, TaskState
+from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from taskgui.core.status import RunResult, TaskSnapshot
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.remote import RemoteScheduler, ScheduleNotRunningError, describe_owner
@@ -189,6 +189,36 @@ def test_finished_runs_are_announced_with_what_their_failure_means(
     )
     assert remote.task(task.id).state is TaskState.EXHAUSTED
     remote.shutdown()
+
+
+def test_the_view_says_what_the_owner_keeps_a_due_task_waiting_for(
+    db: Path, repository: SqliteRepository, qtbot: QtBot
+) -> None:
+    """One worker, two due tasks: the owner records the wait, and the view shows it."""
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test")
+    writer = SqliteRepository(db)
+    engine = Engine()
+    now = CLOCK.now()
+    try:
+        (first, second), _ = Operations(engine, writer).add(
+            [spec("Runs", first_run_at=now), spec("Waits", first_run_at=now)], now
+        )
+        writer.apply(engine.due(now, 1), now)
+        remote.start()
+        assert remote.task(first.id).state is TaskState.RUNNING
+        assert remote.task(second.id).status.waiting is WaitReason.WORKER
+        (running,) = engine.running_runs
+        writer.apply(engine.finished(running, RunOutcome.SUCCEEDED, now), now)
+        writer.apply(engine.due(now, 1), now)  # the freed worker takes the waiting task
+
+        def started() -> None:
+            assert remote.task(second.id).state is TaskState.RUNNING
+            assert remote.task(second.id).status.waiting is None
+
+        qtbot.waitUntil(started, timeout=3_000)
+    finally:
+        writer.close()
+        remote.shutdown()
 
 
 def test_the_owner_is_named_from_its_command_line(tmp_path: Path) -> None:
