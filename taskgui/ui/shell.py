@@ -27,8 +27,8 @@ from PySide6.QtWidgets import QWidget
 
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import RetryScheduled, TaskExhausted
-from taskgui.core.states import RunOutcome, TaskState
-from taskgui.core.status import RunResult, RunTicket
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.runtime.remote import RemoteScheduler
 from taskgui.ui.actions import Verb, allowed
 from taskgui.ui.autostart import Autostart
@@ -55,6 +55,15 @@ CLOSE_HINT_TEXT = (
     "Your tasks keep running on schedule. Click the tray icon to open the window again, "
     "or choose Quit from its menu to stop."
 )
+
+
+def runs_again(snapshot: TaskSnapshot) -> bool:
+    """Whether a task is on its way to another attempt: running, retrying, or due for a
+    run a person asked for (it may wait for a worker first)."""
+    status = snapshot.status
+    return status.state in (TaskState.RUNNING, TaskState.RETRYING) or (
+        status.state is TaskState.PENDING and status.slot_kind in (SlotKind.MANUAL, SlotKind.RETRY)
+    )
 
 
 def running_question(count: int) -> str:
@@ -120,6 +129,7 @@ class DesktopShell(QObject):
         service.run_finished.connect(self._on_service_run_finished)
         service.retry_scheduled.connect(self._on_service_retry_scheduled)
         service.task_exhausted.connect(self._on_service_task_exhausted)
+        service.task_changed.connect(self._on_service_task_changed)
         if isinstance(service, RemoteScheduler):
             service.owner_changed.connect(window.set_schedule_owner)
         self.notifier.activated.connect(self._on_notifier_activated)
@@ -317,6 +327,18 @@ class DesktopShell(QObject):
             self._update_tray()
         except Exception:
             log.exception("notifying an exhausted task failed")
+
+    def _on_service_task_changed(self, snapshot: TaskSnapshot) -> None:
+        """A task that gave up and now runs again (Retry Now, its next occurrence):
+        "gave up" is no longer the news about it."""
+        try:
+            if runs_again(snapshot):
+                self.notifier.withdraw(snapshot.id)
+                if snapshot.id in self._unseen:
+                    self._unseen.discard(snapshot.id)
+                    self._update_tray()
+        except Exception:
+            log.exception("withdrawing a notice failed")
 
     def _on_notifier_activated(self, task_id: int) -> None:
         try:

@@ -24,6 +24,7 @@ from taskgui.core.states import TaskState
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite import SqliteRepository
+from taskgui.ui.actions import Verb
 from taskgui.ui.autostart import Autostart
 from taskgui.ui.history_view import HistoryDialog
 from taskgui.ui.main_window import MainWindow
@@ -161,6 +162,35 @@ def test_each_failure_raises_a_notice_when_enabled(desktop: Desktop, qtbot: QtBo
     first = shell.notifier.raised[0]
     assert first.title == "“Flaky” failed, will retry"
     assert first.message.startswith("Exit status 4. Attempt 2 of 3 in ")
+
+
+def test_retry_now_takes_back_the_gave_up_banner_while_the_task_runs_again(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    shell = desktop.open()
+    marker = desktop.tmp_path / "failed-once"
+    line = f"test -e {marker} && sleep 30 || {{ touch {marker}; exit 1; }}"
+    with qtbot.waitSignal(desktop.service.task_exhausted, timeout=10_000):
+        task = desktop.service.add_task(spec("Second time lucky", line))
+    window = shell.window
+    assert window.banner.isVisible()
+    window.select_task(task.id)
+    window.actions_[Verb.RETRY].trigger()
+    wait_state(qtbot, shell, task.id, TaskState.RUNNING)
+    qtbot.waitUntil(lambda: not window.banner.isVisible(), timeout=2_000)
+
+
+def test_a_retry_notice_is_not_taken_back_when_its_retry_starts(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    desktop.settings.notify_failures = True
+    shell = desktop.open()
+    marker = desktop.tmp_path / "failed-once"
+    line = f"test -e {marker} && sleep 30 || {{ touch {marker}; exit 1; }}"
+    with qtbot.waitSignal(desktop.service.retry_scheduled, timeout=10_000):
+        task = desktop.service.add_task(spec("Flaky", line, attempts=2))
+    wait_state(qtbot, shell, task.id, TaskState.RUNNING)
+    assert shell.window.banner.isVisible()  # "failed, will retry" is still what happened
 
 
 def test_no_notice_when_notifications_are_off(desktop: Desktop, qtbot: QtBot) -> None:
