@@ -23,22 +23,17 @@ import logging
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QItemSelection, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QButtonGroup,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QPushButton,
     QStackedWidget,
     QTableView,
     QToolBar,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -52,10 +47,13 @@ from taskgui.runtime.remote import AnyScheduler
 from taskgui.ui.actions import TaskActions, Verb, allowed
 from taskgui.ui.banner import Banner
 from taskgui.ui.countdown import CountdownTicker
+from taskgui.ui.empty_states import EmptyState, NoMatches
+from taskgui.ui.filter_bar import FilterBar
 from taskgui.ui.formatting import LastRun
 from taskgui.ui.history_view import HistoryDialog
+from taskgui.ui.state_filter import StateFilter
 from taskgui.ui.task_dialog import DialogMode, TaskDialog
-from taskgui.ui.task_filter import StateFilter, TaskFilterProxy, count_for
+from taskgui.ui.task_filter import TaskFilterProxy
 from taskgui.ui.task_model import Column, Role, TaskTableModel
 from taskgui.ui.transfer_actions import TransferActions
 from taskgui.ui.window_actions import (
@@ -92,37 +90,6 @@ def _last_run(record: RunRecord) -> LastRun | None:
         finished_at=record.finished_at,
         error=record.error,
     )
-
-
-class EmptyState(QWidget):
-    """What a new user sees instead of an empty table: what to do next."""
-
-    def __init__(self, new_action: QAction, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        title = QLabel("No tasks yet", self)
-        font = title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        title.setFont(font)
-        hint = QLabel(
-            "Create a task to run a command once, every few minutes, or on a cron "
-            "schedule.\nFailures are retried with backoff, and nothing is lost if you quit.",
-            self,
-        )
-        hint.setWordWrap(True)
-        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        button = QPushButton(f"New Task  ({new_action.shortcut().toString()})", self)
-        button.setDefault(True)
-        button.clicked.connect(new_action.trigger)
-        layout = QVBoxLayout(self)
-        layout.addStretch(2)
-        for widget in (title, hint, button):
-            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addStretch(3)
-        self.button = button
-
-    def mouseDoubleClickEvent(self, event: object) -> None:  # noqa: N802
-        self.button.click()
 
 
 class MainWindow(QMainWindow):
@@ -172,16 +139,19 @@ class MainWindow(QMainWindow):
             },
         )
         self.empty = EmptyState(self.actions_[Verb.NEW], self)
+        self.no_matches = NoMatches(self)
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.no_matches)
         self.stack.addWidget(self.table)
-        self.search = QLineEdit(self)
-        self.filter_buttons: dict[StateFilter, QToolButton] = {}
+        self.filter_bar = FilterBar(self)
+        self.search = self.filter_bar.search
+        self.filter_buttons = self.filter_bar.buttons
         self.banner = Banner(self)
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.addWidget(self.banner)
-        layout.addLayout(self._build_filter_bar())
+        layout.addWidget(self.filter_bar)
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self.file_menu, self.tasks_menu = build_menus(
@@ -244,31 +214,6 @@ class MainWindow(QMainWindow):
             header.resizeSection(column, width)
         return table
 
-    def _build_filter_bar(self) -> QHBoxLayout:
-        bar = QHBoxLayout()
-        group = QButtonGroup(self)
-        group.setExclusive(True)
-        for state_filter in StateFilter:
-            button = QToolButton(self)
-            button.setCheckable(True)
-            button.setAutoRaise(True)
-            button.setAccessibleName(f"Show {state_filter.label.lower()} tasks")
-            button.clicked.connect(lambda _=False, f=state_filter: self.set_state_filter(f))
-            group.addButton(button)
-            bar.addWidget(button)
-            self.filter_buttons[state_filter] = button
-        self.filter_buttons[StateFilter.ALL].setChecked(True)
-        bar.addStretch(1)
-        self.search.setPlaceholderText("Search name or command  (Ctrl+F)")
-        self.search.setClearButtonEnabled(True)
-        self.search.setAccessibleName("Search tasks")
-        self.search.setMinimumWidth(260)
-        bar.addWidget(self.search)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self).activated.connect(
-            self._on_find_shortcut_activated
-        )
-        return bar
-
     def _build_toolbar(self) -> None:
         toolbar = QToolBar("Tasks", self)
         toolbar.setObjectName("tasks-toolbar")
@@ -330,10 +275,19 @@ class MainWindow(QMainWindow):
         service.task_changed.connect(self._on_service_task_changed)
         service.error_occurred.connect(self._on_service_error_occurred)
         self.model.counts_changed.connect(self._on_model_counts_changed)
-        self.model.rowsInserted.connect(self._on_model_rows_changed)
-        self.model.rowsRemoved.connect(self._on_model_rows_changed)
-        self.model.modelReset.connect(self._on_model_rows_changed)
+        self.proxy.counts_changed.connect(self._on_model_counts_changed)
+        for model in (self.model, self.proxy):
+            for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+                signal.connect(self._on_model_rows_changed)
+        self.proxy.layoutChanged.connect(self._on_model_rows_changed)
         self.search.textChanged.connect(self.proxy.set_search_text)
+        self.search.textChanged.connect(self._on_model_rows_changed)
+        self.filter_bar.filter_chosen.connect(self.set_state_filter)
+        self.filter_bar.search_left.connect(self.table.setFocus)
+        self.no_matches.show_all.clicked.connect(self._on_no_matches_show_all_clicked)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self).activated.connect(
+            self._on_find_shortcut_activated
+        )
         self.table.customContextMenuRequested.connect(self._on_table_context_menu_requested)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
@@ -421,8 +375,9 @@ class MainWindow(QMainWindow):
         return [s for s in snapshots if s is not None and allowed(verb, s)]
 
     def set_state_filter(self, state_filter: StateFilter) -> None:
-        self.filter_buttons[state_filter].setChecked(True)
+        self.filter_bar.check(state_filter)
         self.proxy.set_state_filter(state_filter)
+        self._on_model_rows_changed()
 
     def new_task(self) -> None:
         dialog = self._dialog_factory(self._clock, self, mode=DialogMode.CREATE)
@@ -539,8 +494,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message, 15_000)
 
     def _on_model_counts_changed(self) -> None:
-        for state_filter, button in self.filter_buttons.items():
-            button.setText(f"{state_filter.label} ({count_for(state_filter, self.model)})")
+        self.filter_bar.set_counts({f: self.proxy.count_of(f) for f in StateFilter})
         counts = self.model.counts()
         running = counts.get(TaskState.RUNNING, 0)
         pending = counts.get(TaskState.PENDING, 0) + counts.get(TaskState.RETRYING, 0)
@@ -560,8 +514,18 @@ class MainWindow(QMainWindow):
             self.workers_label.setText(f"Workers: {self.service.busy_workers} of {size} busy")
 
     def _on_model_rows_changed(self, *_: object) -> None:
-        has_rows = self.model.rowCount() > 0
-        self.stack.setCurrentWidget(self.table if has_rows else self.empty)
+        if not self.model.rowCount():
+            self.stack.setCurrentWidget(self.empty)
+        elif not self.proxy.rowCount():
+            self.no_matches.describe(self.proxy.state_filter, self.search.text().strip())
+            self.stack.setCurrentWidget(self.no_matches)
+        else:
+            self.stack.setCurrentWidget(self.table)
+
+    def _on_no_matches_show_all_clicked(self) -> None:
+        self.search.clear()
+        self.set_state_filter(StateFilter.ALL)
+        self.table.setFocus()
 
     def _on_find_shortcut_activated(self) -> None:
         self.search.setFocus()

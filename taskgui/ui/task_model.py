@@ -376,6 +376,28 @@ class TaskTableModel(QAbstractTableModel):
             entry.haystack = f"{spec.name}\0{spec.command.line}".casefold()
         return entry.haystack
 
+    def found_states(
+        self, task_ids: Iterable[TaskId], needle: str
+    ) -> list[tuple[TaskId, TaskState]]:
+        """(id, state) of each of ``task_ids`` whose search text holds ``needle``.
+
+        One pass over the cache: a search over 100,000 tasks asks this once per
+        keystroke, so it does not go through ``search_text_of`` per task.
+        """
+        entries = self._entries
+        found: list[tuple[TaskId, TaskState]] = []
+        for task_id in task_ids:
+            entry = entries.get(task_id)
+            if entry is None:
+                continue
+            haystack = entry.haystack
+            if haystack is None:
+                spec = entry.snapshot.spec
+                haystack = entry.haystack = f"{spec.name}\0{spec.command.line}".casefold()
+            if needle in haystack:
+                found.append((task_id, entry.snapshot.status.state))
+        return found
+
     def id_at(self, row: int) -> TaskId | None:
         """The task in source ``row``, or None outside the table."""
         return self._ids[row] if 0 <= row < len(self._ids) else None

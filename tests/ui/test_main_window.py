@@ -15,14 +15,15 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import TaskState
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.actions import Verb
 from taskgui.ui.history_view import HistoryDialog
 from taskgui.ui.main_window import MainWindow
+from taskgui.ui.state_filter import StateFilter
 from taskgui.ui.task_dialog import TaskDialog
-from taskgui.ui.task_filter import StateFilter
 from taskgui.ui.task_model import Column
 from tests.helpers.service import CLOCK, spec
 
@@ -173,6 +174,65 @@ def test_filters_show_counts_and_the_matching_rows(window: MainWindow, qtbot: Qt
     assert window.proxy.rowCount() == 1
     window.search.clear()
     assert window.proxy.rowCount() == 2
+
+
+def test_retrying_and_paused_tasks_have_their_own_filters(window: MainWindow, qtbot: QtBot) -> None:
+    retrying = window.service.add_task(
+        spec("flaky", "exit 1", retry=RetryPolicy(max_attempts=3, base_delay=timedelta(hours=1)))
+    )
+    paused = window.service.add_task(
+        spec("resting", "true", first_run_at=CLOCK.now() + timedelta(hours=1), paused=True)
+    )
+    wait_state(qtbot, window, retrying.id, TaskState.RETRYING)
+    wait_state(qtbot, window, paused.id, TaskState.PAUSED)
+    buttons = window.filter_buttons
+    qtbot.waitUntil(lambda: buttons[StateFilter.RETRYING].text() == "Retrying (1)")
+    assert buttons[StateFilter.PAUSED].text() == "Paused (1)"
+    assert buttons[StateFilter.FAILED].text() == "Failed (0)"  # a retry is not a failure yet
+    assert buttons[StateFilter.PENDING].text() == "Pending (0)"  # paused is not pending
+    assert "next attempt" in buttons[StateFilter.RETRYING].toolTip()
+    window.set_state_filter(StateFilter.PAUSED)
+    assert [window.proxy.task_id_at(0)] == [paused.id] and window.proxy.rowCount() == 1
+
+
+def test_a_search_counts_what_it_finds_and_says_when_it_finds_nothing(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    later = CLOCK.now() + timedelta(hours=1)
+    for name in ("backup photos", "backup mail", "rotate logs"):
+        window.service.add_task(spec(name, "true", first_run_at=later))
+    window.model.flush_pending()
+    qtbot.keyClicks(window.search, "backup")
+    assert window.filter_buttons[StateFilter.ALL].text() == "All (2)"
+    assert window.filter_buttons[StateFilter.PENDING].text() == "Pending (2)"
+    assert window.stack.currentWidget() is window.table
+    qtbot.keyClicks(window.search, " tapes")
+    assert window.filter_buttons[StateFilter.ALL].text() == "All (0)"
+    assert window.stack.currentWidget() is window.no_matches
+    assert window.no_matches.title.text() == "No tasks match “backup tapes”"
+    window.set_state_filter(StateFilter.PAUSED)
+    assert window.no_matches.title.text() == "No paused tasks match “backup tapes”"
+    qtbot.mouseClick(window.no_matches.show_all, Qt.MouseButton.LeftButton)
+    assert window.search.text() == ""
+    assert window.proxy.state_filter is StateFilter.ALL
+    assert window.stack.currentWidget() is window.table
+    assert window.filter_buttons[StateFilter.ALL].text() == "All (3)"
+
+
+def test_escape_clears_the_search_then_goes_back_to_the_tasks(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    window.service.add_task(spec("one", "true", first_run_at=CLOCK.now() + timedelta(hours=1)))
+    window.model.flush_pending()
+    window.activateWindow()
+    window.search.setFocus()
+    qtbot.keyClicks(window.search, "nothing like it")
+    assert window.proxy.rowCount() == 0
+    qtbot.keyClick(window.search, Qt.Key.Key_Escape)
+    assert window.search.text() == ""
+    assert window.proxy.rowCount() == 1
+    qtbot.keyClick(window.search, Qt.Key.Key_Escape)
+    qtbot.waitUntil(window.table.hasFocus, timeout=1_000)
 
 
 def test_the_selection_survives_updates_of_other_rows(window: MainWindow, qtbot: QtBot) -> None:

@@ -255,7 +255,8 @@ def test_counts_follow_adds_changes_and_removes(qtbot: QtBot, model: TaskTableMo
     model.flush_pending()
     assert emitted == [True, True]
     assert count_for(StateFilter.FAILED, model) == 2
-    assert count_for(StateFilter.PENDING, model) == 2
+    assert count_for(StateFilter.PENDING, model) == 1
+    assert count_for(StateFilter.PAUSED, model) == 1
     assert count_for(StateFilter.ALL, model) == 8
     model.on_task_added(snap(30, TaskState.SUCCEEDED))
     assert count_for(StateFilter.DONE, model) == 1  # counted once it is a row
@@ -522,9 +523,11 @@ def test_state_filters_group_states(model: TaskTableModel, proxy: TaskFilterProx
     loaded(model)
     expected = {
         StateFilter.ALL: 9,
-        StateFilter.PENDING: 3,  # pending (2) + paused
+        StateFilter.PENDING: 2,
         StateFilter.RUNNING: 1,
-        StateFilter.FAILED: 3,  # retrying + exhausted + missed
+        StateFilter.RETRYING: 1,  # will run again: not "failed"
+        StateFilter.PAUSED: 1,  # not "pending"
+        StateFilter.FAILED: 2,  # exhausted + missed
         StateFilter.DONE: 1,
         StateFilter.CANCELLED: 1,
     }
@@ -533,12 +536,42 @@ def test_state_filters_group_states(model: TaskTableModel, proxy: TaskFilterProx
         assert proxy.state_filter is state_filter
         assert proxy.rowCount() == rows, state_filter
         assert count_for(state_filter, model) == rows
-        assert state_filter.label
-    assert StateFilter.FAILED.states == {
-        TaskState.RETRYING,
-        TaskState.EXHAUSTED,
-        TaskState.MISSED,
-    }
+        assert proxy.count_of(state_filter) == rows
+        assert state_filter.label and state_filter.tooltip
+    assert StateFilter.FAILED.states == {TaskState.EXHAUSTED, TaskState.MISSED}
+    groups = [f.states for f in StateFilter if f is not StateFilter.ALL]
+    assert sum(len(states) for states in groups) == len(TaskState)  # each state once
+
+
+def test_counts_follow_the_search_as_tasks_change(
+    qtbot: QtBot, model: TaskTableModel, proxy: TaskFilterProxy
+) -> None:
+    loaded(model)
+    moved: list[bool] = []
+    proxy.counts_changed.connect(lambda: moved.append(True))
+    proxy.set_search_text("task")  # every task but "backup home"
+    assert moved == [True]
+    counts = {f: proxy.count_of(f) for f in StateFilter}
+    assert counts[StateFilter.ALL] == 8
+    assert counts[StateFilter.PENDING] == 1  # task 9; "backup home" is not found
+    assert counts[StateFilter.RETRYING] == 1
+    model.on_task_changed(snap(9, TaskState.RUNNING, running=1))
+    model.flush_pending()
+    assert (proxy.count_of(StateFilter.PENDING), proxy.count_of(StateFilter.RUNNING)) == (0, 2)
+    model.on_task_changed(snap(3, TaskState.RETRYING, name="renamed", retry=fixed_retry(5)))
+    model.flush_pending()
+    assert proxy.count_of(StateFilter.RETRYING) == 0  # no longer found
+    model.on_task_removed(6)
+    assert proxy.count_of(StateFilter.FAILED) == 1
+    model.on_task_added(snap(20, TaskState.PAUSED))
+    model.flush_pending()
+    assert proxy.count_of(StateFilter.PAUSED) == 2
+    proxy.set_search_text("task 2")  # narrower: tasks 2 and 20
+    assert proxy.count_of(StateFilter.ALL) == 2
+    assert proxy.count_of(StateFilter.PAUSED) == 1
+    proxy.set_search_text("")
+    assert proxy.count_of(StateFilter.ALL) == model.rowCount() == 9
+    assert len(moved) >= 5
 
 
 def test_search_matches_name_or_command_ignoring_case(
