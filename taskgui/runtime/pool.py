@@ -9,6 +9,8 @@ on the worker thread (see ``CommandRunner.run``): it counts as busy while it wai
 
 Signals:
     run_started(int, int): run id, process id — the command's process exists.
+    run_output(int, str): run id, the output so far of a run still going (at most
+        every ``output_interval`` seconds while it prints).
     run_completed(int, object): run id, RunReport — the command ended (any way).
 """
 
@@ -23,7 +25,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunResult
 from taskgui.core.task import Command
-from taskgui.runtime.runner import CommandRunner, RunReport
+from taskgui.runtime.runner import DEFAULT_OUTPUT_INTERVAL, CommandRunner, RunReport
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,7 @@ class _Relay(QObject):
     """Carries results from pool threads to the pool's thread."""
 
     started = Signal(int, int)
+    output = Signal(int, str)
     completed = Signal(int, object)
 
 
@@ -39,7 +42,6 @@ class _RunJob(QRunnable):
     def __init__(
         self,
         run_id: RunId,
-        runner: CommandRunner,
         relay: _Relay,
         gate: threading.Event | None,
         start_at: float | None,
@@ -47,7 +49,7 @@ class _RunJob(QRunnable):
         super().__init__()
         self.setAutoDelete(False)  # the pool keeps the Python object alive until done
         self._run_id = run_id
-        self._runner = runner
+        self.runner: CommandRunner | None = None  # set before the job is started
         self._relay = relay
         self._gate = gate
         self._start_at = start_at
@@ -55,7 +57,8 @@ class _RunJob(QRunnable):
     def run(self) -> None:
         # Nothing may escape QRunnable.run: a failure here becomes the run's result.
         try:
-            report = self._runner.run(
+            assert self.runner is not None
+            report = self.runner.run(
                 on_started=self._on_started, gate=self._gate, start_at=self._start_at
             )
         except Exception as error:  # pragma: no cover - the runner reports, not raises
@@ -70,11 +73,15 @@ class _RunJob(QRunnable):
     def _on_started(self, pid: int) -> None:
         self._relay.started.emit(self._run_id, pid)
 
+    def on_output(self, text: str) -> None:
+        self._relay.output.emit(self._run_id, text)
+
 
 class WorkerPool(QObject):
     """At most ``size`` commands at once; the dispatcher decides which."""
 
     run_started = Signal(int, int)
+    run_output = Signal(int, str)
     run_completed = Signal(int, object)
 
     def __init__(
@@ -83,6 +90,7 @@ class WorkerPool(QObject):
         monotonic: Callable[[], float],
         *,
         kill_grace: float = 5.0,
+        output_interval: float = DEFAULT_OUTPUT_INTERVAL,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -90,6 +98,7 @@ class WorkerPool(QObject):
             raise ValueError("the worker pool needs at least one worker")
         self._monotonic = monotonic
         self._kill_grace = kill_grace
+        self._output_interval = output_interval
         self._threads = QThreadPool(self)
         self._threads.setMaxThreadCount(size)
         # Keep idle threads: by default they expire after 30 s, and a task due after a
@@ -97,6 +106,7 @@ class WorkerPool(QObject):
         self._threads.setExpiryTimeout(-1)
         self._relay = _Relay(self)
         self._relay.started.connect(self.run_started)
+        self._relay.output.connect(self._on_relay_output)
         self._relay.completed.connect(self._on_relay_completed)
         self._jobs: dict[RunId, tuple[_RunJob, CommandRunner]] = {}
 
@@ -129,14 +139,17 @@ class WorkerPool(QObject):
     ) -> None:
         """Hand a run to a worker thread; with ``gate``, it starts once the gate is set,
         and with ``start_at`` (monotonic) not before that moment."""
+        job = _RunJob(run_id, self._relay, gate, start_at)
         runner = CommandRunner(
             command,
             timeout=timeout,
             monotonic=self._monotonic,
             extra_env=extra_env,
             kill_grace=self._kill_grace,
+            on_output=job.on_output,
+            output_interval=self._output_interval,
         )
-        job = _RunJob(run_id, runner, self._relay, gate, start_at)
+        job.runner = runner
         self._jobs[run_id] = (job, runner)
         self._threads.start(job)
 
@@ -162,6 +175,10 @@ class WorkerPool(QObject):
     def wait_for_done(self, msecs: int) -> bool:
         """Block until every worker thread is idle (for shutdown and tests only)."""
         return bool(self._threads.waitForDone(msecs))
+
+    def _on_relay_output(self, run_id: int, text: str) -> None:
+        if run_id in self._jobs:  # not a late report of a run that already ended
+            self.run_output.emit(run_id, text)
 
     def _on_relay_completed(self, run_id: int, report: object) -> None:
         self._jobs.pop(run_id, None)

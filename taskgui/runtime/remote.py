@@ -10,7 +10,9 @@ uses, and behaves like the CLI:
   reloads the tasks and the latest run of each, diffs them against what it had and
   emits what changed: ``task_added`` / ``task_changed`` / ``task_removed``,
   ``run_finished`` for a run that ended, and ``retry_scheduled`` / ``task_exhausted``
-  for a failed one (so notifications work the same).
+  for a failed one (so notifications work the same). A run in progress shows what it
+  printed so far as ``run_output`` whenever the owner has written it (every few
+  seconds, see ``runtime.live_output``).
 * **Changes** are requests in the database's requests table, which the owner performs
   with ``Operations.perform`` and answers. A request returns at once; the answer is
   checked on the next polls (faster while one is open) and a refusal, or no answer
@@ -125,6 +127,7 @@ class RemoteScheduler(ScheduleSignals):
         self._poll_ms = poll_ms
         self._tasks: dict[TaskId, TaskSnapshot] = {}
         self._last: dict[TaskId, RunRecord] = {}
+        self._printed: dict[int, str] = {}  # open run (history id) -> output seen so far
         self._pending: dict[int, _Request] = {}
         self._version: int | None = None
         self._last_error = ""
@@ -257,6 +260,7 @@ class RemoteScheduler(ScheduleSignals):
         if version != self._version:
             self._version = version
             self._reload()
+            self._follow_output()
         if self._pending:
             self._check_answers()
         if not self._pending:
@@ -311,19 +315,21 @@ class RemoteScheduler(ScheduleSignals):
             if current is not None:
                 self._announce_run(current, record)
 
+    def _follow_output(self) -> None:
+        """Runs in progress whose output so far the owner wrote since the last look."""
+        printed: dict[int, str] = {}
+        for record in self._repository.open_runs():
+            printed[record.id] = record.output
+            if record.output and self._printed.get(record.id) != record.output:
+                self.run_output.emit(_ticket_of(record), record.output)
+        self._printed = printed
+
     def _announce_run(self, snapshot: TaskSnapshot, record: RunRecord) -> None:
         """A run that ended since the last poll: say so, and what its failure means."""
         outcome = record.outcome
         if outcome is None:
             return
-        ticket = RunTicket(
-            run_id=record.id,
-            task_id=record.task_id,
-            attempt=record.attempt,
-            kind=record.kind,
-            scheduled_at=record.scheduled_at,
-            dispatched_at=record.started_at or record.scheduled_at,
-        )
+        ticket = _ticket_of(record)
         result = RunResult(exit_code=record.exit_code, error=record.error, output=record.output)
         self.run_finished.emit(ticket, outcome, result)
         if not outcome.is_failure:
@@ -364,6 +370,19 @@ class RemoteScheduler(ScheduleSignals):
                     f"{self.owner or 'The scheduler'} did not answer the request to {verb} "
                     f"“{request.name}”; it stays queued and may still be carried out"
                 )
+
+
+def _ticket_of(record: RunRecord) -> RunTicket:
+    """The run a history row is about, as the signals name runs (the row's id for the
+    run id: the owner's own run ids never leave it)."""
+    return RunTicket(
+        run_id=record.id,
+        task_id=record.task_id,
+        attempt=record.attempt,
+        kind=record.kind,
+        scheduled_at=record.scheduled_at,
+        dispatched_at=record.started_at or record.scheduled_at,
+    )
 
 
 # What the window and the shell accept: the scheduler itself, or a view of one.

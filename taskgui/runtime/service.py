@@ -17,6 +17,10 @@ delete of its task (which then leave no run in the history), by a more urgent du
 task that finds no free worker (``_make_way``), and at a shutdown that does not wait
 for it. A pause, as for any running run, lets it go on.
 
+What a running command prints reaches views as ``run_output`` (the tail so far, at
+most twice a second while it prints; ``history`` gives it for the open run too) and
+the database every few seconds (see ``live_output``).
+
 Slots never raise: a failing store operation is reported through ``error_occurred``
 and dispatching stops until the store works again.
 
@@ -56,6 +60,7 @@ from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.hydration import Hydration
+from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.runner import RunReport
@@ -95,6 +100,7 @@ class SchedulerService(ScheduleSignals):
         kill_grace: float = 5.0,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
+        output_save_ms: int = OUTPUT_SAVE_MS,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -109,6 +115,7 @@ class SchedulerService(ScheduleSignals):
         self._ops = Operations(self._engine, repository)
         self._pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
         self._pool.run_started.connect(self._on_pool_run_started)
+        self._pool.run_output.connect(self._on_pool_run_output)
         self._pool.run_completed.connect(self._on_pool_run_completed)
         self._ahead = DispatchAhead(clock, dispatch_ahead)
         self._timer = DeadlineTimer(clock, self, lead=dispatch_ahead)
@@ -129,6 +136,7 @@ class SchedulerService(ScheduleSignals):
         # back, or abandoned when their dispatch could not be committed.
         self._ahead_runs: set[RunId] = set()
         self._ignored_runs: set[RunId] = set()
+        self._output = LiveOutput(repository, save_ms=output_save_ms, parent=self)
         self._requests = QTimer(self)
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
@@ -239,7 +247,9 @@ class SchedulerService(ScheduleSignals):
         return self._engine.snapshot(task_id)
 
     def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]:
-        return self._repository.runs(task_id, limit)
+        """The task's runs, newest first; a run in progress with its output so far."""
+        runs = self._repository.runs(task_id, limit)
+        return self._output.lay_over(task_id, runs, self._engine.running_runs)
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
         """Each task's latest finished run, read once when a view starts."""
@@ -460,9 +470,17 @@ class SchedulerService(ScheduleSignals):
         self._publish(events)
         self.run_started.emit(ticket)
 
+    def _on_pool_run_output(self, run_id: int, text: str) -> None:
+        ticket = self._engine.running_runs.get(run_id)
+        if ticket is None or run_id in self._ignored_runs:
+            return
+        self._output.printed(run_id, text)
+        self.run_output.emit(ticket, text)
+
     def _on_pool_run_completed(self, run_id: int, report: object) -> None:
         assert isinstance(report, RunReport)
         self._ahead_runs.discard(run_id)
+        self._output.ended(run_id)
         if run_id in self._ignored_runs:  # taken back before it started anything
             self._ignored_runs.discard(run_id)
             if self._stopping:

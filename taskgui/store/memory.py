@@ -10,7 +10,7 @@ the engine's live fields, and text SQLite could not store refused or made storab
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -165,6 +165,18 @@ class MemoryRepository:
             self._runs[task_id] = [record for record in runs if record.id not in drop]
 
     def record_run_pid(self, run_id: RunId, pid: int) -> None:
+        self._change_run(run_id, lambda record: replace(record, pid=pid))
+
+    def record_run_output(self, run_id: RunId, output: str) -> None:
+        self._change_run(
+            run_id,
+            lambda record: (
+                replace(record, output=cap_output(output)) if record.outcome is None else record
+            ),
+        )
+
+    def _change_run(self, run_id: RunId, change: Callable[[RunRecord], RunRecord]) -> None:
+        """Replace the history row of an engine run (if it is still there) by ``change(row)``."""
         location = self._run_rows.get(run_id)
         if location is None or location[0] not in self._runs:
             return
@@ -172,7 +184,7 @@ class MemoryRepository:
         runs = self._runs[task_id]
         for index, record in enumerate(runs):
             if record.id == row_id:
-                runs[index] = replace(record, pid=pid)
+                runs[index] = change(record)
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         opened: list[RunRecord] = []

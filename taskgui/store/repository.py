@@ -101,6 +101,11 @@ class TaskRepository(Protocol):
         """Remember which process runs an open run (to stop it after a crash)."""
         ...
 
+    def record_run_output(self, run_id: RunId, output: str) -> None:
+        """Keep what an open run printed so far (capped), for other processes to show
+        and for a crash to keep; a run that has ended is left as it is."""
+        ...
+
     def last_runs(self) -> dict[TaskId, RunRecord]:
         """Each task's most recent finished run (for a view's "last result" column)."""
         ...

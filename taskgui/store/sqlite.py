@@ -368,6 +368,24 @@ class SqliteRepository:
         # where BEGIN and COMMIT of our own would be three.
         self._query("UPDATE runs SET pid = ? WHERE id = ?", (pid, row_id))
 
+    def record_run_output(self, run_id: RunId, output: str) -> None:
+        row_id = self._run_rows.get(run_id)
+        if row_id is None:
+            return
+        self._query(
+            "UPDATE runs SET output = ? WHERE id = ? AND outcome IS NULL",
+            (cap_output(output), row_id),
+        )
+
+    def open_runs(self) -> list[RunRecord]:
+        """The runs in progress (as the process running the schedule last wrote them)."""
+        return [
+            _run_record(row)
+            for row in self._query(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE outcome IS NULL ORDER BY id"
+            )
+        ]
+
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         with self._transaction() as connection:
             rows = connection.execute(

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.states import TaskState
-from taskgui.core.status import RunRecord, TaskSnapshot
+from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.remote import AnyScheduler
 from taskgui.ui.actions import TaskActions, Verb, allowed
@@ -272,6 +272,7 @@ class MainWindow(QMainWindow):
         service.task_removed.connect(self.model.on_task_removed)
         service.run_finished.connect(self.model.on_run_finished)
         service.run_finished.connect(self._on_service_run_finished)
+        service.run_output.connect(self._on_service_run_output)
         service.task_changed.connect(self._on_service_task_changed)
         service.error_occurred.connect(self._on_service_error_occurred)
         self.model.counts_changed.connect(self._on_model_counts_changed)
@@ -430,7 +431,9 @@ class MainWindow(QMainWindow):
         except TaskguiError as error:
             self._report(str(error))
             return
-        dialog = HistoryDialog(task, lambda: self.service.history(task_id), self)
+        dialog = HistoryDialog(
+            task, lambda: self.service.history(task_id), self, now=self._clock.now
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.destroyed.connect(lambda *_: self._histories.pop(task_id, None))
         self._histories[task_id] = dialog
@@ -489,6 +492,16 @@ class MainWindow(QMainWindow):
         history = self._histories.get(task_id) if isinstance(task_id, int) else None
         if history is not None:
             history.refresh()
+
+    def _on_service_run_output(self, ticket: object, output: str) -> None:
+        if not isinstance(ticket, RunTicket):
+            return
+        history = self._histories.get(ticket.task_id)
+        if history is not None:
+            try:
+                history.show_live_output(ticket, output)
+            except Exception:  # a slot must never raise into Qt
+                log.exception("showing the output of a running command failed")
 
     def _on_service_error_occurred(self, message: str) -> None:
         self.statusBar().showMessage(message, 15_000)

@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import TaskState
+from taskgui.core.status import RunRecord
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.actions import Verb
@@ -66,6 +67,20 @@ def state_of(window: MainWindow, task_id: int) -> TaskState | None:
 
 def wait_state(qtbot: QtBot, window: MainWindow, task_id: int, state: TaskState) -> None:
     qtbot.waitUntil(lambda: state_of(window, task_id) is state, timeout=10_000)
+
+
+def open_history(window: MainWindow, task_id: int) -> HistoryDialog:
+    """Open a task's history the way the window does, and return the dialog shown."""
+    window.show_history(task_id)
+    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, HistoryDialog)]
+    (dialog,) = [d for d in dialogs if d.isVisible()]
+    return dialog
+
+
+def first_run(dialog: HistoryDialog) -> RunRecord:
+    run = dialog.runs.run_at(0)
+    assert run is not None
+    return run
 
 
 def when_dialog_opens(qtbot: QtBot, act: Callable[[TaskDialog], None]) -> None:
@@ -271,9 +286,7 @@ def test_delete_asks_first(window: MainWindow, qtbot: QtBot, confirm: Confirmati
 def test_history_shows_runs_and_searchable_output(window: MainWindow, qtbot: QtBot) -> None:
     task = window.service.add_task(spec("talker", "echo alpha; echo beta; echo gamma"))
     wait_state(qtbot, window, task.id, TaskState.SUCCEEDED)
-    window.show_history(task.id)
-    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, HistoryDialog)]
-    (dialog,) = [d for d in dialogs if d.isVisible()]
+    dialog = open_history(window, task.id)
     assert dialog.runs.rowCount() == 1
     assert dialog.output.text.toPlainText() == "alpha\nbeta\ngamma\n"
     qtbot.keyClicks(dialog.output.search, "beta")
@@ -282,4 +295,48 @@ def test_history_shows_runs_and_searchable_output(window: MainWindow, qtbot: QtB
     dialog.output.copy_all()
     clipboard = QApplication.clipboard()
     assert clipboard is not None and clipboard.text() == "alpha\nbeta\ngamma\n"
+    dialog.close()
+
+
+def test_history_shows_a_running_commands_output_as_it_prints(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    step, go = tmp_path / "step", tmp_path / "go"
+    line = (
+        f"echo alpha; while [ ! -e {step} ]; do sleep 0.01; done; echo beta; "
+        f"while [ ! -e {go} ]; do sleep 0.01; done"
+    )
+    task = window.service.add_task(spec("talker", line))
+    try:
+        wait_state(qtbot, window, task.id, TaskState.RUNNING)
+        dialog = open_history(window, task.id)
+        output = dialog.output.text
+        qtbot.waitUntil(lambda: output.toPlainText() == "alpha\n", timeout=10_000)
+        assert first_run(dialog).outcome is None
+        step.touch()
+        qtbot.waitUntil(lambda: output.toPlainText() == "alpha\nbeta\n", timeout=10_000)
+        assert first_run(dialog).outcome is None  # still going: shown live
+    finally:
+        go.touch()
+    wait_state(qtbot, window, task.id, TaskState.SUCCEEDED)
+    qtbot.waitUntil(lambda: first_run(dialog).outcome is not None, timeout=5_000)
+    assert output.toPlainText() == "alpha\nbeta\n"
+    dialog.close()
+
+
+def test_a_running_command_that_printed_nothing_yet_says_so(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    task = window.service.add_task(spec("quiet", f"while [ ! -e {go} ]; do sleep 0.01; done"))
+    try:
+        wait_state(qtbot, window, task.id, TaskState.RUNNING)
+        dialog = open_history(window, task.id)
+        assert dialog.output.text.toPlainText() == ""
+        assert dialog.output.text.placeholderText().startswith("Nothing printed yet")
+    finally:
+        go.touch()
+    wait_state(qtbot, window, task.id, TaskState.SUCCEEDED)
+    qtbot.waitUntil(lambda: first_run(dialog).outcome is not None, timeout=5_000)
+    assert dialog.output.text.placeholderText() == "This run printed nothing."
     dialog.close()
