@@ -25,15 +25,10 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QItemSelection, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
     QStackedWidget,
-    QTableView,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -52,21 +47,25 @@ from taskgui.ui.filter_bar import FilterBar
 from taskgui.ui.formatting import LastRun
 from taskgui.ui.history_view import HistoryDialog
 from taskgui.ui.state_filter import StateFilter
+from taskgui.ui.status_line import LOCAL_OWNER, StatusLine
 from taskgui.ui.task_dialog import DialogMode, TaskDialog
 from taskgui.ui.task_filter import TaskFilterProxy
 from taskgui.ui.task_model import Column, Role, TaskTableModel
+from taskgui.ui.task_table_view import task_table
 from taskgui.ui.transfer_actions import TransferActions
 from taskgui.ui.window_actions import (
     add_verb_groups,
     add_verb_icons,
     build_menus,
+    build_toolbar,
     build_window_actions,
 )
+
+__all__ = ["LOCAL_OWNER", "Confirm", "MainWindow", "ask_yes_no"]
 
 log = logging.getLogger(__name__)
 
 DialogFactory = Callable[..., TaskDialog]
-LOCAL_OWNER = "this window"
 Confirm = Callable[[QWidget, str, str], bool]
 
 
@@ -125,7 +124,7 @@ class MainWindow(QMainWindow):
         self.model = TaskTableModel(clock, self)
         self.proxy = TaskFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.table = self._build_table()
+        self.table = task_table(self.proxy, self)
         self.actions_ = TaskActions(self)
         add_verb_icons(self.actions_)
         self.window_actions = build_window_actions(
@@ -184,50 +183,8 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- building
 
-    def _build_table(self) -> QTableView:
-        table = QTableView(self)
-        table.setModel(self.proxy)
-        table.setAccessibleName("Tasks")
-        table.setSortingEnabled(True)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        table.setAlternatingRowColors(True)
-        table.setShowGrid(False)
-        table.setWordWrap(False)
-        table.verticalHeader().setVisible(False)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 10)
-        header = table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
-        widths = {
-            Column.STATE: 110,
-            Column.PRIORITY: 70,
-            Column.NEXT_RUN: 190,
-            Column.SCHEDULE: 230,
-            Column.LAST_RESULT: 200,
-            Column.ATTEMPTS: 80,
-        }
-        for column, width in widths.items():
-            header.resizeSection(column, width)
-        return table
-
     def _build_toolbar(self) -> None:
-        toolbar = QToolBar("Tasks", self)
-        toolbar.setObjectName("tasks-toolbar")
-        toolbar.setAccessibleName("Task actions")
-        toolbar.setMovable(False)
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        toolbar.addAction(self.actions_[Verb.NEW])
-        toolbar.addSeparator()
-        for verb in (Verb.RUN_NOW, Verb.PAUSE, Verb.RESUME, Verb.RETRY, Verb.CANCEL):
-            toolbar.addAction(self.actions_[verb])
-        toolbar.addSeparator()
-        for verb in (Verb.EDIT, Verb.HISTORY, Verb.DELETE):
-            toolbar.addAction(self.actions_[verb])
-        self.addToolBar(toolbar)
+        self.addToolBar(build_toolbar(self, self.actions_))
         # Shortcuts work wherever focus is in the window, not only in the toolbar.
         for action in (*self.actions_.by_verb.values(), *self.window_actions.values()):
             self.addAction(action)
@@ -249,20 +206,11 @@ class MainWindow(QMainWindow):
             QWidget.setTabOrder(first, second)
 
     def _build_status_bar(self, location: str, schedule_owner: str) -> None:
-        status = self.statusBar()
-        self.counts_label = QLabel(self)
-        self.counts_label.setAccessibleName("Task counts")
-        self.workers_label = QLabel(self)
-        self.workers_label.setAccessibleName("Workers")
-        self.owner_label = QLabel(self)
-        self.owner_label.setAccessibleName("Who runs the schedule")
-        self.location_label = QLabel(location, self)
-        self.location_label.setAccessibleName("Database")
-        self.location_label.setToolTip("The database this window shows")
-        status.addWidget(self.counts_label)
-        status.addWidget(self.workers_label)
-        status.addPermanentWidget(self.owner_label)
-        status.addPermanentWidget(self.location_label)
+        self.status_line = StatusLine(self.statusBar(), location, self)
+        self.counts_label = self.status_line.counts
+        self.workers_label = self.status_line.workers
+        self.owner_label = self.status_line.owner
+        self.location_label = self.status_line.location
         self.set_schedule_owner(schedule_owner)
 
     def _connect(self) -> None:
@@ -337,19 +285,7 @@ class MainWindow(QMainWindow):
 
     def set_schedule_owner(self, owner: str) -> None:
         """Say which process runs the schedule ("" when none does)."""
-        if owner:
-            text = f"Schedule run by {owner}"
-            tip = (
-                "This window starts the tasks; closing it to the tray keeps them running"
-                if owner == LOCAL_OWNER
-                else "Another process starts the tasks; this window shows them and sends "
-                "it your changes"
-            )
-        else:
-            text = "No process runs this schedule"
-            tip = "Tasks will not start until taskgui or taskgui daemon runs this database"
-        self.owner_label.setText(text)
-        self.owner_label.setToolTip(tip)
+        self.status_line.set_owner(owner)
 
     def reveal(self) -> None:
         """Bring the window to the front, from the tray, a notification or a second start."""
@@ -511,7 +447,7 @@ class MainWindow(QMainWindow):
         counts = self.model.counts()
         running = counts.get(TaskState.RUNNING, 0)
         pending = counts.get(TaskState.PENDING, 0) + counts.get(TaskState.RETRYING, 0)
-        self.counts_label.setText(f"Running: {running}   Pending: {pending}")
+        self.status_line.set_counts(running, pending)
         self._update_workers()
 
     def refresh_status(self) -> None:
@@ -519,12 +455,7 @@ class MainWindow(QMainWindow):
         self._on_model_counts_changed()
 
     def _update_workers(self) -> None:
-        size = self.service.workers
-        # A schedule run elsewhere: its pool size is not known here (the counts say
-        # what runs), so the label goes rather than guess.
-        self.workers_label.setVisible(size > 0)
-        if size > 0:
-            self.workers_label.setText(f"Workers: {self.service.busy_workers} of {size} busy")
+        self.status_line.set_workers(self.service.busy_workers, self.service.workers)
 
     def _on_model_rows_changed(self, *_: object) -> None:
         if not self.model.rowCount():

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
+from PySide6.QtWidgets import QMenu, QMenuBar, QToolBar, QWidget
 
 from taskgui.ui.actions import TaskActions, Verb
 from taskgui.ui.icons import action_icon
@@ -96,3 +97,20 @@ def build_menus(
     tasks_menu.addAction(actions["pause_all"])
     tasks_menu.addAction(actions["resume_all"])
     return file_menu, tasks_menu
+
+
+def build_toolbar(parent: QWidget, verbs: TaskActions) -> QToolBar:
+    """The task verbs a person reaches for most, with their text beside the icon."""
+    toolbar = QToolBar("Tasks", parent)
+    toolbar.setObjectName("tasks-toolbar")
+    toolbar.setAccessibleName("Task actions")
+    toolbar.setMovable(False)
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    toolbar.addAction(verbs[Verb.NEW])
+    toolbar.addSeparator()
+    for verb in (Verb.RUN_NOW, Verb.PAUSE, Verb.RESUME, Verb.RETRY, Verb.CANCEL):
+        toolbar.addAction(verbs[verb])
+    toolbar.addSeparator()
+    for verb in (Verb.EDIT, Verb.HISTORY, Verb.DELETE):
+        toolbar.addAction(verbs[verb])
+    return toolbar
