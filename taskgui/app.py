@@ -12,7 +12,9 @@ Who runs the schedule is settled in this order:
 2. Nobody holds the scheduler lock: this window takes it and runs the schedule.
 3. Someone else holds it (``taskgui daemon``): the window shows the same live view from
    the database and sends its changes to that process, as the CLI does
-   (``runtime.remote``); it never starts a second scheduler.
+   (``runtime.remote``); it never starts a second scheduler. If that process stops,
+   the window offers to run the schedule itself (``Takeover``): it then takes the
+   lock and starts a scheduler here, and the window follows that one instead.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ import gc
 import logging
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon, QWidget
 
 from taskgui import __version__
 from taskgui.core.clock import Clock, SystemClock
@@ -117,6 +120,7 @@ def _session(
     owner: str,
     instance: SingleInstance,
     settings: Settings,
+    run_here: Callable[[DesktopShell], None] | None = None,
 ) -> tuple[int, MainWindow]:
     """The window, the tray and notifications around ``service``, until the app quits."""
     database = path if path != default_database_path() else None
@@ -130,6 +134,8 @@ def _session(
         window, settings, autostart, tray_available=tray_available, notifier=notifier
     )
     instance.message_received.connect(shell.handle_message)
+    if run_here is not None:
+        window.run_here_requested.connect(lambda: run_here(shell))
     # Ctrl+C in the terminal or a SIGTERM from the session quits the same way as Quit,
     # so running commands are recorded, not orphaned (without asking: nobody could answer).
     bridge = SignalBridge(app.quit)
@@ -160,6 +166,109 @@ def _on_schedule_loaded(repository: SqliteRepository) -> None:
         )
 
 
+def _start_service(
+    repository: SqliteRepository, clock: Clock, settings: Settings
+) -> SchedulerService:
+    """The scheduler over ``repository``, started (its recovery done)."""
+    service = SchedulerService(repository, clock, workers=settings.workers)
+    service.loaded.connect(
+        partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
+    )
+    service.start()
+    return service
+
+
+class _LocalSchedule:
+    """The schedule run in this process: its lock, its open store and its scheduler."""
+
+    def __init__(
+        self, lock: SchedulerLock, repository: SqliteRepository, service: SchedulerService
+    ) -> None:
+        self.lock = lock
+        self.repository = repository
+        self.service = service
+
+    def close(self) -> None:
+        """Stop the scheduler (every run recorded), then let go of the file."""
+        try:
+            _shut_down(self.service)
+        finally:
+            self.repository.close()
+            self.lock.release()
+
+
+class Takeover:
+    """Runs the schedule in this window once the process it followed has stopped.
+
+    ``run_here`` is what "Run the Schedule in This Window" does: take the lock (as a
+    start would: a CLI command holding it briefly is waited for), open the file with
+    crash recovery (runs the stopped process left open are recorded as interrupted
+    and retried) and hand the new scheduler to the shell, which hands it to the
+    window. ``close`` ends whichever of the two this window ends up following.
+    """
+
+    def __init__(self, path: Path, settings: Settings, remote: RemoteScheduler) -> None:
+        self._path = path
+        self._settings = settings
+        self._remote = remote
+        self.local: _LocalSchedule | None = None
+
+    def run_here(self, shell: DesktopShell) -> None:
+        if self.local is not None:
+            return
+        window = shell.window
+        try:
+            local = self._take()
+        except SchedulerAlreadyRunningError as error:  # another start was quicker
+            window.statusBar().showMessage(
+                f"{describe_owner(error.pid)} runs this schedule now", 15_000
+            )
+            return
+        except TaskguiError as error:
+            _show_error(window, str(error))
+            return
+        except Exception as error:  # a slot must never raise into Qt
+            log.exception("running the schedule in this window failed")
+            _show_error(window, f"Could not run the schedule here: {error}")
+            return
+        if local is None:  # the file is damaged and the person chose to leave it
+            return
+        self.local = local
+        self._remote.shutdown()
+        shell.adopt(local.service)
+        log.info("this window now runs %s", self._path)
+
+    def _take(self) -> _LocalSchedule | None:
+        lock = SchedulerLock(self._path)
+        _acquire(lock)
+        try:
+            repository = _open_store(self._path, reset_corrupt=False)
+            if repository is None:
+                lock.release()
+                return None
+            try:
+                service = _start_service(repository, SystemClock(), self._settings)
+            except BaseException:
+                repository.close()
+                raise
+        except BaseException:
+            lock.release()
+            raise
+        return _LocalSchedule(lock, repository, service)
+
+    def close(self) -> None:
+        if self.local is not None:
+            self.local.close()
+        else:
+            self._remote.shutdown()
+
+
+def _show_error(parent: QWidget | None, message: str) -> None:
+    """An error a person must see, in the log too."""
+    log.error("%s", message)
+    QMessageBox.warning(parent, "taskgui", message)
+
+
 def _run_here(
     app: QApplication,
     path: Path,
@@ -174,11 +283,7 @@ def _run_here(
         if repository is None:
             return 1
         clock = SystemClock()
-        service = SchedulerService(repository, clock, workers=settings.workers)
-        service.loaded.connect(
-            partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
-        )
-        service.start()
+        service = _start_service(repository, clock, settings)
         code, _window = _session(
             app,
             service=service,
@@ -218,6 +323,7 @@ def _run_remote(
         service.start()
         owner = service.owner or describe_owner(pid)
         log.info("%s runs %s; this window follows it", owner, path)
+        takeover = Takeover(path, settings, service)
         code, _window = _session(
             app,
             service=service,
@@ -226,8 +332,9 @@ def _run_remote(
             owner=owner,
             instance=instance,
             settings=settings,
+            run_here=takeover.run_here,
         )
-        service.shutdown()
+        takeover.close()
         return code
     except TaskguiError as error:
         QMessageBox.critical(None, "taskgui", str(error))

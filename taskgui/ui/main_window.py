@@ -9,11 +9,16 @@ The window itself neither quits nor hides: with ``intercept_close`` set, closing
 emits ``close_requested`` and the desktop shell (``ui.shell``) decides (hide to the
 tray, or quit after asking). Quit and Settings are requests for the shell too.
 
+When the process it follows stops, a bar says that nothing runs the schedule and
+offers to run it here (``run_here_requested``); the composition root then starts a
+scheduler in this process and hands it over with ``adopt``.
+
 Signals:
     history_requested(int): a task's history should be shown (used by notifications).
     close_requested(): the window was asked to close while ``intercept_close`` is set.
     quit_requested(): Quit was chosen.
     settings_requested(): Settings… was chosen.
+    run_here_requested(): run the schedule in this window (nobody runs it now).
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QMainWindow,
@@ -46,6 +52,7 @@ from taskgui.ui.empty_states import EmptyState, NoMatches
 from taskgui.ui.filter_bar import FilterBar
 from taskgui.ui.formatting import LastRun
 from taskgui.ui.history_view import HistoryDialog
+from taskgui.ui.schedule_banner import NoSchedulerBanner
 from taskgui.ui.state_filter import StateFilter
 from taskgui.ui.status_line import LOCAL_OWNER, StatusLine
 from taskgui.ui.task_dialog import DialogMode, TaskDialog
@@ -98,6 +105,7 @@ class MainWindow(QMainWindow):
     close_requested = Signal()
     quit_requested = Signal()
     settings_requested = Signal()
+    run_here_requested = Signal()
 
     def __init__(
         self,
@@ -137,22 +145,8 @@ class MainWindow(QMainWindow):
                 "resume_all": lambda: self._safely(self.resume_all),
             },
         )
-        self.empty = EmptyState(self.actions_[Verb.NEW], self)
-        self.no_matches = NoMatches(self)
-        self.stack = QStackedWidget(self)
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(self.no_matches)
-        self.stack.addWidget(self.table)
-        self.filter_bar = FilterBar(self)
-        self.search = self.filter_bar.search
-        self.filter_buttons = self.filter_bar.buttons
-        self.banner = Banner(self)
-        central = QWidget(self)
-        layout = QVBoxLayout(central)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.filter_bar)
-        layout.addWidget(self.stack, 1)
-        self.setCentralWidget(central)
+        self._owner = schedule_owner
+        self._build_central()
         self.file_menu, self.tasks_menu = build_menus(
             self.menuBar(), self.actions_, self.window_actions
         )
@@ -169,19 +163,35 @@ class MainWindow(QMainWindow):
         self._connect()
         self._set_tab_order()
         self.ticker = CountdownTicker(self.table, self.proxy, self.model, self)
-        self.model.reset_tasks(
-            service.snapshot(),
-            {
-                task_id: last
-                for task_id, record in service.last_runs().items()
-                if (last := _last_run(record)) is not None
-            },
-        )
+        self._load_tasks()
         self.table.sortByColumn(Column.NEXT_RUN, Qt.SortOrder.AscendingOrder)
         self._on_model_counts_changed()
         self.ticker.start()
 
     # ------------------------------------------------------------- building
+
+    def _build_central(self) -> None:
+        """Top to bottom: the bars that say something, the filters, then the tasks (or
+        what to say instead of an empty table)."""
+        self.empty = EmptyState(self.actions_[Verb.NEW], self)
+        self.no_matches = NoMatches(self)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.no_matches)
+        self.stack.addWidget(self.table)
+        self.filter_bar = FilterBar(self)
+        self.search = self.filter_bar.search
+        self.filter_buttons = self.filter_bar.buttons
+        self.banner = Banner(self)
+        self.no_scheduler = NoSchedulerBanner(self)
+        self.no_scheduler.run_here_requested.connect(self.run_here_requested)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.addWidget(self.no_scheduler)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.filter_bar)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
 
     def _build_toolbar(self) -> None:
         self.addToolBar(build_toolbar(self, self.actions_))
@@ -196,6 +206,7 @@ class MainWindow(QMainWindow):
     def _set_tab_order(self) -> None:
         """Top to bottom, as the eye reads: notice, filters, search, then the tasks."""
         chain: list[QWidget] = [
+            self.no_scheduler.run_here_button,
             self.banner.history_button,
             self.banner.dismiss_button,
             *self.filter_buttons.values(),
@@ -213,16 +224,34 @@ class MainWindow(QMainWindow):
         self.location_label = self.status_line.location
         self.set_schedule_owner(schedule_owner)
 
-    def _connect(self) -> None:
+    def _service_links(self) -> list[tuple[Any, Callable[..., None]]]:
+        """Every (signal of the service, slot here): connected, and undone on adopt."""
         service = self.service
-        service.task_added.connect(self.model.on_task_added)
-        service.task_changed.connect(self.model.on_task_changed)
-        service.task_removed.connect(self.model.on_task_removed)
-        service.run_finished.connect(self.model.on_run_finished)
-        service.run_finished.connect(self._on_service_run_finished)
-        service.run_output.connect(self._on_service_run_output)
-        service.task_changed.connect(self._on_service_task_changed)
-        service.error_occurred.connect(self._on_service_error_occurred)
+        return [
+            (service.task_added, self.model.on_task_added),
+            (service.task_changed, self.model.on_task_changed),
+            (service.task_removed, self.model.on_task_removed),
+            (service.run_finished, self.model.on_run_finished),
+            (service.run_finished, self._on_service_run_finished),
+            (service.run_output, self._on_service_run_output),
+            (service.task_changed, self._on_service_task_changed),
+            (service.error_occurred, self._on_service_error_occurred),
+        ]
+
+    def _load_tasks(self) -> None:
+        """Every task as the service has it now, with the latest result of each."""
+        self.model.reset_tasks(
+            self.service.snapshot(),
+            {
+                task_id: last
+                for task_id, record in self.service.last_runs().items()
+                if (last := _last_run(record)) is not None
+            },
+        )
+
+    def _connect(self) -> None:
+        for signal, slot in self._service_links():
+            signal.connect(slot)
         self.model.counts_changed.connect(self._on_model_counts_changed)
         self.proxy.counts_changed.connect(self._on_model_counts_changed)
         for model in (self.model, self.proxy):
@@ -284,8 +313,39 @@ class MainWindow(QMainWindow):
         return True
 
     def set_schedule_owner(self, owner: str) -> None:
-        """Say which process runs the schedule ("" when none does)."""
+        """Say which process runs the schedule ("" when none does, and offer to run it
+        here)."""
         self.status_line.set_owner(owner)
+        if owner:
+            self.no_scheduler.hide()
+            self._owner = owner
+        else:
+            self.no_scheduler.show_stopped(self._owner)  # who ran it, if known
+
+    def adopt(self, service: AnyScheduler, owner: str = LOCAL_OWNER) -> None:
+        """Show ``service`` from now on (the schedule now runs in this window).
+
+        The tasks are read afresh from it; the selection stays on the same tasks.
+        """
+        selected = [task.id for task in self.selected_tasks()]
+        for signal, slot in self._service_links():
+            signal.disconnect(slot)
+        self.service = service
+        self.transfer.retarget(service)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
+        self._load_tasks()
+        self._select_ids(selected)
+        self.set_schedule_owner(owner)
+        self.refresh_status()
+
+    def _select_ids(self, task_ids: Sequence[TaskId]) -> None:
+        selection = self.table.selectionModel()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for task_id in task_ids:
+            row = self.proxy.row_of(task_id)
+            if row is not None:
+                selection.select(self.proxy.index(row, 0), flags)
 
     def reveal(self) -> None:
         """Bring the window to the front, from the tray, a notification or a second start."""

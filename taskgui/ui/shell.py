@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QWidget
@@ -29,7 +30,7 @@ from taskgui.core.errors import TaskguiError
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
-from taskgui.runtime.remote import RemoteScheduler
+from taskgui.runtime.remote import AnyScheduler, RemoteScheduler
 from taskgui.ui.actions import Verb, allowed
 from taskgui.ui.autostart import Autostart
 from taskgui.ui.formatting import outcome_text
@@ -113,25 +114,49 @@ class DesktopShell(QObject):
             )
         self.notifier = notifier
         window.intercept_close = True
-        if not self.runs_here:
-            window.window_actions["quit"].setStatusTip(
-                "Quit taskgui; the process that runs the schedule goes on"
-            )
+        self._describe_quit()
         self._connect()
 
+    def _describe_quit(self) -> None:
+        self.window.window_actions["quit"].setStatusTip(
+            "Stop the scheduler and quit"
+            if self.runs_here
+            else "Quit taskgui; the process that runs the schedule goes on"
+        )
+
+    def _service_links(self) -> list[tuple[Any, Callable[..., None]]]:
+        """Every (signal of the service, slot): connected, and undone on ``adopt``."""
+        service = self.service
+        links: list[tuple[Any, Callable[..., None]]] = [
+            (service.run_finished, self._on_service_run_finished),
+            (service.retry_scheduled, self._on_service_retry_scheduled),
+            (service.task_exhausted, self._on_service_task_exhausted),
+            (service.task_changed, self._on_service_task_changed),
+        ]
+        if isinstance(service, RemoteScheduler):
+            links.append((service.owner_changed, self.window.set_schedule_owner))
+        return links
+
+    def adopt(self, service: AnyScheduler) -> None:
+        """The schedule now runs in this process, in ``service``: follow it from now on."""
+        for signal, slot in self._service_links():
+            signal.disconnect(slot)
+        self.service = service
+        self.runs_here = not isinstance(service, RemoteScheduler)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
+        self.window.adopt(service)
+        self._describe_quit()
+
     def _connect(self) -> None:
-        window, service = self.window, self.service
+        window = self.window
         window.close_requested.connect(self._on_window_close_requested)
         window.quit_requested.connect(self._on_window_quit_requested)
         window.settings_requested.connect(self._on_window_settings_requested)
         window.model.counts_changed.connect(self._on_model_counts_changed)
         window.installEventFilter(self)
-        service.run_finished.connect(self._on_service_run_finished)
-        service.retry_scheduled.connect(self._on_service_retry_scheduled)
-        service.task_exhausted.connect(self._on_service_task_exhausted)
-        service.task_changed.connect(self._on_service_task_changed)
-        if isinstance(service, RemoteScheduler):
-            service.owner_changed.connect(window.set_schedule_owner)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
         self.notifier.activated.connect(self._on_notifier_activated)
         tray = self.tray
         if tray is not None:

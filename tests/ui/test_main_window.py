@@ -340,3 +340,13 @@ def test_a_running_command_that_printed_nothing_yet_says_so(
     qtbot.waitUntil(lambda: first_run(dialog).outcome is not None, timeout=5_000)
     assert dialog.output.text.placeholderText() == "This run printed nothing."
     dialog.close()
+
+
+@pytest.mark.parametrize("width", [760, 1180])
+def test_the_empty_state_shows_its_whole_hint(window: MainWindow, qtbot: QtBot, width: int) -> None:
+    window.resize(width, 560)
+    qtbot.wait(20)
+    assert window.stack.currentWidget() is window.empty
+    hint = window.empty.hint
+    assert hint.height() >= hint.heightForWidth(hint.width())  # not cut off
+    assert hint.width() <= window.empty.width()
