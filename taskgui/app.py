@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon, QWidge
 from taskgui import __version__
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
+from taskgui.handover import hand_over
 from taskgui.runtime.daemon import SignalBridge, configure_logging
 from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
 from taskgui.runtime.service import SchedulerService
@@ -53,6 +54,8 @@ from taskgui.ui.single_instance import SHOW, SingleInstance, server_name
 log = logging.getLogger("taskgui.app")
 
 SHUTDOWN_GRACE = 5.0
+QUIT_REASON = "taskgui quit"
+HANDOVER_REASON = "taskgui handed its schedule to taskgui daemon"
 LOCK_WAIT = 2.0
 # The installed desktop entry (packaging/linux): Wayland compositors and notification
 # servers find the app's name and icon through it.
@@ -91,14 +94,40 @@ def _open_store(path: Path, reset_corrupt: bool) -> SqliteRepository | None:
     return repository
 
 
-def _shut_down(service: SchedulerService) -> None:
-    """Stop the service and wait (running the event loop) until every run is recorded."""
+def shut_down(service: SchedulerService, reason: str = QUIT_REASON) -> None:
+    """Stop the service and wait (running the event loop) until every run is recorded.
+
+    While runs are still going, a small window says which, that they are stopped
+    after the grace period (and retried), and offers to stop them now.
+    """
     loop = QEventLoop()
     service.stopped.connect(loop.quit)
     QTimer.singleShot(int((SHUTDOWN_GRACE + 10) * 1000), loop.quit)  # never hang on quit
-    service.shutdown(SHUTDOWN_GRACE)
+    service.shutdown(SHUTDOWN_GRACE, reason)
     if service.busy_workers:
+        notice = stopping_notice(service.running_task_names(), SHUTDOWN_GRACE)
+        stop_now = notice.addButton("Stop Now", QMessageBox.ButtonRole.DestructiveRole)
+        stop_now.clicked.connect(service.stop_runs_now)
+        notice.show()
         loop.exec()
+        notice.close()
+
+
+def stopping_notice(names: list[str], grace: float) -> QMessageBox:
+    """What quitting waits for: the tasks still running, by name (plain text)."""
+    shown = ", ".join(f"“{name}”" for name in names[:3])
+    if len(names) > 3:
+        shown += f" and {len(names) - 3} more"
+    one = len(names) == 1
+    notice = QMessageBox(
+        QMessageBox.Icon.Information,
+        "taskgui is stopping",
+        f"Waiting for {shown} to finish. {'It is' if one else 'They are'} stopped in "
+        f"{grace:g} s if still running, and retried as the retry policy allows.",
+    )
+    notice.setTextFormat(Qt.TextFormat.PlainText)
+    notice.setWindowModality(Qt.WindowModality.NonModal)
+    return notice
 
 
 def _acquire(lock: SchedulerLock) -> None:
@@ -121,7 +150,7 @@ def _session(
     instance: SingleInstance,
     settings: Settings,
     run_here: Callable[[DesktopShell], None] | None = None,
-) -> tuple[int, MainWindow]:
+) -> tuple[int, DesktopShell]:
     """The window, the tray and notifications around ``service``, until the app quits."""
     database = path if path != default_database_path() else None
     autostart = Autostart.for_user(launch_command(database))
@@ -143,7 +172,7 @@ def _session(
     code = app.exec()
     bridge.close()
     shell.close()
-    return int(code), window
+    return int(code), shell
 
 
 def _on_schedule_loaded(repository: SqliteRepository) -> None:
@@ -191,7 +220,7 @@ class _LocalSchedule:
     def close(self) -> None:
         """Stop the scheduler (every run recorded), then let go of the file."""
         try:
-            _shut_down(self.service)
+            shut_down(self.service)
         finally:
             self.repository.close()
             self.lock.release()
@@ -275,16 +304,17 @@ def _run_here(
     reset_corrupt: bool,
     instance: SingleInstance,
     settings: Settings,
-) -> int:
-    """This window runs the schedule (the caller holds the lock)."""
+) -> tuple[int, bool]:
+    """This window runs the schedule (the caller holds the lock). Returns the exit code
+    and whether the person asked to keep the schedule running without the window."""
     repository: SqliteRepository | None = None
     try:
         repository = _open_store(path, reset_corrupt)
         if repository is None:
-            return 1
+            return 1, False
         clock = SystemClock()
         service = _start_service(repository, clock, settings)
-        code, _window = _session(
+        code, shell = _session(
             app,
             service=service,
             clock=clock,
@@ -293,14 +323,29 @@ def _run_here(
             instance=instance,
             settings=settings,
         )
-        _shut_down(service)
-        return code
+        handover = shell.handover_requested
+        shut_down(service, HANDOVER_REASON if handover else QUIT_REASON)
+        return code, handover
     except TaskguiError as error:
         QMessageBox.critical(None, "taskgui", str(error))
-        return 1
+        return 1, False
     finally:
         if repository is not None:
             repository.close()
+
+
+def _hand_over(path: Path, workers: int, log_file: Path | None) -> int:
+    """Start taskgui daemon for the schedule this window ran (the lock is free now)."""
+    result = hand_over(launch_command(), path, workers)
+    if result.done:
+        return 0
+    where = f"\n\nThe log: {log_file}" if log_file else ""
+    _show_error(
+        None,
+        f"The schedule could not be handed to taskgui daemon ({result.problem}), so it "
+        f"is not running now. Start taskgui, or taskgui daemon, again.{where}",
+    )
+    return 1
 
 
 def _run_remote(
@@ -324,7 +369,7 @@ def _run_remote(
         owner = service.owner or describe_owner(pid)
         log.info("%s runs %s; this window follows it", owner, path)
         takeover = Takeover(path, settings, service)
-        code, _window = _session(
+        code, _shell = _session(
             app,
             service=service,
             clock=clock,
@@ -346,7 +391,7 @@ def _run_remote(
 def main(argv: list[str] | None = None) -> int:
     """Open the window on the schedule in ``--db`` (or the default database)."""
     args = _parse(list(sys.argv[1:] if argv is None else argv))
-    configure_logging()
+    log_file = configure_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("taskgui")
@@ -375,8 +420,9 @@ def main(argv: list[str] | None = None) -> int:
             QMessageBox.critical(None, "taskgui", str(error))
             return 1
         try:
-            return _run_here(app, path, args.reset_corrupt, instance, settings)
+            code, handover = _run_here(app, path, args.reset_corrupt, instance, settings)
         finally:
             lock.release()
+        return _hand_over(path, settings.workers, log_file) if handover else code
     finally:
         instance.close()

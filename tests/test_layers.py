@@ -26,6 +26,7 @@ _ABOVE_UI = (
     "taskgui.cli_spec",
     "taskgui.cli_transfer",
     "taskgui.app",
+    "taskgui.handover",
 )
 
 # Layer (module prefix) -> module prefixes it must never import.

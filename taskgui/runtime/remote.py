@@ -177,6 +177,10 @@ class RemoteScheduler(ScheduleSignals):
     def busy_workers(self) -> int:
         return sum(snapshot.status.running for snapshot in self._tasks.values())
 
+    def running_task_names(self) -> list[str]:
+        """The tasks the owner runs now, as last read."""
+        return [s.spec.name for s in self._tasks.values() if s.status.running]
+
     @property
     def pending_requests(self) -> int:
         return len(self._pending)

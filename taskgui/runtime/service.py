@@ -34,6 +34,7 @@ import logging
 import random
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -143,6 +144,7 @@ class SchedulerService(ScheduleSignals):
         self._data_version: int | None = None
         self._ticks_since_checkpoint = 0
         self._stopping = False
+        self._stop_reason = ""
         self._healthy = True
         self._running = False
 
@@ -173,15 +175,17 @@ class SchedulerService(ScheduleSignals):
         self._dispatch()
         return recovery
 
-    def shutdown(self, grace: float = 10.0) -> None:
+    def shutdown(self, grace: float = 10.0, reason: str = "taskgui stopped") -> None:
         """Stop dispatching; give running commands ``grace`` seconds, then stop them.
 
-        Runs stopped this way are recorded as interrupted and retried at the next
-        start. Emits ``stopped`` when every run is recorded.
+        Runs stopped this way are recorded as interrupted, their error saying
+        ``reason`` ("taskgui quit"), and retried at the next start. Emits ``stopped``
+        when every run is recorded.
         """
         if self._stopping:
             return
         self._stopping = True
+        self._stop_reason = reason
         self._timer.disarm()
         self._hydration.stop()
         self._requests.stop()
@@ -189,6 +193,16 @@ class SchedulerService(ScheduleSignals):
             self._finish_shutdown()
             return
         QTimer.singleShot(int(grace * 1000), self._on_shutdown_grace_over)
+
+    def stop_runs_now(self) -> None:
+        """While shutting down: stop the runs still going now, not after the grace."""
+        if self._stopping:
+            self._on_shutdown_grace_over()
+
+    def running_task_names(self) -> list[str]:
+        """The names of the tasks with a run going, for a person waiting on them."""
+        task_ids = dict.fromkeys(run.task_id for run in self._engine.running_runs.values())
+        return [self._engine.snapshot(task_id).spec.name for task_id in task_ids]
 
     def _on_shutdown_grace_over(self) -> None:
         self._take_back_waiting_runs()
@@ -489,12 +503,13 @@ class SchedulerService(ScheduleSignals):
             else:
                 self._dispatch()  # its worker is free
             return
-        outcome = report.outcome
+        outcome, result = report.outcome, report.result
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
+            result = replace(result, error=f"stopped because {self._stop_reason}")
         events = self._engine.finished(run_id, outcome, self._clock.now())
         # One commit for the result and for what the freed worker is given next.
-        self._dispatch(done=events, results={run_id: report.result})
+        self._dispatch(done=events, results={run_id: result})
         if self._stopping and not self._pool.busy:
             self._finish_shutdown()
 

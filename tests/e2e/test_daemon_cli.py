@@ -144,6 +144,8 @@ def test_list_and_show_say_what_the_daemon_keeps_a_task_waiting_for(taskgui: Tas
     assert taskgui.cli("cancel", str(busy)).returncode == 0  # frees a worker
     wait_for(lambda: taskgui.show(queued)["state"] == "succeeded", what="the queued task")
     assert taskgui.show(queued)["waiting"] is None
+    assert taskgui.cli("cancel", str(holder)).returncode == 0  # leave no command behind
+    wait_for(lambda: taskgui.show(holder)["state"] == "cancelled", what="the holder to stop")
 
 
 @pytest.mark.slow
@@ -184,7 +186,9 @@ def test_sigterm_stops_gracefully_and_the_interrupted_run_is_retried(taskgui: Ta
     assert daemon.wait(timeout=30) == 0
     shown = taskgui.show(task)
     assert shown["state"] == "retrying"
-    assert taskgui.history(task)[0]["outcome"] == "interrupted"
+    [interrupted] = taskgui.history(task)
+    assert interrupted["outcome"] == "interrupted"
+    assert interrupted["error"] == "stopped because taskgui daemon was stopped"
 
 
 @pytest.mark.slow
