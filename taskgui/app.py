@@ -154,7 +154,14 @@ def _session(
     """The window, the tray and notifications around ``service``, until the app quits."""
     database = path if path != default_database_path() else None
     autostart = Autostart.for_user(launch_command(database))
-    window = MainWindow(service, clock, location=str(path), schedule_owner=owner)
+    log_file = configure_logging()  # already set up: this only says where the log is
+    window = MainWindow(
+        service,
+        clock,
+        location=str(path),
+        log_file=str(log_file) if log_file else "",
+        schedule_owner=owner,
+    )
     tray_available = QSystemTrayIcon.isSystemTrayAvailable()
     notifier = None
     if not tray_available:

@@ -15,7 +15,7 @@ import signal
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from taskgui.core.states import RunOutcome, TaskState, WaitReason
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
 
@@ -252,14 +252,39 @@ def command_tooltip(snapshot: TaskSnapshot) -> str:
     return line if len(line) <= MAX_TOOLTIP_CHARS else line[:MAX_TOOLTIP_CHARS] + "…"
 
 
+TOOLTIP_NEXT_RUNS = 3
+
+
 def next_run_tooltip(snapshot: TaskSnapshot) -> str | None:
-    """The exact moment behind the countdown, in local time."""
+    """The exact moment behind the countdown, in local time, and the runs after it."""
     status = snapshot.status
     if status.state is TaskState.RUNNING and status.running_since is not None:
         return f"running since {local_time_full_text(status.running_since)}"
-    if status.next_run_at is not None and not status.state.is_terminal:
-        return local_time_full_text(status.next_run_at)
-    return None
+    if status.next_run_at is None or status.state.is_terminal:
+        return None
+    lines = [local_time_full_text(status.next_run_at)]
+    after = _runs_after(snapshot, status.next_run_at)
+    if after:
+        lines.append("then " + ", ".join(local_time_full_text(moment) for moment in after))
+    return "\n".join(lines)
+
+
+def _runs_after(snapshot: TaskSnapshot, moment: datetime) -> list[datetime]:
+    """The next few occurrences of a recurring schedule after ``moment``."""
+    recurrence = snapshot.spec.recurrence
+    if not recurrence.is_recurring or snapshot.status.slot_kind is not SlotKind.OCCURRENCE:
+        return []
+    runs: list[datetime] = []
+    current: datetime | None = moment
+    try:
+        while len(runs) < TOOLTIP_NEXT_RUNS:
+            current = recurrence.next_after(current) if current is not None else None
+            if current is None:
+                break
+            runs.append(current)
+    except (ValueError, OverflowError):  # the calendar ends
+        pass
+    return runs
 
 
 def last_result_tooltip(last: LastRun | None) -> str | None:

@@ -28,7 +28,15 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QMainWindow,
@@ -39,19 +47,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from taskgui import __version__
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.remote import AnyScheduler
+from taskgui.ui.about import show_about
 from taskgui.ui.actions import TaskActions, Verb, allowed
 from taskgui.ui.banner import Banner
 from taskgui.ui.countdown import CountdownTicker
 from taskgui.ui.empty_states import EmptyState, NoMatches
 from taskgui.ui.filter_bar import FilterBar
 from taskgui.ui.formatting import LastRun
-from taskgui.ui.history_view import HistoryDialog
+from taskgui.ui.history_windows import HistoryWindows
+from taskgui.ui.questions import Confirm, ask_yes_no, delete_question
 from taskgui.ui.schedule_banner import NoSchedulerBanner
 from taskgui.ui.state_filter import StateFilter
 from taskgui.ui.status_line import LOCAL_OWNER, StatusLine
@@ -68,23 +79,11 @@ from taskgui.ui.window_actions import (
     build_window_actions,
 )
 
-__all__ = ["LOCAL_OWNER", "Confirm", "MainWindow", "ask_yes_no"]
+__all__ = ["LOCAL_OWNER", "Confirm", "MainWindow", "ask_yes_no", "delete_question"]
 
 log = logging.getLogger(__name__)
 
 DialogFactory = Callable[..., TaskDialog]
-Confirm = Callable[[QWidget, str, str], bool]
-
-
-def ask_yes_no(parent: QWidget, title: str, text: str) -> bool:
-    answer = QMessageBox.question(
-        parent,
-        title,
-        text,
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        QMessageBox.StandardButton.No,
-    )
-    return answer == QMessageBox.StandardButton.Yes
 
 
 def _last_run(record: RunRecord) -> LastRun | None:
@@ -113,6 +112,7 @@ class MainWindow(QMainWindow):
         clock: Clock,
         *,
         location: str = "",
+        log_file: str = "",
         schedule_owner: str = LOCAL_OWNER,
         dialog_factory: DialogFactory = TaskDialog,
         confirm: Confirm = ask_yes_no,
@@ -123,7 +123,13 @@ class MainWindow(QMainWindow):
         self._clock = clock
         self._dialog_factory = dialog_factory
         self._confirm = confirm
-        self._histories: dict[TaskId, HistoryDialog] = {}
+        # Through a method: the service may be replaced (adopt), the histories stay.
+        self.histories = HistoryWindows(self, self._history_of, clock.now)
+        self._location = location
+        self._log_file = log_file
+        self.about: QMessageBox | None = None
+        # (the first deleted row, the deleted ids) until the deleted rows are gone
+        self._place_after_delete: tuple[int, set[TaskId]] | None = None
         self.intercept_close = False
         self._closing = False
         self.setWindowTitle("taskgui")
@@ -143,6 +149,7 @@ class MainWindow(QMainWindow):
                 "quit": self.quit_requested.emit,
                 "pause_all": lambda: self._safely(self.pause_all),
                 "resume_all": lambda: self._safely(self.resume_all),
+                "about": lambda: self._safely(self.show_about),
             },
         )
         self._owner = schedule_owner
@@ -258,6 +265,7 @@ class MainWindow(QMainWindow):
             for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
                 signal.connect(self._on_model_rows_changed)
         self.proxy.layoutChanged.connect(self._on_model_rows_changed)
+        self.proxy.rowsRemoved.connect(self._keep_place)
         self.search.textChanged.connect(self.proxy.set_search_text)
         self.search.textChanged.connect(self._on_model_rows_changed)
         self.filter_bar.filter_chosen.connect(self.set_state_filter)
@@ -402,38 +410,48 @@ class MainWindow(QMainWindow):
             self.select_task(stored.id)
 
     def delete_selected(self) -> None:
+        """Delete the selected tasks (after asking); the row after them is selected
+        then, so the keyboard keeps its place (Delete, Delete, ... works down a list)."""
         tasks = self.selected_tasks()
-        if not tasks:
+        if not tasks or not self._confirm(self, "Delete Tasks", delete_question(tasks)):
             return
-        if len(tasks) == 1:
-            text = f"Delete the task “{tasks[0].spec.name}” and its history?"
-        else:
-            text = f"Delete {len(tasks)} tasks and their history?"
-        running = sum(task.status.running for task in tasks)
-        if running:
-            text += "\n\nA running task is stopped first."
-        if self._confirm(self, "Delete Tasks", text):
-            self._each(self.service.delete, tasks)
+        rows = [row for task in tasks if (row := self.proxy.row_of(task.id)) is not None]
+        self._place_after_delete = (min(rows, default=0), {task.id for task in tasks})
+        self._each(self.service.delete, tasks)
+        self._keep_place()  # done now if the rows went at once, else when they go
+
+    def _keep_place(self, *_: object) -> None:
+        """Once the deleted rows are gone, select the row that took their place."""
+        pending = self._place_after_delete
+        if pending is None:
+            return
+        row, deleted = pending
+        if any(self.proxy.row_of(task_id) is not None for task_id in deleted):
+            return  # not all gone yet (a schedule run elsewhere deletes a moment later)
+        self._place_after_delete = None
+        count = self.proxy.rowCount()
+        if count and not self.table.selectionModel().hasSelection():
+            index = self.proxy.index(min(row, count - 1), 0)
+            self.table.setCurrentIndex(index)  # selects the row, and moves the keyboard
+
+    def _history_of(self, task_id: TaskId) -> list[RunRecord]:
+        return self.service.history(task_id)
 
     def show_history(self, task_id: TaskId) -> None:
-        existing = self._histories.get(task_id)
-        if existing is not None:
-            existing.refresh()
-            existing.raise_()
-            existing.activateWindow()
-            return
         try:
             task = self.service.task(task_id)
         except TaskguiError as error:
             self._report(str(error))
             return
-        dialog = HistoryDialog(
-            task, lambda: self.service.history(task_id), self, now=self._clock.now
-        )
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.destroyed.connect(lambda *_: self._histories.pop(task_id, None))
-        self._histories[task_id] = dialog
-        dialog.show()
+        self.histories.show(task)
+
+    def show_about(self) -> None:
+        """Help > About: the version, the database and the log file."""
+        if self.about is not None and self.about.isVisible():
+            self.about.raise_()
+            return
+        version = QCoreApplication.applicationVersion() or __version__
+        self.about = show_about(self, version, self._location, self._log_file)
 
     def _show_selected_history(self) -> None:
         tasks = self.selected_tasks()
@@ -478,26 +496,16 @@ class MainWindow(QMainWindow):
         assert isinstance(snapshot, TaskSnapshot)
         if any(task.id == snapshot.id for task in self.selected_tasks()):
             self._on_selection_changed()
-        history = self._histories.get(snapshot.id)
-        if history is not None:
-            history.update_task(snapshot)
+        self.histories.task_changed(snapshot)
         self._update_workers()
 
     def _on_service_run_finished(self, ticket: object, _outcome: object, _result: object) -> None:
-        task_id = getattr(ticket, "task_id", None)
-        history = self._histories.get(task_id) if isinstance(task_id, int) else None
-        if history is not None:
-            history.refresh()
+        if isinstance(ticket, RunTicket):
+            self.histories.run_finished(ticket.task_id)
 
     def _on_service_run_output(self, ticket: object, output: str) -> None:
-        if not isinstance(ticket, RunTicket):
-            return
-        history = self._histories.get(ticket.task_id)
-        if history is not None:
-            try:
-                history.show_live_output(ticket, output)
-            except Exception:  # a slot must never raise into Qt
-                log.exception("showing the output of a running command failed")
+        if isinstance(ticket, RunTicket):
+            self.histories.run_output(ticket, output)
 
     def _on_service_error_occurred(self, message: str) -> None:
         self.statusBar().showMessage(message, 15_000)
@@ -565,6 +573,5 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self.ticker.stop()
-        for dialog in list(self._histories.values()):
-            dialog.close()
+        self.histories.close_all()
         super().closeEvent(event)

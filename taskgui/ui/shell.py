@@ -39,7 +39,7 @@ from taskgui.ui.actions import Verb, allowed
 from taskgui.ui.autostart import Autostart
 from taskgui.ui.close_choice import CloseChoice, CloseChooser, ask_close_choice
 from taskgui.ui.formatting import outcome_text
-from taskgui.ui.main_window import Confirm, MainWindow, ask_yes_no
+from taskgui.ui.main_window import MainWindow
 from taskgui.ui.notifier import (
     BannerNotifier,
     Notifier,
@@ -47,6 +47,7 @@ from taskgui.ui.notifier import (
     notice_for_exhausted,
     notice_for_retry,
 )
+from taskgui.ui.questions import Confirm, ask_yes_no
 from taskgui.ui.settings import Settings
 from taskgui.ui.settings_dialog import SettingsDialog
 from taskgui.ui.single_instance import SHOW

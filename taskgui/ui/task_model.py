@@ -63,6 +63,7 @@ from taskgui.ui.formatting import (
     waiting_text,
 )
 from taskgui.ui.icons import state_icon
+from taskgui.ui.plain_text import plain_tooltip
 
 __all__ = ["Column", "LastRun", "Role", "TaskTableModel"]
 
@@ -318,7 +319,7 @@ class TaskTableModel(QAbstractTableModel):
         if role == _DECORATION:
             return self._icon(entry.snapshot.status.state) if column == Column.STATE else None
         if role == _TOOLTIP:
-            return self._tooltip(entry, column)
+            return plain_tooltip(self._tooltip(entry, column)) or None
         if role == _SORT_KEY:
             return self._sort_key(entry, column)
         if role == _TASK_ID:

@@ -46,6 +46,7 @@ _LOOKS: dict[str, tuple[str, str, QKeySequence.StandardKey | None, str]] = {
     "quit": ("Quit", "quit", _STANDARD.Quit, "Stop the scheduler and quit"),
     "pause_all": ("Pause All Tasks", "pause", None, "Pause every active task"),
     "resume_all": ("Resume All Tasks", "resume", None, "Resume every paused task"),
+    "about": ("About taskgui", "", None, "The version, and where the database and log are"),
 }
 
 
@@ -60,7 +61,7 @@ def build_window_actions(
     """One QAction per app-wide command; ``handlers`` maps each key to what it does."""
     actions: dict[str, QAction] = {}
     for key, (text, icon, shortcut, tip) in _LOOKS.items():
-        action = QAction(action_icon(icon), text, parent)
+        action = QAction(action_icon(icon), text, parent) if icon else QAction(text, parent)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.setStatusTip(tip)
@@ -83,7 +84,7 @@ def add_verb_groups(menu: QMenu, verbs: TaskActions) -> None:
 def build_menus(
     bar: QMenuBar, verbs: TaskActions, actions: Mapping[str, QAction]
 ) -> tuple[QMenu, QMenu]:
-    """The File and Tasks menus; returns them (others add entries to File)."""
+    """The File, Tasks and Help menus; returns the first two (others add to File)."""
     file_menu = bar.addMenu("&File")
     file_menu.addAction(verbs[Verb.NEW])
     file_menu.addSeparator()
@@ -96,6 +97,8 @@ def build_menus(
     tasks_menu.addSeparator()
     tasks_menu.addAction(actions["pause_all"])
     tasks_menu.addAction(actions["resume_all"])
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(actions["about"])
     return file_menu, tasks_menu
 
 

@@ -26,7 +26,7 @@ from taskgui.cli_spec import local_zone_name
 from taskgui.core.clock import Clock, FakeClock, SystemClock
 from taskgui.core.engine import Engine
 from taskgui.core.events import RunDispatched
-from taskgui.core.retry import RetryPolicy
+from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, RetryPolicy
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.store.lock import SchedulerLock, is_locked
@@ -368,6 +368,13 @@ def test_pause_and_resume_say_truthfully_when_nothing_changes(run: Run) -> None:
     assert show(run, task_id)["state"] == "paused"
     assert run("resume", str(task_id)).out == f"task {task_id} resumed\n"
     assert show(run, task_id)["state"] == "pending"
+
+
+def test_max_attempts_goes_up_to_the_limit_the_window_offers(run: Run) -> None:
+    task_id = add(run, "--max-attempts", str(MAX_ATTEMPTS_LIMIT))
+    assert show(run, task_id)["max_attempts"] == MAX_ATTEMPTS_LIMIT
+    refused = run("add", "--name", "x", "--command", "true", "--max-attempts", "1001")
+    assert refused.code == 2 and f"between 1 and {MAX_ATTEMPTS_LIMIT}" in refused.err
 
 
 def test_waiting_says_what_a_task_waits_for_without_a_scheduler(run: Run) -> None:

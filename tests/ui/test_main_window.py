@@ -11,16 +11,19 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
+from taskgui import __version__
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord
+from taskgui.core.task import TaskSpec
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.actions import Verb
+from taskgui.ui.filter_bar import SEARCH_MIN_WIDTH
 from taskgui.ui.history_view import HistoryDialog
 from taskgui.ui.main_window import MainWindow
 from taskgui.ui.state_filter import StateFilter
@@ -350,3 +353,81 @@ def test_the_empty_state_shows_its_whole_hint(window: MainWindow, qtbot: QtBot, 
     hint = window.empty.hint
     assert hint.height() >= hint.heightForWidth(hint.width())  # not cut off
     assert hint.width() <= window.empty.width()
+
+
+def _later(name: str) -> TaskSpec:
+    return spec(name, "true", first_run_at=CLOCK.now() + timedelta(hours=1))
+
+
+def test_delete_keeps_the_keyboards_place_and_names_what_it_deletes(
+    window: MainWindow, qtbot: QtBot, confirm: Confirmations
+) -> None:
+    ids = {name: window.service.add_task(_later(name)).id for name in "abcde"}
+    window.model.flush_pending()
+    window.table.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
+    window.select_task(ids["b"])
+    window.actions_[Verb.DELETE].trigger()
+    assert confirm.asked[-1] == "Delete the task “b” and its history?"
+    assert [task.spec.name for task in window.selected_tasks()] == ["c"]  # took b's place
+    assert window.table.currentIndex().row() == 1
+    window.table.selectRow(1)
+    selection = window.table.selectionModel()
+    selection.select(
+        window.proxy.index(2, 0),
+        QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+    )
+    window.actions_[Verb.DELETE].trigger()
+    assert confirm.asked[-1] == "Delete these 2 tasks and their history?\n\n  • c\n  • d"
+    assert [task.spec.name for task in window.selected_tasks()] == ["e"]
+    window.actions_[Verb.DELETE].trigger()  # the last row: the one before it is next
+    assert [task.spec.name for task in window.selected_tasks()] == ["a"]
+
+
+def test_many_tasks_to_delete_are_named_up_to_ten(
+    window: MainWindow, confirm: Confirmations
+) -> None:
+    for index in range(12):
+        window.service.add_task(_later(f"task {index:02d}"))
+    window.model.flush_pending()
+    window.table.selectAll()
+    confirm.answer = False
+    window.actions_[Verb.DELETE].trigger()
+    assert confirm.asked[-1].startswith("Delete these 12 tasks and their history?")
+    assert confirm.asked[-1].endswith("  … and 2 more")
+    assert window.model.rowCount() == 12
+
+
+def test_about_says_the_version_and_where_the_files_are(
+    tmp_path: Path, qtbot: QtBot, window: MainWindow
+) -> None:
+    odd = MainWindow(
+        window.service, CLOCK, location="/data/<b>&co</b>.sqlite3", log_file="/logs/t.log"
+    )
+    qtbot.addWidget(odd)
+    odd.window_actions["about"].trigger()
+    about = odd.about
+    assert about is not None and about.isVisible()
+    text = about.text()
+    assert __version__ in text
+    assert "/data/&lt;b&gt;&amp;co&lt;/b&gt;.sqlite3" in text  # the path, shown as it is
+    assert "/logs/t.log" in text and "#readme" in text
+    menus = {menu.title(): menu for menu in odd.menuBar().findChildren(QMenu)}
+    assert [action.text() for action in menus["&Help"].actions()] == ["About taskgui"]
+    about.close()
+
+
+def test_at_760_pixels_the_search_box_gets_a_line_of_its_own(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    window.resize(760, 560)
+    qtbot.waitUntil(lambda: window.width() == 760, timeout=2_000)
+    bar = window.filter_bar
+    assert bar.two_rows
+    search = window.search
+    assert search.width() >= SEARCH_MIN_WIDTH
+    right = search.mapTo(window, search.rect().topRight()).x()
+    assert right <= window.width()
+    placeholder = search.fontMetrics().horizontalAdvance(search.placeholderText())
+    assert placeholder < search.width()
+    window.resize(1400, 600)
+    qtbot.waitUntil(lambda: not bar.two_rows, timeout=2_000)

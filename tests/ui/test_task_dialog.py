@@ -28,7 +28,7 @@ from pytestqt.qtbot import QtBot
 from taskgui.core.clock import FakeClock
 from taskgui.core.duration import parse_duration
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once
-from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import Command, TaskSpec
 from taskgui.ui.dialog_fields import (
@@ -983,3 +983,13 @@ def test_every_placeholder_fits_its_field(qtbot: QtBot, clock: FakeClock) -> Non
         if text and line.isVisible():
             room = line.width() - 2 * line.textMargins().left() - 12  # frame and clear button
             assert line.fontMetrics().horizontalAdvance(text) <= room, text
+
+
+def test_max_attempts_reaches_the_limit_core_and_the_cli_share(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    dialog = open_dialog(qtbot, clock)
+    assert dialog.retry.attempts.maximum() == MAX_ATTEMPTS_LIMIT == 1_000
+    fill_minimum(qtbot, dialog)
+    retype(qtbot, dialog.retry.attempts, "1000")
+    assert accept(qtbot, dialog).retry.max_attempts == MAX_ATTEMPTS_LIMIT

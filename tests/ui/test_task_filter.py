@@ -613,7 +613,7 @@ def test_headers_and_cells_come_from_the_tasks(
     assert proxy.headerData(0, Qt.Orientation.Vertical) == 2  # source row 1, as Qt numbers it
     assert proxy.headerData(5, Qt.Orientation.Vertical) is None
     assert proxy.data(proxy.index(0, Column.NAME)) == "a"
-    assert proxy.data(proxy.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole) == "true"
+    assert proxy.data(proxy.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole) == "<p>true</p>"
     assert proxy.flags(proxy.index(0, 0)) & Qt.ItemFlag.ItemIsSelectable
     assert proxy.flags(QModelIndex()) == Qt.ItemFlag.NoItemFlags
     assert proxy.sibling(1, 2, proxy.index(0, 0)) == proxy.index(1, 2)

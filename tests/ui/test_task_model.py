@@ -9,6 +9,7 @@ for the signal or call ``flush_pending()``.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -23,9 +24,11 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
 from taskgui.core.engine import Engine
+from taskgui.core.recurrence import Every
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command
+from taskgui.ui.plain_text import plain_tooltip
 from taskgui.ui.task_filter import StateFilter, TaskFilterProxy, count_for
 from taskgui.ui.task_model import Column, LastRun, Role, TaskTableModel
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
@@ -369,7 +372,7 @@ def test_a_finished_run_updates_the_last_result(
         model.on_run_finished(*finished_run(1))
     assert text(model, 0, Column.LAST_RESULT) == "failed (exit 3) · just now"
     tooltip = model.data(model.index(0, Column.LAST_RESULT), Qt.ItemDataRole.ToolTipRole)
-    assert tooltip.startswith("exit status 3\n")
+    assert tooltip.startswith(plain_tooltip("exit status 3\nx")[:-5])  # then the finish
     clock.advance(300)
     assert text(model, 0, Column.LAST_RESULT) == "failed (exit 3) · 5m ago"
     assert model.last_run_of(1) == LastRun(
@@ -403,7 +406,7 @@ def test_cells_show_the_table_texts(model: TaskTableModel) -> None:
 def test_roles_beyond_display(model: TaskTableModel) -> None:
     loaded(model)
     index = model.index(0, Column.NAME)
-    assert model.data(index, Qt.ItemDataRole.ToolTipRole) == "rsync -a ~ /mnt/Backup"
+    assert model.data(index, Qt.ItemDataRole.ToolTipRole) == plain_tooltip("rsync -a ~ /mnt/Backup")
     assert model.data(index, Role.TASK_ID) == 1
     assert model.data(index, Role.STATE) == TaskState.PENDING
     assert model.data(index, Role.SNAPSHOT) == model.snapshot_at(0)
@@ -414,9 +417,26 @@ def test_roles_beyond_display(model: TaskTableModel) -> None:
     assert int(alignment) & int(Qt.AlignmentFlag.AlignRight.value)
     assert model.data(index, Qt.ItemDataRole.TextAlignmentRole) is None
     next_run_tip = model.data(model.index(0, Column.NEXT_RUN), Qt.ItemDataRole.ToolTipRole)
-    assert next_run_tip.startswith("2026-01-01 ")
+    assert next_run_tip.startswith("<p>2026-01-01 ")
     waiting_tip = model.data(model.index(8, Column.STATE), Qt.ItemDataRole.ToolTipRole)
-    assert waiting_tip == "waiting for a worker"
+    assert waiting_tip == plain_tooltip("waiting for a worker")
+
+
+def test_tooltips_show_task_text_as_plain_text_and_the_next_runs(model: TaskTableModel) -> None:
+    hostile = '<img src="/dev/zero"> <b>bold</b> & more'
+    recurring = snap(2, command=Command(line=hostile), name=hostile)
+    recurring = recurring._replace(
+        spec=replace(recurring.spec, recurrence=Every(timedelta(minutes=5))),
+        status=recurring.status._replace(slot_kind=SlotKind.OCCURRENCE),
+    )
+    failed = LastRun(outcome=RunOutcome.FAILED, exit_code=1, finished_at=T0, error=hostile)
+    model.reset_tasks([recurring], {2: failed})
+    tips = [model.data(model.index(0, column), Qt.ItemDataRole.ToolTipRole) for column in Column]
+    for tip in tips:
+        assert tip is None or ("<img" not in tip and "<b>" not in tip)
+    assert "&lt;img src=" in tips[Column.NAME] and "&lt;img src=" in tips[Column.LAST_RESULT]
+    next_runs = tips[Column.NEXT_RUN]
+    assert next_runs.count("2026-01-01") == 4  # the next run, then three more
 
 
 def test_foreground_dims_finished_rows_and_marks_failures_red(model: TaskTableModel) -> None:
