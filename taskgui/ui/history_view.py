@@ -225,6 +225,11 @@ class OutputView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.text, 1)
+        self._pinned = False  # keep the end in view (a running command's output)
+        self._moving = False  # the view scrolls itself, not a person
+        scroll = self.text.verticalScrollBar()
+        scroll.valueChanged.connect(self._on_scroll_value_changed)
+        scroll.rangeChanged.connect(self._on_scroll_range_changed)
         self.search.textChanged.connect(self._on_search_text_changed)
         self.search.returnPressed.connect(self.find_next)
         self.next_button.clicked.connect(self.find_next)
@@ -239,30 +244,54 @@ class OutputView(QWidget):
             shortcut.activated.connect(slot)
 
     def set_output(self, output: str) -> None:
-        self.text.setPlainText(output)
+        self._pinned = False
+        self._set_text(output)
         self._highlight()
 
     def scroll_to_end(self) -> None:
-        bar = self.text.verticalScrollBar()
-        bar.setValue(bar.maximum())
+        """Show the end, and keep showing it as output comes (until scrolled away)."""
+        self._pinned = True
+        self._to_end()
 
     def follow(self, output: str) -> None:
         """More of a running command's output: added at the end when it only grew
-        (a selection and the place read stay), the end kept in view if it was."""
-        bar = self.text.verticalScrollBar()
-        at_end = bar.value() >= bar.maximum()
+        (a selection and the place read stay); the end stays in view if it was."""
         shown = self.text.toPlainText()
         if output.startswith(shown):
             cursor = QTextCursor(self.text.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(output[len(shown) :])
         else:  # the tail was cut at its start: show it anew
+            bar = self.text.verticalScrollBar()
             place = bar.value()
-            self.text.setPlainText(output)
+            self._set_text(output)
+            self._moving = True
             bar.setValue(place)
-        if at_end:
-            bar.setValue(bar.maximum())
+            self._moving = False
+        if self._pinned:
+            self._to_end()
         self._highlight()
+
+    def _set_text(self, output: str) -> None:
+        self._moving = True  # not a person scrolling away from the end
+        try:
+            self.text.setPlainText(output)
+        finally:
+            self._moving = False
+
+    def _to_end(self) -> None:
+        bar = self.text.verticalScrollBar()
+        self._moving = True
+        bar.setValue(bar.maximum())
+        self._moving = False
+
+    def _on_scroll_value_changed(self, value: int) -> None:
+        if not self._moving:  # a person scrolled: follow the end only if they went there
+            self._pinned = value >= self.text.verticalScrollBar().maximum()
+
+    def _on_scroll_range_changed(self, _low: int, _high: int) -> None:
+        if self._pinned:  # more lines, or a new size: the end is still where to look
+            self._to_end()
 
     def focus_search(self) -> None:
         self.search.setFocus()

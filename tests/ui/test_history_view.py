@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from taskgui.core.clock import FakeClock
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.status import RunRecord, TaskSnapshot, TaskStatus
-from taskgui.ui.history_view import HistoryDialog, RunColumn
+from taskgui.ui.history_view import HistoryDialog, OutputView, RunColumn
 from tests.helpers.factories import make_spec
 
 NOW = datetime(2026, 1, 3, 12, 0, tzinfo=UTC)
@@ -59,3 +59,29 @@ def test_tooltips_show_task_text_as_plain_text(qtbot: QtBot) -> None:
     qtbot.addWidget(dialog)
     tip = str(cell(dialog, 0, RunColumn.ERROR, 3))
     assert "<img" not in tip and "&lt;img" in tip
+
+
+def test_live_output_keeps_the_end_in_view_until_the_person_scrolls_away(qtbot: QtBot) -> None:
+    view = OutputView()
+    qtbot.addWidget(view)
+    view.resize(400, 200)
+    view.show()
+    qtbot.waitExposed(view)
+    lines = "".join(f"line {n}\n" for n in range(200))
+    view.set_output(lines)
+    view.scroll_to_end()
+    bar = view.text.verticalScrollBar()
+    more = lines + "".join(f"more {n}\n" for n in range(100))
+    view.follow(more)
+    assert bar.value() == bar.maximum() > 0  # followed the end
+    cursor = view.text.textCursor()  # the person selects a word to copy...
+    cursor.setPosition(0)
+    cursor.setPosition(4, cursor.MoveMode.KeepAnchor)
+    view.text.setTextCursor(cursor)
+    bar.setValue(10)  # ...and scrolls up to read
+    view.follow(more + "and more\n")
+    assert bar.value() == 10  # stays where it was read
+    assert view.text.textCursor().selectedText() == "line"  # and the selection stays
+    bar.setValue(bar.maximum())  # back at the end: following again
+    view.follow(more + "and more\n" + "the end\n")
+    assert bar.value() == bar.maximum()
