@@ -513,9 +513,11 @@ class MainWindow(QMainWindow):
     def _on_model_counts_changed(self) -> None:
         self.filter_bar.set_counts({f: self.proxy.count_of(f) for f in StateFilter})
         counts = self.model.counts()
-        running = counts.get(TaskState.RUNNING, 0)
-        pending = counts.get(TaskState.PENDING, 0) + counts.get(TaskState.RETRYING, 0)
-        self.status_line.set_counts(running, pending)
+        self.status_line.set_counts(
+            counts.get(TaskState.RUNNING, 0),
+            counts.get(TaskState.PENDING, 0),
+            counts.get(TaskState.RETRYING, 0),
+        )
         self._update_workers()
 
     def refresh_status(self) -> None:

@@ -30,8 +30,12 @@ class StatusLine:
         bar.addPermanentWidget(self.owner)
         bar.addPermanentWidget(self.location)
 
-    def set_counts(self, running: int, pending: int) -> None:
-        self.counts.setText(f"Running: {running}   Pending: {pending}")
+    def set_counts(self, running: int, pending: int, retrying: int) -> None:
+        """The groups of the filter buttons that are about what comes next."""
+        text = f"Running: {running}   Pending: {pending}"
+        if retrying:
+            text += f"   Retrying: {retrying}"
+        self.counts.setText(text)
 
     def set_workers(self, busy: int, size: int) -> None:
         """``size`` 0: a schedule run elsewhere, whose pool size is not known here (the

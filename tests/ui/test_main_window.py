@@ -209,6 +209,7 @@ def test_retrying_and_paused_tasks_have_their_own_filters(window: MainWindow, qt
     assert buttons[StateFilter.FAILED].text() == "Failed (0)"  # a retry is not a failure yet
     assert buttons[StateFilter.PENDING].text() == "Pending (0)"  # paused is not pending
     assert "next attempt" in buttons[StateFilter.RETRYING].toolTip()
+    assert window.counts_label.text() == "Running: 0   Pending: 0   Retrying: 1"
     window.set_state_filter(StateFilter.PAUSED)
     assert [window.proxy.task_id_at(0)] == [paused.id] and window.proxy.rowCount() == 1
 
