@@ -227,3 +227,14 @@ def test_a_running_command_shows_its_output_so_far_to_views_and_other_processes(
     finally:
         go.touch()
         harness.close()
+
+
+def test_a_run_stopped_by_a_shutdown_says_why(harness: Harness, qtbot: QtBot) -> None:
+    task = harness.service.add_task(spec("long", "sleep 30"))
+    harness.wait_state(task.id, TaskState.RUNNING)
+    assert harness.service.running_task_names() == ["long"]
+    with qtbot.waitSignal(harness.service.stopped, timeout=10_000):
+        harness.service.shutdown(grace=0.0, reason="taskgui quit")
+    harness.stopped = True
+    [run] = harness.repository.runs(task.id)
+    assert (run.outcome, run.error) == (RunOutcome.INTERRUPTED, "stopped because taskgui quit")
