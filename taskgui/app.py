@@ -12,7 +12,9 @@ Who runs the schedule is settled in this order:
 2. Nobody holds the scheduler lock: this window takes it and runs the schedule.
 3. Someone else holds it (``taskgui daemon``): the window shows the same live view from
    the database and sends its changes to that process, as the CLI does
-   (``runtime.remote``); it never starts a second scheduler.
+   (``runtime.remote``); it never starts a second scheduler. If that process stops,
+   the window offers to run the schedule itself (``Takeover``): it then takes the
+   lock and starts a scheduler here, and the window follows that one instead.
 """
 
 from __future__ import annotations
@@ -22,15 +24,17 @@ import gc
 import logging
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon, QWidget
 
 from taskgui import __version__
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
+from taskgui.handover import hand_over
 from taskgui.runtime.daemon import SignalBridge, configure_logging
 from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
 from taskgui.runtime.service import SchedulerService
@@ -52,6 +56,8 @@ from taskgui.ui.single_instance import SHOW, SingleInstance, server_name
 log = logging.getLogger("taskgui.app")
 
 SHUTDOWN_GRACE = 5.0
+QUIT_REASON = "taskgui quit"
+HANDOVER_REASON = "taskgui handed its schedule to taskgui daemon"
 LOCK_WAIT = 2.0
 # The installed desktop entry (packaging/linux): Wayland compositors and notification
 # servers find the app's name and icon through it.
@@ -99,14 +105,40 @@ def _start_failed(error: TaskguiError) -> None:
     critical(None, "taskgui", str(error))
 
 
-def _shut_down(service: SchedulerService) -> None:
-    """Stop the service and wait (running the event loop) until every run is recorded."""
+def shut_down(service: SchedulerService, reason: str = QUIT_REASON) -> None:
+    """Stop the service and wait (running the event loop) until every run is recorded.
+
+    While runs are still going, a small window says which, that they are stopped
+    after the grace period (and retried), and offers to stop them now.
+    """
     loop = QEventLoop()
     service.stopped.connect(loop.quit)
     QTimer.singleShot(int((SHUTDOWN_GRACE + 10) * 1000), loop.quit)  # never hang on quit
-    service.shutdown(SHUTDOWN_GRACE)
+    service.shutdown(SHUTDOWN_GRACE, reason)
     if service.busy_workers:
+        notice = stopping_notice(service.running_task_names(), SHUTDOWN_GRACE)
+        stop_now = notice.addButton("Stop Now", QMessageBox.ButtonRole.DestructiveRole)
+        stop_now.clicked.connect(service.stop_runs_now)
+        notice.show()
         loop.exec()
+        notice.close()
+
+
+def stopping_notice(names: list[str], grace: float) -> QMessageBox:
+    """What quitting waits for: the tasks still running, by name (plain text)."""
+    shown = ", ".join(f"“{name}”" for name in names[:3])
+    if len(names) > 3:
+        shown += f" and {len(names) - 3} more"
+    one = len(names) == 1
+    notice = QMessageBox(
+        QMessageBox.Icon.Information,
+        "taskgui is stopping",
+        f"Waiting for {shown} to finish. {'It is' if one else 'They are'} stopped in "
+        f"{grace:g} s if still running, and retried as the retry policy allows.",
+    )
+    notice.setTextFormat(Qt.TextFormat.PlainText)
+    notice.setWindowModality(Qt.WindowModality.NonModal)
+    return notice
 
 
 def _acquire(lock: SchedulerLock) -> None:
@@ -128,11 +160,19 @@ def _session(
     owner: str,
     instance: SingleInstance,
     settings: Settings,
-) -> tuple[int, MainWindow]:
+    run_here: Callable[[DesktopShell], None] | None = None,
+) -> tuple[int, DesktopShell]:
     """The window, the tray and notifications around ``service``, until the app quits."""
     database = path if path != default_database_path() else None
     autostart = Autostart.for_user(launch_command(database))
-    window = MainWindow(service, clock, location=str(path), schedule_owner=owner)
+    log_file = configure_logging()  # already set up: this only says where the log is
+    window = MainWindow(
+        service,
+        clock,
+        location=str(path),
+        log_file=str(log_file) if log_file else "",
+        schedule_owner=owner,
+    )
     tray_available = QSystemTrayIcon.isSystemTrayAvailable()
     notifier = None
     if not tray_available:
@@ -141,6 +181,8 @@ def _session(
         window, settings, autostart, tray_available=tray_available, notifier=notifier
     )
     instance.message_received.connect(shell.handle_message)
+    if run_here is not None:
+        window.run_here_requested.connect(lambda: run_here(shell))
     # Ctrl+C in the terminal or a SIGTERM from the session quits the same way as Quit,
     # so running commands are recorded, not orphaned (without asking: nobody could answer).
     bridge = SignalBridge(app.quit)
@@ -149,7 +191,7 @@ def _session(
     code = app.exec()
     bridge.close()
     shell.close()
-    return int(code), window
+    return int(code), shell
 
 
 def _on_schedule_loaded(repository: SqliteRepository) -> None:
@@ -172,6 +214,110 @@ def _on_schedule_loaded(repository: SqliteRepository) -> None:
         )
 
 
+def _start_service(
+    repository: SqliteRepository, clock: Clock, settings: Settings
+) -> SchedulerService:
+    """The scheduler over ``repository``, started (its recovery done)."""
+    service = SchedulerService(repository, clock, workers=settings.workers)
+    service.loaded.connect(
+        partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
+    )
+    service.start()
+    return service
+
+
+class _LocalSchedule:
+    """The schedule run in this process: its lock, its open store and its scheduler."""
+
+    def __init__(
+        self, lock: SchedulerLock, repository: SqliteRepository, service: SchedulerService
+    ) -> None:
+        self.lock = lock
+        self.repository = repository
+        self.service = service
+
+    def close(self) -> None:
+        """Stop the scheduler (every run recorded), then let go of the file."""
+        try:
+            shut_down(self.service)
+        finally:
+            self.repository.close()
+            self.lock.release()
+
+
+class Takeover:
+    """Runs the schedule in this window once the process it followed has stopped.
+
+    ``run_here`` is what "Run the Schedule in This Window" does: take the lock (as a
+    start would: a CLI command holding it briefly is waited for), open the file with
+    crash recovery (runs the stopped process left open are recorded as interrupted
+    and retried) and hand the new scheduler to the shell, which hands it to the
+    window. ``close`` ends whichever of the two this window ends up following.
+    """
+
+    def __init__(self, path: Path, settings: Settings, remote: RemoteScheduler) -> None:
+        self._path = path
+        self._settings = settings
+        self._remote = remote
+        self.local: _LocalSchedule | None = None
+
+    def run_here(self, shell: DesktopShell) -> None:
+        if self.local is not None:
+            return
+        window = shell.window
+        try:
+            local = self._take()
+        except SchedulerAlreadyRunningError as error:  # another start was quicker
+            window.statusBar().showMessage(
+                f"{describe_owner(error.pid)} runs this schedule now", 15_000
+            )
+            return
+        except TaskguiError as error:
+            _show_error(window, str(error))
+            return
+        except Exception as error:  # a slot must never raise into Qt
+            log.exception("running the schedule in this window failed")
+            _show_error(window, f"Could not run the schedule here: {error}")
+            return
+        if local is None:  # the file is damaged and the person chose to leave it
+            return
+        self.local = local
+        self._remote.shutdown()
+        shell.adopt(local.service)
+        log.info("this window now runs %s", self._path)
+
+    def _take(self) -> _LocalSchedule | None:
+        lock = SchedulerLock(self._path)
+        _acquire(lock)
+        try:
+            repository = _open_store(self._path, reset_corrupt=False)
+            if repository is None:
+                lock.release()
+                return None
+            lock.record_files(repository.files)  # see store.lock: for a CLI to check
+            try:
+                service = _start_service(repository, SystemClock(), self._settings)
+            except BaseException:
+                repository.close()
+                raise
+        except BaseException:
+            lock.release()
+            raise
+        return _LocalSchedule(lock, repository, service)
+
+    def close(self) -> None:
+        if self.local is not None:
+            self.local.close()
+        else:
+            self._remote.shutdown()
+
+
+def _show_error(parent: QWidget | None, message: str) -> None:
+    """An error a person must see, in the log too."""
+    log.error("%s", message)
+    warn(parent, "taskgui", message)
+
+
 def _run_here(
     app: QApplication,
     path: Path,
@@ -180,21 +326,18 @@ def _run_here(
     settings: Settings,
     *,
     lock: SchedulerLock,
-) -> int:
-    """This window runs the schedule (the caller holds ``lock``)."""
+) -> tuple[int, bool]:
+    """This window runs the schedule (the caller holds ``lock``). Returns the exit code
+    and whether the person asked to keep the schedule running without the window."""
     repository: SqliteRepository | None = None
     try:
         repository = _open_store(path, reset_corrupt)
         if repository is None:
-            return 1
+            return 1, False
         lock.record_files(repository.files)  # see store.lock: for a CLI to check
         clock = SystemClock()
-        service = SchedulerService(repository, clock, workers=settings.workers)
-        service.loaded.connect(
-            partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
-        )
-        service.start()
-        code, _window = _session(
+        service = _start_service(repository, clock, settings)
+        code, shell = _session(
             app,
             service=service,
             clock=clock,
@@ -203,14 +346,29 @@ def _run_here(
             instance=instance,
             settings=settings,
         )
-        _shut_down(service)
-        return code
+        handover = shell.handover_requested
+        shut_down(service, HANDOVER_REASON if handover else QUIT_REASON)
+        return code, handover
     except TaskguiError as error:
         _start_failed(error)
-        return 1
+        return 1, False
     finally:
         if repository is not None:
             repository.close()
+
+
+def _hand_over(path: Path, workers: int, log_file: Path | None) -> int:
+    """Start taskgui daemon for the schedule this window ran (the lock is free now)."""
+    result = hand_over(launch_command(), path, workers)
+    if result.done:
+        return 0
+    where = f"\n\nThe log: {log_file}" if log_file else ""
+    _show_error(
+        None,
+        f"The schedule could not be handed to taskgui daemon ({result.problem}), so it "
+        f"is not running now. Start taskgui, or taskgui daemon, again.{where}",
+    )
+    return 1
 
 
 def _run_remote(
@@ -234,7 +392,8 @@ def _run_remote(
         service.start()
         owner = service.owner or describe_owner(pid)
         log.info("%s runs %s; this window follows it", owner, path)
-        code, _window = _session(
+        takeover = Takeover(path, settings, service)
+        code, _shell = _session(
             app,
             service=service,
             clock=clock,
@@ -242,8 +401,9 @@ def _run_remote(
             owner=owner,
             instance=instance,
             settings=settings,
+            run_here=takeover.run_here,
         )
-        service.shutdown()
+        takeover.close()
         return code
     except TaskguiError as error:
         _start_failed(error)
@@ -255,7 +415,7 @@ def _run_remote(
 def main(argv: list[str] | None = None) -> int:
     """Open the window on the schedule in ``--db`` (or the default database)."""
     args = _parse(list(sys.argv[1:] if argv is None else argv))
-    configure_logging()
+    log_file = configure_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("taskgui")
@@ -292,8 +452,9 @@ def main(argv: list[str] | None = None) -> int:
             _start_failed(error)
             return 1
         try:
-            return _run_here(app, path, args.reset_corrupt, instance, settings, lock=lock)
+            code, handover = _run_here(app, path, args.reset_corrupt, instance, settings, lock=lock)
         finally:
             lock.release()
+        return _hand_over(path, settings.workers, log_file) if handover else code
     finally:
         instance.close()

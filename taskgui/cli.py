@@ -313,26 +313,40 @@ def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
     return stored
 
 
+def _waiting(
+    repository: TaskRepository, snapshots: Sequence[TaskSnapshot], ctx: Context
+) -> dict[int, str]:
+    """What each task waits for, as the window says it (see ``cli_format.wait_reasons``)."""
+    return cli_format.wait_reasons(
+        snapshots,
+        repository.wait_reasons(),
+        ctx.clock.now(),
+        scheduled=is_locked(ctx.database),
+    )
+
+
 def _cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     state = TaskState(args.state) if args.state else None
     with _reader(ctx) as repository:
         snapshots = repository.list_tasks(state)
+        waiting = _waiting(repository, snapshots, ctx)
     if args.json:
-        _print_json([cli_format.task_json(snapshot) for snapshot in snapshots])
+        _print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
     elif not snapshots:
         print(f"no {state.value} tasks" if state else "no tasks")
     else:
-        print("\n".join(cli_format.task_table(snapshots)))
+        print("\n".join(cli_format.task_table(snapshots, waiting)))
     return EXIT_OK
 
 
 def _cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     with _reader(ctx) as repository:
         snapshot = repository.get(args.id)
+        waiting = _waiting(repository, [snapshot], ctx).get(snapshot.spec.id)
     if args.json:
-        _print_json(cli_format.task_json(snapshot))
+        _print_json(cli_format.task_json(snapshot, waiting))
     else:
-        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now())))
+        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now(), waiting)))
     return EXIT_OK
 
 

@@ -15,15 +15,16 @@ as ``\x1b`` or ``\u202e``, never obeyed by the terminal. JSON goes through
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from taskgui.core.duration import format_duration
 from taskgui.core.recurrence import Cron, Every
 from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
-from taskgui.core.task import Command, TaskSpec
+from taskgui.core.task import Command, TaskId, TaskSpec
 from taskgui.core.terminal_text import visible, visible_json
 from taskgui.store.repository import RunRecord
 
@@ -83,6 +84,61 @@ def describe_retry(policy: RetryPolicy) -> str:
     return f"up to {policy.max_attempts} attempts, {delays}{jitter}"
 
 
+# ------------------------------------------------------------------- waiting
+
+# ``waiting`` in JSON: a WaitReason's value (worker, concurrency_key, previous_run, as
+# the process running the schedule recorded it), or one of these two.
+PAUSED = "paused"
+NO_SCHEDULER = "no_scheduler"  # due, but no process runs the schedule
+
+_WAIT_WORDS = {
+    WaitReason.WORKER.value: "worker",
+    WaitReason.CONCURRENCY_KEY.value: "key",
+    WaitReason.PREVIOUS_RUN.value: "previous run",
+    PAUSED: "paused",
+    NO_SCHEDULER: "no scheduler",
+}
+_WAITING_STATES = (TaskState.PENDING, TaskState.RETRYING)
+
+
+def wait_reasons(
+    snapshots: Sequence[TaskSnapshot],
+    recorded: Mapping[TaskId, WaitReason],
+    now: datetime,
+    *,
+    scheduled: bool,
+) -> dict[TaskId, str]:
+    """What each task waits for, where it waits: what the window shows for it.
+
+    ``recorded`` is what the process running the schedule wrote (``wait_reasons`` of
+    the repository); ``scheduled`` says whether such a process runs now. Without one, a
+    due task waits for it rather than for whatever it last waited for.
+    """
+    reasons: dict[TaskId, str] = {}
+    for snapshot in snapshots:
+        status = snapshot.status
+        task_id = snapshot.spec.id
+        if status.state is TaskState.PAUSED:
+            reasons[task_id] = PAUSED
+        elif status.state not in _WAITING_STATES:
+            continue
+        elif not scheduled:
+            if status.next_run_at is not None and status.next_run_at <= now:
+                reasons[task_id] = NO_SCHEDULER
+        elif (reason := recorded.get(task_id)) is not None:
+            reasons[task_id] = reason.value
+    return reasons
+
+
+def wait_words(snapshot: TaskSnapshot, waiting: str | None) -> str:
+    """A wait reason as a table cell: ``worker``, ``key backup``, ``no scheduler``."""
+    if waiting is None:
+        return NONE_TEXT
+    words = _WAIT_WORDS.get(waiting, waiting.replace("_", " "))
+    key = snapshot.spec.concurrency_key
+    return f"{words} {key}" if waiting == WaitReason.CONCURRENCY_KEY.value and key else words
+
+
 # --------------------------------------------------------------------------- JSON
 
 
@@ -110,8 +166,11 @@ def _retry_json(policy: RetryPolicy) -> dict[str, Any]:
     }
 
 
-def task_json(snapshot: TaskSnapshot) -> dict[str, Any]:
-    """Everything about a task, as plain JSON values (the ``show --json`` contract)."""
+def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, Any]:
+    """Everything about a task, as plain JSON values (the ``show --json`` contract).
+
+    ``waiting`` is what it waits for (see ``wait_reasons``).
+    """
     spec, status = snapshot.spec, snapshot.status
     return {
         "id": spec.id,
@@ -132,7 +191,7 @@ def task_json(snapshot: TaskSnapshot) -> dict[str, Any]:
         "last_outcome": status.last_outcome.value if status.last_outcome else None,
         "last_run_at": iso(status.last_run_at),
         "concurrency_key": spec.concurrency_key,
-        "waiting": status.waiting.value if status.waiting else None,
+        "waiting": waiting,
         "first_run_at": iso(spec.first_run_at),
         "recurrence": _recurrence_json(spec),
         "retry": _retry_json(spec.retry),
@@ -181,13 +240,17 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[in
     return [line(headers), *(line(row) for row in rows)]
 
 
-def task_table(snapshots: Sequence[TaskSnapshot]) -> list[str]:
+def task_table(
+    snapshots: Sequence[TaskSnapshot], waiting: Mapping[TaskId, str] | None = None
+) -> list[str]:
     """The ``list`` view: one line per task, the columns a person scans for."""
+    waits = waiting or {}
     rows = [
         [
             str(snap.spec.id),
             _shorten(snap.spec.name, NAME_WIDTH),
             snap.status.state.value,
+            wait_words(snap, waits.get(snap.spec.id)),
             str(snap.spec.priority),
             local(snap.status.next_run_at),
             _shorten(snap.spec.describe_schedule(), SCHEDULE_WIDTH),
@@ -195,8 +258,8 @@ def task_table(snapshots: Sequence[TaskSnapshot]) -> list[str]:
         ]
         for snap in snapshots
     ]
-    headers = ("ID", "NAME", "STATE", "PRI", "NEXT RUN", "SCHEDULE", "ATTEMPTS")
-    return table(headers, rows, numeric={0, 3, 6})
+    headers = ("ID", "NAME", "STATE", "WAITING", "PRI", "NEXT RUN", "SCHEDULE", "ATTEMPTS")
+    return table(headers, rows, numeric={0, 4, 7})
 
 
 def _relative(moment: datetime | None, now: datetime) -> str:
@@ -207,15 +270,18 @@ def _relative(moment: datetime | None, now: datetime) -> str:
     return f"{local(moment)} ({when})"
 
 
-def task_lines(snapshot: TaskSnapshot, now: datetime) -> list[str]:
+def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None) -> list[str]:
     """The ``show`` view: ``key: value`` lines with the keys aligned."""
     spec, status = snapshot.spec, snapshot.status
+    state = status.state.value
+    if waiting is not None and waiting != PAUSED:
+        state += f" (waiting: {wait_words(snapshot, waiting)})"
     command = spec.command
     env = ", ".join(f"{name}={value}" for name, value in command.env) or NONE_TEXT
     pairs = [
         ("id", str(spec.id)),
         ("name", spec.name),
-        ("state", status.state.value + (f" (waiting: {status.waiting})" if status.waiting else "")),
+        ("state", state),
         ("command", command.line),
         ("shell", _shell_text(command)),
         ("cwd", command.cwd or NONE_TEXT),

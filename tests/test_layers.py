@@ -26,6 +26,7 @@ _ABOVE_UI = (
     "taskgui.cli_spec",
     "taskgui.cli_transfer",
     "taskgui.app",
+    "taskgui.handover",
 )
 
 # Test and benchmark peers, never runtime dependencies: cron is taskgui's own (core).

@@ -80,8 +80,10 @@ class SignalBridge:
         self._notifier.activated.connect(self._on_notifier_activated)
         self._callback = on_signal
         self._previous = signal.set_wakeup_fd(self._send.fileno())
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: None)
+        self._handlers = {
+            signum: signal.signal(signum, lambda *_: None)
+            for signum in (signal.SIGINT, signal.SIGTERM)
+        }
 
     def _on_notifier_activated(self) -> None:
         try:
@@ -93,6 +95,8 @@ class SignalBridge:
 
     def close(self) -> None:
         signal.set_wakeup_fd(self._previous)
+        for signum, handler in self._handlers.items():  # or SIGTERM stays swallowed
+            signal.signal(signum, handler)
         self._notifier.setEnabled(False)
         self._receive.close()
         self._send.close()
@@ -132,8 +136,10 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     service.stopped.connect(app.quit)
     lost: list[str] = []  # the database file went away: stop, and exit 1 with why
     service.store_lost.connect(lost.append)
-    service.store_lost.connect(lambda _message: service.shutdown(SHUTDOWN_GRACE))
-    bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE))
+    service.store_lost.connect(
+        lambda _message: service.shutdown(SHUTDOWN_GRACE, "its database file went away")
+    )
+    bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE, "taskgui daemon was stopped"))
     # The schedule lives as long as the process: once it is all in memory, move it out
     # of the cyclic collector's reach, or each full collection walks every task again
     # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).

@@ -17,6 +17,8 @@ job is garbage as soon as its report has been emitted. See ``WorkerThreads``.
 
 Signals:
     run_started(int, int): run id, process id — the command's process exists.
+    run_output(int, str): run id, the output so far of a run still going (at most
+        every ``output_interval`` seconds while it prints).
     run_completed(int, object): run id, RunReport — the command ended (any way).
 """
 
@@ -32,7 +34,7 @@ from PySide6.QtCore import QObject, Signal
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunResult
 from taskgui.core.task import Command
-from taskgui.runtime.runner import CommandRunner, RunReport
+from taskgui.runtime.runner import DEFAULT_OUTPUT_INTERVAL, CommandRunner, RunReport
 from taskgui.runtime.worker_threads import WorkerThreads
 
 log = logging.getLogger(__name__)
@@ -53,14 +55,18 @@ class Runner(Protocol):
     def cancel_unless_begun(self) -> bool: ...
 
 
-# (command, timeout, extra environment) -> a runner that runs that command once.
-RunnerFactory = Callable[[Command, float | None, Mapping[str, str] | None], Runner]
+# (command, timeout, extra environment, where to report the output so far) -> a
+# runner that runs that command once.
+RunnerFactory = Callable[
+    [Command, float | None, Mapping[str, str] | None, Callable[[str], None]], Runner
+]
 
 
 class _Relay(QObject):
     """Carries results from worker threads to the pool's thread."""
 
     started = Signal(int, int)
+    output = Signal(int, str)
     completed = Signal(int, object)
 
 
@@ -107,6 +113,7 @@ class WorkerPool(QObject):
     """At most ``size`` commands at once; the dispatcher decides which."""
 
     run_started = Signal(int, int)
+    run_output = Signal(int, str)
     run_completed = Signal(int, object)
 
     def __init__(
@@ -116,6 +123,7 @@ class WorkerPool(QObject):
         *,
         kill_grace: float = 5.0,
         runner_factory: RunnerFactory | None = None,
+        output_interval: float = DEFAULT_OUTPUT_INTERVAL,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -124,12 +132,14 @@ class WorkerPool(QObject):
         self._monotonic = monotonic
         self._kill_grace = kill_grace
         self._new_runner = runner_factory or self._command_runner
+        self._output_interval = output_interval
         # Idle threads are kept: a task due after a long wait would otherwise pay for a
         # new OS thread (~0.2 ms) before it starts. They end with this object.
         self._threads = WorkerThreads(size, name="taskgui-worker")
         self.destroyed.connect(self._threads.close)
         self._relay = _Relay(self)
         self._relay.started.connect(self.run_started)
+        self._relay.output.connect(self._on_relay_output)
         self._relay.completed.connect(self._on_relay_completed)
         self._runners: dict[RunId, Runner] = {}
 
@@ -162,7 +172,10 @@ class WorkerPool(QObject):
     ) -> None:
         """Hand a run to a worker thread; with ``gate``, it starts once the gate is set,
         and with ``start_at`` (monotonic) not before that moment."""
-        runner = self._new_runner(command, timeout, extra_env)
+        relay = self._relay
+        runner = self._new_runner(
+            command, timeout, extra_env, lambda text: relay.output.emit(run_id, text)
+        )
         self._runners[run_id] = runner
         self._threads.start(_RunJob(run_id, runner, self._relay, gate, start_at).run)
 
@@ -190,7 +203,11 @@ class WorkerPool(QObject):
         return self._threads.wait_for_done(msecs / 1000)
 
     def _command_runner(
-        self, command: Command, timeout: float | None, extra_env: Mapping[str, str] | None
+        self,
+        command: Command,
+        timeout: float | None,
+        extra_env: Mapping[str, str] | None,
+        on_output: Callable[[str], None],
     ) -> Runner:
         return CommandRunner(
             command,
@@ -198,7 +215,13 @@ class WorkerPool(QObject):
             monotonic=self._monotonic,
             extra_env=extra_env,
             kill_grace=self._kill_grace,
+            on_output=on_output,
+            output_interval=self._output_interval,
         )
+
+    def _on_relay_output(self, run_id: int, text: str) -> None:
+        if run_id in self._runners:  # not a late report of a run that already ended
+            self.run_output.emit(run_id, text)
 
     def _on_relay_completed(self, run_id: int, report: object) -> None:
         self._runners.pop(run_id, None)

@@ -10,7 +10,9 @@ uses, and behaves like the CLI:
   reloads the tasks and the latest run of each, diffs them against what it had and
   emits what changed: ``task_added`` / ``task_changed`` / ``task_removed``,
   ``run_finished`` for a run that ended, and ``retry_scheduled`` / ``task_exhausted``
-  for a failed one (so notifications work the same).
+  for a failed one (so notifications work the same). A run in progress shows what it
+  printed so far as ``run_output`` whenever the owner has written it (every few
+  seconds, see ``runtime.live_output``).
 * **Changes** are requests in the database's requests table, which the owner performs
   with ``Operations.perform`` and answers. A request returns at once; the answer is
   checked on the next polls (faster while one is open) and a refusal, or no answer
@@ -127,6 +129,7 @@ class RemoteScheduler(ScheduleSignals):
         self._poll_ms = poll_ms
         self._tasks: dict[TaskId, TaskSnapshot] = {}
         self._last: dict[TaskId, RunRecord] = {}
+        self._printed: dict[int, str] = {}  # open run (history id) -> output seen so far
         self._pending: dict[int, _Request] = {}
         self._version: int | None = None
         self._last_error = ""
@@ -141,7 +144,7 @@ class RemoteScheduler(ScheduleSignals):
         """Read the schedule as it is and start following it. Raises StoreError."""
         self.owner = self._owner_of()
         self._version = self._repository.data_version()
-        self._tasks = {snapshot.id: snapshot for snapshot in self._repository.list_tasks()}
+        self._tasks = self._read_tasks()
         self._last = self._repository.last_runs()
         self._timer.start()
 
@@ -175,6 +178,10 @@ class RemoteScheduler(ScheduleSignals):
     @property
     def busy_workers(self) -> int:
         return sum(snapshot.status.running for snapshot in self._tasks.values())
+
+    def running_task_names(self) -> list[str]:
+        """The tasks the owner runs now, as last read."""
+        return [s.spec.name for s in self._tasks.values() if s.status.running]
 
     @property
     def pending_requests(self) -> int:
@@ -259,6 +266,7 @@ class RemoteScheduler(ScheduleSignals):
         if version != self._version:
             self._version = version
             self._reload()
+            self._follow_output()
         if self._pending:
             self._check_answers()
         if not self._pending:
@@ -286,8 +294,21 @@ class RemoteScheduler(ScheduleSignals):
         except Exception:
             log.exception("following the schedule failed")
 
+    def _read_tasks(self) -> dict[TaskId, TaskSnapshot]:
+        """Every task as stored, with what it waits for as the owner recorded it."""
+        reasons = self._repository.wait_reasons()
+        tasks: dict[TaskId, TaskSnapshot] = {}
+        for stored in self._repository.list_tasks():
+            reason = reasons.get(stored.id)
+            tasks[stored.id] = (
+                stored
+                if reason is None
+                else stored._replace(status=stored.status._replace(waiting=reason))
+            )
+        return tasks
+
     def _reload(self) -> None:
-        fresh = {snapshot.id: snapshot for snapshot in self._repository.list_tasks()}
+        fresh = self._read_tasks()
         last = self._repository.last_runs()
         old = self._tasks
         self._tasks = fresh
@@ -309,19 +330,21 @@ class RemoteScheduler(ScheduleSignals):
             if current is not None:
                 self._announce_run(current, record)
 
+    def _follow_output(self) -> None:
+        """Runs in progress whose output so far the owner wrote since the last look."""
+        printed: dict[int, str] = {}
+        for record in self._repository.open_runs():
+            printed[record.id] = record.output
+            if record.output and self._printed.get(record.id) != record.output:
+                self.run_output.emit(_ticket_of(record), record.output)
+        self._printed = printed
+
     def _announce_run(self, snapshot: TaskSnapshot, record: RunRecord) -> None:
         """A run that ended since the last poll: say so, and what its failure means."""
         outcome = record.outcome
         if outcome is None:
             return
-        ticket = RunTicket(
-            run_id=record.id,
-            task_id=record.task_id,
-            attempt=record.attempt,
-            kind=record.kind,
-            scheduled_at=record.scheduled_at,
-            dispatched_at=record.started_at or record.scheduled_at,
-        )
+        ticket = _ticket_of(record)
         result = RunResult(exit_code=record.exit_code, error=record.error, output=record.output)
         self.run_finished.emit(ticket, outcome, result)
         if not outcome.is_failure:
@@ -362,6 +385,19 @@ class RemoteScheduler(ScheduleSignals):
                     f"{self.owner or 'The scheduler'} did not answer the request to {verb} "
                     f"“{request.name}”; it stays queued and may still be carried out"
                 )
+
+
+def _ticket_of(record: RunRecord) -> RunTicket:
+    """The run a history row is about, as the signals name runs (the row's id for the
+    run id: the owner's own run ids never leave it)."""
+    return RunTicket(
+        run_id=record.id,
+        task_id=record.task_id,
+        attempt=record.attempt,
+        kind=record.kind,
+        scheduled_at=record.scheduled_at,
+        dispatched_at=record.started_at or record.scheduled_at,
+    )
 
 
 # What the window and the shell accept: the scheduler itself, or a view of one.

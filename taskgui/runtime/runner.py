@@ -20,7 +20,9 @@ Why it is built the way it is:
   a timer wake-up on that thread instead of a hand-off from another one. The wait
   ends early only for a cancel, and then nothing is started.
 - Output is kept as a bounded tail: a command printing gigabytes costs at most about
-  twice the cap in memory.
+  twice the cap in memory. While it runs, the tail so far is handed to ``on_output``
+  at most every ``output_interval`` seconds (and once more after a quiet spell), so a
+  view can show a running command's output without ever waiting for this thread.
 - Anything the command does (fail to start, exit non-zero, hang) comes back as a
   :class:`RunReport`, never as an exception: the caller records runs, it does not debug them.
 """
@@ -44,11 +46,13 @@ from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
+from taskgui.runtime.output_tail import OutputReports, TailBuffer
 from taskgui.runtime.process_tree import RUN_MARK, ProcessTree, new_mark
 
 SHELL = "/bin/sh"
 DEFAULT_OUTPUT_CAP = 64 * 1024
 DEFAULT_KILL_GRACE = 5.0
+DEFAULT_OUTPUT_INTERVAL = 0.5  # seconds between two reports of the output so far
 
 _READ_CHUNK = 64 * 1024  # the default Linux pipe capacity: one read empties a full pipe
 _EXIT_POLL = 0.05  # how often to look for an exit when there is no pidfd to wait on
@@ -86,49 +90,6 @@ class _Source(enum.Enum):
     EXIT = enum.auto()
 
 
-class TailBuffer:
-    """The last ``cap`` bytes of a stream, in at most about ``2 * cap`` bytes of memory.
-
-    Cutting the buffer back on every chunk would move up to ``cap`` bytes per read;
-    letting it grow to twice the cap before cutting makes the cost per byte constant
-    however much the command prints.
-    """
-
-    def __init__(self, cap: int) -> None:
-        if cap < 0:
-            raise ValueError(f"the output cap cannot be negative, not {cap}")
-        self._cap = cap
-        self._buffer = bytearray()
-        self._dropped = 0
-
-    def feed(self, data: bytes) -> None:
-        self._buffer += data
-        excess = len(self._buffer) - self._cap
-        if excess > self._cap:
-            del self._buffer[:excess]
-            self._dropped += excess
-
-    @property
-    def held(self) -> int:
-        """Bytes in memory right now (what the memory bound is about)."""
-        return len(self._buffer)
-
-    def text(self) -> str:
-        """The tail decoded as UTF-8, prefixed with how much was cut, if anything was."""
-        excess = max(0, len(self._buffer) - self._cap)
-        data = bytes(self._buffer[excess:])
-        dropped = self._dropped + excess
-        if not dropped:
-            return data.decode("utf-8", errors="replace")
-        # The cut may have split a multi-byte character; start at the next whole one
-        # rather than with a replacement character.
-        skip = 0
-        while skip < min(3, len(data)) and 0x80 <= data[skip] <= 0xBF:
-            skip += 1
-        body = data[skip:].decode("utf-8", errors="replace")
-        return f"[... {dropped + skip} bytes of earlier output cut ...]\n{body}"
-
-
 class CommandRunner:
     """Runs one command once: start, wait (with timeout and cancel), capture, report.
 
@@ -147,6 +108,8 @@ class CommandRunner:
         extra_env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         kill_grace: float = DEFAULT_KILL_GRACE,
+        on_output: Callable[[str], None] | None = None,
+        output_interval: float = DEFAULT_OUTPUT_INTERVAL,
     ) -> None:
         if timeout is not None and not timeout > 0:
             raise ValueError(f"the timeout must be positive or None, not {timeout!r}")
@@ -154,6 +117,10 @@ class CommandRunner:
             raise ValueError(f"the kill grace cannot be negative, not {kill_grace!r}")
         if output_cap < 0:
             raise ValueError(f"the output cap cannot be negative, not {output_cap!r}")
+        if not output_interval > 0:
+            raise ValueError(f"the output interval must be positive, not {output_interval!r}")
+        self._on_output = on_output
+        self._output_interval = output_interval
         self._command = command
         self._timeout = timeout
         self._monotonic = monotonic
@@ -360,6 +327,7 @@ class CommandRunner:
         assert proc.stdout is not None
         out_fd = proc.stdout.fileno()
         os.set_blocking(out_fd, False)
+        reports = OutputReports(tail, self._on_output, self._output_interval)
         pidfd = _open_pidfd(proc.pid)
         try:
             with selectors.DefaultSelector() as selector:
@@ -368,7 +336,13 @@ class CommandRunner:
                 if pidfd is not None:
                     selector.register(pidfd, selectors.EVENT_READ, _Source.EXIT)
                 stop, kill_at = self._wait_for_leader(
-                    proc, tree, selector, started, poll_for_exit=pidfd is None, tail=tail
+                    proc,
+                    tree,
+                    selector,
+                    started,
+                    poll_for_exit=pidfd is None,
+                    tail=tail,
+                    reports=reports,
                 )
                 ended = self._monotonic()
                 # A readable pidfd and the wake pipe would now only spin the loops below.
@@ -392,6 +366,7 @@ class CommandRunner:
         *,
         poll_for_exit: bool,
         tail: TailBuffer,
+        reports: OutputReports,
     ) -> tuple[_Stop | None, float | None]:
         """Until the process exits: read output, and stop it on timeout or cancel.
 
@@ -414,11 +389,14 @@ class CommandRunner:
             if kill_at is not None and now >= kill_at:
                 tree.signal(signal.SIGKILL)
                 kill_at = None
+            reports.report(now)
             waits = [_EXIT_POLL] if poll_for_exit else []
             if stop is None and deadline is not None:
                 waits.append(deadline - now)
             if kill_at is not None:
                 waits.append(kill_at - now)
+            if (report_in := reports.due_in(now)) is not None:
+                waits.append(report_in)
             _wait(selector, min(waits, default=None), tail)
         return stop, kill_at
 

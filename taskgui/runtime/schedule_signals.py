@@ -9,6 +9,9 @@ Signals:
     task_changed(object): TaskSnapshot after any change.
     task_removed(int): task id.
     run_started(object): RunTicket whose process has started.
+    run_output(object, str): RunTicket of a run in progress and its output so far (the
+        tail), refreshed while it prints; its history row is the open run of that
+        task that started at the ticket's ``dispatched_at``.
     run_finished(object, object, object): RunTicket, RunOutcome, RunResult.
     retry_scheduled(object): RetryScheduled event.
     task_exhausted(object, str): TaskExhausted event and the last run's error text.
@@ -31,6 +34,7 @@ class ScheduleSignals(QObject):
     task_changed = Signal(object)
     task_removed = Signal(int)
     run_started = Signal(object)
+    run_output = Signal(object, str)
     run_finished = Signal(object, object, object)
     retry_scheduled = Signal(object)
     task_exhausted = Signal(object, str)

@@ -17,6 +17,10 @@ delete of its task (which then leave no run in the history), by a more urgent du
 task that finds no free worker (``_make_way``), and at a shutdown that does not wait
 for it. A pause, as for any running run, lets it go on.
 
+What a running command prints reaches views as ``run_output`` (the tail so far, at
+most twice a second while it prints; ``history`` gives it for the open run too) and
+the database every few seconds (see ``live_output``).
+
 Slots never raise: a failing store operation is reported through ``error_occurred``
 and dispatching stops until the store works again; anything else is reported the same
 way (``runtime.guard``), and a task the engine fails on is set aside, not the schedule.
@@ -31,11 +35,11 @@ Signals: those of ``ScheduleSignals``, and
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import random
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -65,6 +69,7 @@ from taskgui.runtime.checkpoints import BackgroundCheckpoints
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import Hydration
+from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.runner import RunReport
@@ -104,6 +109,7 @@ class SchedulerService(ScheduleSignals):
         kill_grace: float = 5.0,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
+        output_save_ms: int = OUTPUT_SAVE_MS,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -118,6 +124,7 @@ class SchedulerService(ScheduleSignals):
         self._ops = Operations(self._engine, repository)
         self._pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
         self._pool.run_started.connect(self._on_pool_run_started)
+        self._pool.run_output.connect(self._on_pool_run_output)
         self._pool.run_completed.connect(self._on_pool_run_completed)
         self._ahead = DispatchAhead(clock, dispatch_ahead)
         self._timer = DeadlineTimer(clock, self, lead=dispatch_ahead)
@@ -138,12 +145,14 @@ class SchedulerService(ScheduleSignals):
         # back, or abandoned when their dispatch could not be committed.
         self._ahead_runs: set[RunId] = set()
         self._ignored_runs: set[RunId] = set()
+        self._output = LiveOutput(repository, save_ms=output_save_ms, parent=self)
         self._requests = QTimer(self)
         self._requests.setInterval(REQUEST_CHECK_MS)
         self._requests.timeout.connect(self._on_requests_timeout)
         self._data_version: int | None = None
         self._checkpoints: BackgroundCheckpoints | None = None
         self._stopping = False
+        self._stop_reason = ""
         self._healthy = True
         self._running = False
         # Set once the database path lost the open file: the schedule has stopped.
@@ -179,15 +188,17 @@ class SchedulerService(ScheduleSignals):
         self._dispatch()
         return recovery
 
-    def shutdown(self, grace: float = 10.0) -> None:
+    def shutdown(self, grace: float = 10.0, reason: str = "taskgui stopped") -> None:
         """Stop dispatching; give running commands ``grace`` seconds, then stop them.
 
-        Runs stopped this way are recorded as interrupted and retried at the next
-        start. Emits ``stopped`` when every run is recorded.
+        Runs stopped this way are recorded as interrupted, their error saying
+        ``reason`` ("taskgui quit"), and retried at the next start. Emits ``stopped``
+        when every run is recorded.
         """
         if self._stopping:
             return
         self._stopping = True
+        self._stop_reason = reason
         self._timer.disarm()
         self._hydration.stop()
         self._requests.stop()
@@ -195,6 +206,16 @@ class SchedulerService(ScheduleSignals):
             self._finish_shutdown()
             return
         QTimer.singleShot(int(grace * 1000), self._on_shutdown_grace_over)
+
+    def stop_runs_now(self) -> None:
+        """While shutting down: stop the runs still going now, not after the grace."""
+        if self._stopping:
+            self._on_shutdown_grace_over()
+
+    def running_task_names(self) -> list[str]:
+        """The names of the tasks with a run going, for a person waiting on them."""
+        task_ids = dict.fromkeys(run.task_id for run in self._engine.running_runs.values())
+        return [self._engine.snapshot(task_id).spec.name for task_id in task_ids]
 
     @service_slot
     def _on_shutdown_grace_over(self) -> None:
@@ -259,7 +280,9 @@ class SchedulerService(ScheduleSignals):
         return self._engine.snapshot(task_id)
 
     def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]:
-        return self._repository.runs(task_id, limit)
+        """The task's runs, newest first; a run in progress with its output so far."""
+        runs = self._repository.runs(task_id, limit)
+        return self._output.lay_over(task_id, runs, self._engine.running_runs)
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
         """Each task's latest finished run, read once when a view starts."""
@@ -503,9 +526,18 @@ class SchedulerService(ScheduleSignals):
         self.run_started.emit(ticket)
 
     @service_slot
+    def _on_pool_run_output(self, run_id: int, text: str) -> None:
+        ticket = self._engine.running_runs.get(run_id)
+        if ticket is None or run_id in self._ignored_runs:
+            return
+        self._output.printed(run_id, text)
+        self.run_output.emit(ticket, text)
+
+    @service_slot
     def _on_pool_run_completed(self, run_id: int, report: object) -> None:
         assert isinstance(report, RunReport)
         self._ahead_runs.discard(run_id)
+        self._output.ended(run_id)
         if run_id in self._ignored_runs:  # taken back before it started anything
             self._ignored_runs.discard(run_id)
             if self._stopping:
@@ -514,9 +546,10 @@ class SchedulerService(ScheduleSignals):
             else:
                 self._dispatch()  # its worker is free
             return
-        outcome = report.outcome
+        outcome, result = report.outcome, report.result
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
+            result = replace(result, error=f"stopped because {self._stop_reason}")
         now = self._clock.now()
         ticket = self._engine.running_runs.get(run_id)
         try:
@@ -526,7 +559,7 @@ class SchedulerService(ScheduleSignals):
         except Exception as error:
             events = self._run_end_failed(ticket, outcome, now, error)
         # One commit for the result and for what the freed worker is given next.
-        self._dispatch(done=events, results={run_id: report.result})
+        self._dispatch(done=events, results={run_id: result})
         if self._stopping and not self._pool.busy:
             self._finish_shutdown()
 
@@ -645,6 +678,7 @@ class SchedulerService(ScheduleSignals):
         self._requests.stop()
         if self._checkpoints is not None:  # before the rescue copies what is open
             self._checkpoints.stop()
+        self._output.stop_saving()
         kept = self._file.save_what_is_open(self._clock.now()) if self._file else ""
         message = f"{error}; {kept}. The schedule has stopped: start taskgui again"
         self._lost = DatabaseReplacedError(message, error.path)
@@ -739,7 +773,7 @@ def _timed_by_monotonic(events: list[Event], duration: float) -> list[Event]:
     """
     measured = timedelta(seconds=duration)
     return [
-        dataclasses.replace(event, finished_at=event.run.dispatched_at + measured)
+        replace(event, finished_at=event.run.dispatched_at + measured)
         if isinstance(event, RunFinished)
         # dispatched_at: when the run was released to start (see ahead.py)
         and abs(event.finished_at - event.run.dispatched_at - measured) > DURATION_DRIFT

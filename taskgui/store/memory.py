@@ -11,7 +11,7 @@ not store refused or made storable.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -26,7 +26,7 @@ from taskgui.core.events import (
     TaskDropped,
     TaskRemoved,
 )
-from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.repository import (
@@ -56,6 +56,7 @@ class MemoryRepository:
             raise ValueError("history_limit must be at least 1")
         self.history_limit = history_limit
         self._tasks: dict[TaskId, TaskSnapshot] = {}
+        self._waiting: dict[TaskId, WaitReason] = {}
         self._runs: dict[TaskId, list[RunRecord]] = {}
         self._next_task_id = 1
         self._run_ids = itertools.count(1)
@@ -94,6 +95,11 @@ class MemoryRepository:
                     # (running, running_since, waiting) belong to this process.
                     task = event.task
                     status = task.status
+                    # Like SQLite's tasks.waiting column: kept for other readers.
+                    if status.waiting is None:
+                        self._waiting.pop(task.id, None)
+                    else:
+                        self._waiting[task.id] = status.waiting
                     if (status.running, status.running_since, status.waiting) != _NOT_LIVE:
                         task = TaskSnapshot(task.spec, _persistent(status))
                     self._tasks[task.id] = task
@@ -180,6 +186,18 @@ class MemoryRepository:
             self._runs[task_id] = [record for record in runs if record.id not in drop]
 
     def record_run_pid(self, run_id: RunId, pid: int) -> None:
+        self._change_run(run_id, lambda record: replace(record, pid=pid))
+
+    def record_run_output(self, run_id: RunId, output: str) -> None:
+        self._change_run(
+            run_id,
+            lambda record: (
+                replace(record, output=cap_output(output)) if record.outcome is None else record
+            ),
+        )
+
+    def _change_run(self, run_id: RunId, change: Callable[[RunRecord], RunRecord]) -> None:
+        """Replace the history row of an engine run (if it is still there) by ``change(row)``."""
         location = self._run_rows.get(run_id)
         if location is None or location[0] not in self._runs:
             return
@@ -187,7 +205,7 @@ class MemoryRepository:
         runs = self._runs[task_id]
         for index, record in enumerate(runs):
             if record.id == row_id:
-                runs[index] = replace(record, pid=pid)
+                runs[index] = change(record)
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         opened: list[RunRecord] = []
@@ -224,6 +242,11 @@ class MemoryRepository:
         return [
             snapshot for snapshot in self._schedulable() if state is None or snapshot.state is state
         ]
+
+    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+        return {
+            task_id: self._waiting[task_id] for task_id in self._tasks if task_id in self._waiting
+        }
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
         latest: dict[TaskId, RunRecord] = {}

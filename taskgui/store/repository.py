@@ -21,7 +21,7 @@ from typing import Protocol
 from taskgui.core.deferred import DeferredTasks
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import Event
-from taskgui.core.states import TaskState
+from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 
@@ -102,8 +102,18 @@ class TaskRepository(Protocol):
         """Remember which process runs an open run (to stop it after a crash)."""
         ...
 
+    def record_run_output(self, run_id: RunId, output: str) -> None:
+        """Keep what an open run printed so far (capped), for other processes to show
+        and for a crash to keep; a run that has ended is left as it is."""
+        ...
+
     def last_runs(self) -> dict[TaskId, RunRecord]:
         """Each task's most recent finished run (for a view's "last result" column)."""
+        ...
+
+    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+        """Why each due task waits, as the process running the schedule last stored it
+        (a snapshot read back carries no wait reason: that is the runner's live state)."""
         ...
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:

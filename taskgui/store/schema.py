@@ -119,6 +119,13 @@ MIGRATIONS: Sequence[str] = (
     UPDATE runs SET missed = CAST(substr(error, 18) AS INTEGER)
         WHERE outcome = 'missed' AND error LIKE 'skipped at least %';
     """,
+    # 8: why a due task has not started (a WaitReason: worker, concurrency_key, ...),
+    # written by the process running the schedule with each change of the task, so the
+    # CLI and a window following that process can say what the task waits for. It
+    # describes that process's moment only: every start clears it.
+    """
+    ALTER TABLE tasks ADD COLUMN waiting TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

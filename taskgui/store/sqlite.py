@@ -28,7 +28,7 @@ from taskgui.core.events import (
     TaskDropped,
     TaskRemoved,
 )
-from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
@@ -53,10 +53,12 @@ from taskgui.store.requests import RequestRow
 from taskgui.store.schema import migrate
 
 _SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
+# ``waiting`` is written with every change but never read back into a snapshot: it is
+# the running process's live view, for other processes (see ``wait_reasons``).
 _UPDATE_TASK = (
     "UPDATE tasks SET "
     + ", ".join(f"{column} = ?" for column in codec.TASK_COLUMNS[1:])
-    + ", updated_at = ? WHERE id = ?"
+    + ", updated_at = ?, waiting = ? WHERE id = ?"
 )
 # A row set aside once keeps its first reason; a row already deleted has nothing to keep.
 _SET_ASIDE = (
@@ -287,6 +289,7 @@ class SqliteRepository:
                             *codec.spec_values(snapshot.spec),
                             *codec.status_values(snapshot.status),
                             now_us,
+                            _waiting_value(snapshot.status.waiting),
                             snapshot.spec.id,
                         ),
                     )
@@ -405,6 +408,24 @@ class SqliteRepository:
         # where BEGIN and COMMIT of our own would be three.
         self._query("UPDATE runs SET pid = ? WHERE id = ?", (pid, row_id))
 
+    def record_run_output(self, run_id: RunId, output: str) -> None:
+        row_id = self._run_rows.get(run_id)
+        if row_id is None:
+            return
+        self._query(
+            "UPDATE runs SET output = ? WHERE id = ? AND outcome IS NULL",
+            (cap_output(output), row_id),
+        )
+
+    def open_runs(self) -> list[RunRecord]:
+        """The runs in progress (as the process running the schedule last wrote them)."""
+        return [
+            _run_record(row)
+            for row in self._query(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE outcome IS NULL ORDER BY id"
+            )
+        ]
+
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         with self._transaction() as connection:
             rows = connection.execute(
@@ -414,6 +435,8 @@ class SqliteRepository:
                 "UPDATE runs SET outcome = ?, finished_at = ?, error = ? WHERE outcome IS NULL",
                 (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),
             )
+            # What the previous process's tasks waited for is over with it, too.
+            connection.execute("UPDATE tasks SET waiting = NULL WHERE waiting IS NOT NULL")
         self._run_rows.clear()
         interrupted = [_run_record(row) for row in rows]
         for run in interrupted:  # one more finished run each: count them afresh
@@ -567,6 +590,21 @@ class SqliteRepository:
                 continue
         return tasks
 
+    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+        """Why each due task waits, as the process running the schedule last wrote it.
+
+        Snapshots read from the file never carry a wait reason (it is that process's
+        live state); a view in another process lays these over them. Values from a
+        newer taskgui that this one does not know are left out.
+        """
+        reasons: dict[TaskId, WaitReason] = {}
+        for task_id, value in self._query(
+            "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
+        ):
+            with suppress(ValueError):
+                reasons[task_id] = WaitReason(value)
+        return reasons
+
     def last_runs(self) -> dict[TaskId, RunRecord]:
         rows = self._query(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE id IN ("
@@ -588,6 +626,11 @@ _KIND_OF_HISTORY = {
     True: f"outcome = '{RunOutcome.MISSED.value}'",
     False: f"outcome IS NOT NULL AND outcome != '{RunOutcome.MISSED.value}'",
 }
+
+
+def _waiting_value(reason: WaitReason | None) -> str | None:
+    return None if reason is None else reason.value
+
 
 _SKIP_WHY = {
     "misfire": "taskgui was not running, the machine slept, or the clock jumped",

@@ -30,6 +30,29 @@ _TINTS = {
 }
 
 
+def lay_out_bar(frame: QFrame, icon: QLabel, title: QLabel, message: QLabel) -> QHBoxLayout:
+    """A bar's layout: the icon, then the title over the message; buttons go after."""
+    texts = QVBoxLayout()
+    texts.setSpacing(2)
+    texts.addWidget(title)
+    texts.addWidget(message)
+    layout = QHBoxLayout(frame)
+    layout.setContentsMargins(10, 6, 6, 6)
+    layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+    layout.addLayout(texts, 1)
+    return layout
+
+
+def tint(frame: QFrame, *, urgent: bool) -> None:
+    """Red (urgent) or amber, translucent over the window colour: a frame named by its
+    object name, so the tint does not reach the widgets inside it."""
+    background, border = _TINTS[urgent]
+    frame.setStyleSheet(
+        f"QFrame#{frame.objectName()} {{ background: {background}; border: 1px solid {border};"
+        " border-radius: 6px; }"
+    )
+
+
 class Banner(QFrame):
     """A dismissable notice bar. Hidden until ``show_message``.
 
@@ -69,18 +92,14 @@ class Banner(QFrame):
         self.dismiss_button.setToolTip("Dismiss (Esc)")
         self.dismiss_button.setAccessibleName("Dismiss notification")
         self.dismiss_button.clicked.connect(self._on_dismiss_button_clicked)
-        texts = QVBoxLayout()
-        texts.setSpacing(2)
-        texts.addWidget(self.title_label)
-        texts.addWidget(self.message_label)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 6, 6, 6)
-        layout.addWidget(self.icon_label, 0, Qt.AlignmentFlag.AlignTop)
-        layout.addLayout(texts, 1)
-        layout.addWidget(self.more_label)
+        lay_out_bar(self, self.icon_label, self.title_label, self.message_label).addWidget(
+            self.more_label
+        )
+        layout = self.layout()
+        assert isinstance(layout, QHBoxLayout)
         layout.addWidget(self.history_button)
         layout.addWidget(self.dismiss_button, 0, Qt.AlignmentFlag.AlignTop)
-        self._set_tint(urgent=True)
+        tint(self, urgent=True)
         self.hide()
 
     @property
@@ -101,7 +120,7 @@ class Banner(QFrame):
         state = TaskState.EXHAUSTED if urgent else TaskState.RETRYING
         size = self.title_label.fontMetrics().height() + 4
         self.icon_label.setPixmap(state_icon(state).pixmap(size, size))
-        self._set_tint(urgent=urgent)
+        tint(self, urgent=urgent)
         self.setAccessibleDescription(f"{title}. {message}")
         self.show()
 
@@ -112,13 +131,6 @@ class Banner(QFrame):
         self._task_id = None
         if was_visible:
             self.dismissed.emit()
-
-    def _set_tint(self, *, urgent: bool) -> None:
-        background, border = _TINTS[urgent]
-        self.setStyleSheet(
-            f"QFrame#notice-banner {{ background: {background}; border: 1px solid {border};"
-            " border-radius: 6px; }"
-        )
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.key() == Qt.Key.Key_Escape:

@@ -1,7 +1,9 @@
-"""The once-a-second refresh of the countdown column, for the rows on screen only.
+"""The once-a-second refresh of the texts that move with time, for the rows on screen.
 
-"in 4m 12s" and "running 0:42" change every second, but only the thirty-odd rows a
-person can see need repainting. The ticker asks the view which proxy rows cover its
+"in 4m 12s" and "running 0:42" change every second, and "just now" in "Last result"
+turns into "5s ago" beside them (it refreshes with the countdowns, so the two never
+disagree about what time it is); only the thirty-odd rows a person can see need
+repainting. The ticker asks the view which proxy rows cover its
 viewport, maps them to source rows and has the model announce just those cells, so a
 tick costs the same with 100 tasks or 100,000.
 """
@@ -18,12 +20,10 @@ from taskgui.ui.task_model import TaskTableModel
 log = logging.getLogger(__name__)
 
 TICK_MS = 1_000
-# "5m ago" in "Last result" goes stale far more slowly than a countdown.
-AGE_EVERY_TICKS = 15
 
 
 class CountdownTicker(QObject):
-    """Refreshes the visible "Next run" cells every second while the view is shown.
+    """Refreshes the visible "Next run" and "Last result" cells every second while shown.
 
     ``start()`` / ``stop()`` control the timer; ``tick()`` does one refresh (the
     timer's slot, public for tests and for an immediate refresh).
@@ -44,7 +44,6 @@ class CountdownTicker(QObject):
         self._view = view
         self._proxy = proxy
         self._model = model
-        self._ticks = 0
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         # Coarse is fine for a display and lets the OS batch wake-ups.
@@ -92,11 +91,9 @@ class CountdownTicker(QObject):
         view = self._view
         if not view.isVisible() or view.window().isMinimized():
             return 0
-        self._ticks += 1
-        ages = self._ticks % AGE_EVERY_TICKS == 0
         refreshed = 0
         for first, last in self.visible_source_ranges():
-            self._model.refresh_countdowns(first, last, ages=ages)
+            self._model.refresh_countdowns(first, last, ages=True)
             refreshed += last - first + 1
         return refreshed
 

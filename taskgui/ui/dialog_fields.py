@@ -15,14 +15,17 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import ParamSpec, TypeVar
 
-from PySide6.QtCore import QDateTime, Qt, QTimeZone
+from PySide6.QtCore import QDateTime, QEvent, QObject, Qt, QTimeZone
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QLabel,
     QLayout,
     QLineEdit,
+    QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -30,6 +33,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.duration import parse_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.recurrence import load_zone
+from taskgui.ui.fixed_lines import FixedLinesLabel
 
 log = logging.getLogger(__name__)
 
@@ -60,44 +64,114 @@ def guarded_slot(func: Callable[P, T]) -> Callable[P, T | None]:
     return wrapper
 
 
-class MessageLabel(QLabel):
-    """A word-wrapped line under a field: red for an error, amber for a warning.
+class MessageLabel(FixedLinesLabel):
+    """A line under a field: red for an error, amber for a warning.
 
-    Hidden while there is nothing to say, so a valid form stays compact. The message is
-    also set as the field's accessible description, so a screen reader announces it.
+    Its room is kept while there is nothing to say, and a message never takes more
+    than its one line (the rest is cut; the tooltip has it all), so the form never
+    moves under the pointer while a person types.
+
+    An error is not shown before the person has had a go at its field: until the
+    field is edited or left (or Create is tried, ``reveal``), the message is known
+    (``message()``, the Create button's tooltip) but not put in red under a field
+    nobody has touched. A warning shows at once. The message shown is also the
+    field's accessible description, so a screen reader announces it.
     """
 
     def __init__(
-        self, parent: QWidget | None = None, *, warning: bool = False, field: QWidget | None = None
+        self,
+        parent: QWidget | None = None,
+        *,
+        warning: bool = False,
+        field: QWidget | None = None,
+        lines: int = 1,
     ) -> None:
-        super().__init__(parent)
+        super().__init__(lines, wrap=lines > 1, parent=parent)
         self.is_warning = warning
         self._field = field
-        self.setWordWrap(True)
-        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._message = ""
+        self._revealed = warning or field is None
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setAccessibleName("Warning" if warning else "Error")
         self.hide()
-        self._apply_color()
+        self.restyle()
+        if field is not None and not self._revealed:
+            _watch_edits(field, self.reveal)
 
-    def _apply_color(self) -> None:
+    def restyle(self) -> None:
+        """Colour the text for what it is (error or warning) on this palette."""
         dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
         colors = _WARNING_COLORS if self.is_warning else _ERROR_COLORS
         self.setStyleSheet(f"color: {colors[1] if dark else colors[0]};")
 
     def show_message(self, message: str | None) -> None:
-        """Show ``message`` (None or empty hides the label)."""
-        text = message or ""
-        if text == self.text() and self.isHidden() != bool(text):
-            return
-        self.setText(text)
-        self.setVisible(bool(text))
+        """Say ``message`` (None or empty: nothing); shown once revealed."""
+        self._message = message or ""
+        self._show()
+
+    def reveal(self) -> None:
+        """From now on, show what there is to say."""
+        if not self._revealed:
+            self._revealed = True
+            self._show()
+
+    def _show(self) -> None:
+        shown = self._message if self._revealed else ""
+        if shown != self.text() or self.isHidden() == bool(shown):
+            self.setText(shown)
+            self.setVisible(bool(shown))
         if self._field is not None:
-            self._field.setAccessibleDescription(text)
+            self._field.setAccessibleDescription(shown)
 
     def message(self) -> str:
-        """The message shown, or "" when hidden."""
-        return self.text() if not self.isHidden() else ""
+        """The message, shown or not yet ("" when there is nothing to say)."""
+        return self._message
+
+    def shown_message(self) -> str:
+        """The message as shown now ("" before it is revealed)."""
+        return self._message if self._revealed else ""
+
+    def is_cut(self) -> bool:
+        """Whether the message shown did not fit in its line."""
+        return bool(self.shown_message()) and self.shown_text() != self.text()
+
+    def field_name(self) -> str:
+        """The accessible name of the field it is about ("" for the whole form)."""
+        return self._field.accessibleName() if self._field is not None else ""
+
+
+class _EditWatcher(QObject):
+    """Calls back when the person edits a field or leaves it (focus out)."""
+
+    def __init__(self, field: QWidget, callback: Callable[[], None]) -> None:
+        super().__init__(field)
+        self._callback = callback
+        field.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.FocusOut:
+            self._callback()
+        return False
+
+
+def _watch_edits(field: QWidget, callback: Callable[[], None]) -> None:
+    """Run ``callback`` once the person has edited or left ``field``.
+
+    Only edits a person makes count where Qt tells them apart (``textEdited``);
+    loading a task into the form is not an edit.
+    """
+    _EditWatcher(field, callback)
+    edited = None
+    if isinstance(field, QLineEdit):
+        edited = field.textEdited
+    elif isinstance(field, QPlainTextEdit):
+        edited = field.textChanged
+    elif isinstance(field, QComboBox):
+        edited = field.editTextChanged
+    elif isinstance(field, QAbstractSpinBox):
+        edited = field.editingFinished
+    if edited is not None:
+        edited.connect(lambda *_args: callback())
 
 
 def checked(label: MessageLabel, build: Callable[[], T]) -> T | None:
@@ -150,6 +224,16 @@ def add_row(form: QFormLayout, text: str, buddy: QWidget, cell: QWidget | None =
     label.setBuddy(buddy)
     form.addRow(label, cell if cell is not None else buddy)
     return label
+
+
+def one_place(*labels: QWidget) -> QWidget:
+    """Labels that never show together (an error, a warning) in the same room."""
+    place = QWidget()
+    grid = QGridLayout(place)
+    grid.setContentsMargins(0, 0, 0, 0)
+    for label in labels:
+        grid.addWidget(label, 0, 0)
+    return place
 
 
 def field_cell(*items: QWidget | QLayout) -> QWidget:

@@ -11,10 +11,11 @@ aware UTC; this is where they become local time, because a person reads the tabl
 from __future__ import annotations
 
 import math
+import signal
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from taskgui.core.states import RunOutcome, TaskState, WaitReason
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
 
@@ -186,23 +187,51 @@ def outcome_text(outcome: RunOutcome) -> str:
     return _OUTCOME_TEXT.get(outcome, str(outcome).replace("_", " "))
 
 
+def signal_name(number: int) -> str:
+    """``SIGTERM`` for 15; the number itself for one this system does not name."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def exit_text(code: int | None) -> str:
+    """An exit status as a cell: ``3``, or the signal that ended the command (a
+    negative status): ``SIGTERM``; "" when there is none."""
+    if code is None:
+        return ""
+    return signal_name(-code) if code < 0 else str(code)
+
+
+def exit_phrase(code: int) -> str:
+    """``exit 3``, or ``stopped by SIGTERM`` for a command a signal ended."""
+    return f"stopped by {signal_name(-code)}" if code < 0 else f"exit {code}"
+
+
 def last_result_text(last: LastRun | None, now: datetime) -> str:
     """``failed (exit 3) · 5m ago``; ``EMPTY`` before the first run."""
     if last is None:
         return EMPTY
     text = outcome_text(last.outcome)
     if last.exit_code is not None and last.exit_code != 0:
-        text += f" (exit {last.exit_code})"
+        text += f" ({exit_phrase(last.exit_code)})"
     if last.finished_at is not None:
         text += f" · {ago_text(last.finished_at, now)}"
     return text
 
 
-def local_time_text(moment: datetime, tz: tzinfo | None = None) -> str:
-    """A moment in local time (or ``tz``) as a person scans it: ``Mon 30 Nov 14:05:03``."""
+def local_time_text(
+    moment: datetime, tz: tzinfo | None = None, *, now: datetime | None = None
+) -> str:
+    """A moment in local time (or ``tz``) as a person scans it: ``Mon 30 Nov 14:05:03``.
+
+    With ``now``, a moment in another year than now says which: ``Mon 30 Nov 2025
+    14:05:03`` (a date without its year is only clear within the current one).
+    """
     local = moment.astimezone(tz)
+    year = "" if now is None or now.astimezone(tz).year == local.year else f" {local.year}"
     return (
-        f"{_WEEKDAYS[local.weekday()]} {local.day:02d} {_MONTHS[local.month - 1]} "
+        f"{_WEEKDAYS[local.weekday()]} {local.day:02d} {_MONTHS[local.month - 1]}{year} "
         f"{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
     )
 
@@ -223,14 +252,39 @@ def command_tooltip(snapshot: TaskSnapshot) -> str:
     return line if len(line) <= MAX_TOOLTIP_CHARS else line[:MAX_TOOLTIP_CHARS] + "…"
 
 
+TOOLTIP_NEXT_RUNS = 3
+
+
 def next_run_tooltip(snapshot: TaskSnapshot) -> str | None:
-    """The exact moment behind the countdown, in local time."""
+    """The exact moment behind the countdown, in local time, and the runs after it."""
     status = snapshot.status
     if status.state is TaskState.RUNNING and status.running_since is not None:
         return f"running since {local_time_full_text(status.running_since)}"
-    if status.next_run_at is not None and not status.state.is_terminal:
-        return local_time_full_text(status.next_run_at)
-    return None
+    if status.next_run_at is None or status.state.is_terminal:
+        return None
+    lines = [local_time_full_text(status.next_run_at)]
+    after = _runs_after(snapshot, status.next_run_at)
+    if after:
+        lines.append("then " + ", ".join(local_time_full_text(moment) for moment in after))
+    return "\n".join(lines)
+
+
+def _runs_after(snapshot: TaskSnapshot, moment: datetime) -> list[datetime]:
+    """The next few occurrences of a recurring schedule after ``moment``."""
+    recurrence = snapshot.spec.recurrence
+    if not recurrence.is_recurring or snapshot.status.slot_kind is not SlotKind.OCCURRENCE:
+        return []
+    runs: list[datetime] = []
+    current: datetime | None = moment
+    try:
+        while len(runs) < TOOLTIP_NEXT_RUNS:
+            current = recurrence.next_after(current) if current is not None else None
+            if current is None:
+                break
+            runs.append(current)
+    except (ValueError, OverflowError):  # the calendar ends
+        pass
+    return runs
 
 
 def last_result_tooltip(last: LastRun | None) -> str | None:

@@ -4,11 +4,17 @@ The table lists runs newest first (attempt, scheduled and start times, how long 
 took, outcome, exit code, error). Below it, the selected run's captured output in a
 monospace view that can be searched (Ctrl+F, Enter / F3 for the next match, Shift+F3
 for the previous one, every match highlighted) and copied whole.
+
+A run still going shows what it printed so far, and more as it prints
+(``show_live_output``, fed by the scheduler's ``run_output``): new text is added at
+the end, so a selection stays put, and the view keeps following the end if it was
+there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from enum import IntEnum
 from typing import Any
@@ -43,8 +49,14 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
-from taskgui.core.status import RunRecord, TaskSnapshot
-from taskgui.ui.formatting import local_time_full_text, local_time_text, outcome_text
+from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
+from taskgui.ui.formatting import (
+    exit_text,
+    local_time_full_text,
+    local_time_text,
+    outcome_text,
+    signal_name,
+)
 from taskgui.ui.plain_text import escape_markup, plain_tooltip, window_title
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -70,14 +82,20 @@ _HEADERS = {
     RunColumn.ERROR: "Error",
 }
 _BAD = {RunOutcome.FAILED, RunOutcome.TIMED_OUT, RunOutcome.INTERRUPTED}
+PRINTED_NOTHING = "This run printed nothing."
+NOTHING_YET = "Nothing printed yet; what the command prints shows here while it runs."
+NOT_RUN_YET = "This task has not run yet."
 
 
 class RunTableModel(QAbstractTableModel):
     """Runs of one task, newest first. Small (history is capped), so a plain list."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, now: Callable[[], datetime] | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._runs: list[RunRecord] = []
+        self._now = now
 
     def set_runs(self, runs: Sequence[RunRecord]) -> None:
         self.beginResetModel()
@@ -86,6 +104,26 @@ class RunTableModel(QAbstractTableModel):
 
     def run_at(self, row: int) -> RunRecord | None:
         return self._runs[row] if 0 <= row < len(self._runs) else None
+
+    def row_of_ticket(self, ticket: RunTicket) -> int | None:
+        """The row of a run in progress (its start is the ticket's dispatch time)."""
+        for row, run in enumerate(self._runs):
+            if (
+                run.outcome is None
+                and run.task_id == ticket.task_id
+                and run.started_at == ticket.dispatched_at
+            ):
+                return row
+        return None
+
+    def has_open_run(self) -> bool:
+        return any(run.outcome is None for run in self._runs)
+
+    def set_output(self, row: int, output: str) -> None:
+        """What a run in progress printed so far (no signal: output is not a column)."""
+        run = self.run_at(row)
+        if run is not None:
+            self._runs[row] = replace(run, output=output)
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self._runs)
@@ -109,7 +147,7 @@ class RunTableModel(QAbstractTableModel):
             return None
         column = RunColumn(index.column())
         if role == Qt.ItemDataRole.DisplayRole:
-            return _display(run, column)
+            return _display(run, column, self._now() if self._now is not None else None)
         if role == Qt.ItemDataRole.ToolTipRole:
             return plain_tooltip(_tooltip(run, column))
         if role == Qt.ItemDataRole.ForegroundRole and run.outcome in _BAD:
@@ -123,13 +161,13 @@ class RunTableModel(QAbstractTableModel):
         return None
 
 
-def _display(run: RunRecord, column: RunColumn) -> str:
+def _display(run: RunRecord, column: RunColumn, now: datetime | None) -> str:
     if column is RunColumn.ATTEMPT:
         return str(run.attempt) if run.attempt else "—"
     if column is RunColumn.SCHEDULED:
-        return local_time_text(run.scheduled_at)
+        return local_time_text(run.scheduled_at, now=now)
     if column is RunColumn.STARTED:
-        return local_time_text(run.started_at) if run.started_at else "—"
+        return local_time_text(run.started_at, now=now) if run.started_at else "—"
     if column is RunColumn.DURATION:
         if run.started_at and run.finished_at:
             return format_duration(run.finished_at - run.started_at)
@@ -137,7 +175,7 @@ def _display(run: RunRecord, column: RunColumn) -> str:
     if column is RunColumn.OUTCOME:
         return outcome_text(run.outcome) if run.outcome else "Running"
     if column is RunColumn.EXIT_CODE:
-        return "" if run.exit_code is None else str(run.exit_code)
+        return exit_text(run.exit_code)
     return (run.error or "").splitlines()[0] if run.error else ""
 
 
@@ -153,6 +191,8 @@ def _tooltip(run: RunRecord, column: RunColumn) -> str | None:
         return prefix + local_time_full_text(moment)
     if column is RunColumn.ERROR and run.error:
         return run.error
+    if column is RunColumn.EXIT_CODE and run.exit_code is not None and run.exit_code < 0:
+        return f"stopped by signal {-run.exit_code} ({signal_name(-run.exit_code)})"
     return None
 
 
@@ -166,7 +206,7 @@ class OutputView(QWidget):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setAccessibleName("Run output")
-        self.text.setPlaceholderText("This run printed nothing.")
+        self.text.setPlaceholderText(PRINTED_NOTHING)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Find in output (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
@@ -185,6 +225,11 @@ class OutputView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.text, 1)
+        self._pinned = False  # keep the end in view (a running command's output)
+        self._moving = False  # the view scrolls itself, not a person
+        scroll = self.text.verticalScrollBar()
+        scroll.valueChanged.connect(self._on_scroll_value_changed)
+        scroll.rangeChanged.connect(self._on_scroll_range_changed)
         self.search.textChanged.connect(self._on_search_text_changed)
         self.search.returnPressed.connect(self.find_next)
         self.next_button.clicked.connect(self.find_next)
@@ -199,8 +244,54 @@ class OutputView(QWidget):
             shortcut.activated.connect(slot)
 
     def set_output(self, output: str) -> None:
-        self.text.setPlainText(output)
+        self._pinned = False
+        self._set_text(output)
         self._highlight()
+
+    def scroll_to_end(self) -> None:
+        """Show the end, and keep showing it as output comes (until scrolled away)."""
+        self._pinned = True
+        self._to_end()
+
+    def follow(self, output: str) -> None:
+        """More of a running command's output: added at the end when it only grew
+        (a selection and the place read stay); the end stays in view if it was."""
+        shown = self.text.toPlainText()
+        if output.startswith(shown):
+            cursor = QTextCursor(self.text.document())
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(output[len(shown) :])
+        else:  # the tail was cut at its start: show it anew
+            bar = self.text.verticalScrollBar()
+            place = bar.value()
+            self._set_text(output)
+            self._moving = True
+            bar.setValue(place)
+            self._moving = False
+        if self._pinned:
+            self._to_end()
+        self._highlight()
+
+    def _set_text(self, output: str) -> None:
+        self._moving = True  # not a person scrolling away from the end
+        try:
+            self.text.setPlainText(output)
+        finally:
+            self._moving = False
+
+    def _to_end(self) -> None:
+        bar = self.text.verticalScrollBar()
+        self._moving = True
+        bar.setValue(bar.maximum())
+        self._moving = False
+
+    def _on_scroll_value_changed(self, value: int) -> None:
+        if not self._moving:  # a person scrolled: follow the end only if they went there
+            self._pinned = value >= self.text.verticalScrollBar().maximum()
+
+    def _on_scroll_range_changed(self, _low: int, _high: int) -> None:
+        if self._pinned:  # more lines, or a new size: the end is still where to look
+            self._to_end()
 
     def focus_search(self) -> None:
         self.search.setFocus()
@@ -270,17 +361,21 @@ class HistoryDialog(QDialog):
         task: TaskSnapshot,
         load_runs: Callable[[], Sequence[RunRecord]],
         parent: QWidget | None = None,
+        *,
+        now: Callable[[], datetime] | None = None,
     ) -> None:
         super().__init__(parent)
         self.task_id = task.id
         self._load_runs = load_runs
+        self._loaded = False
+        self._looked_for: set[int] = set()  # run ids a refresh was made to find
         self.setWindowTitle(window_title(f"History — {task.spec.name}"))
         self.resize(900, 600)
         self.summary = QLabel(self)
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # built from escaped parts
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.runs = RunTableModel(self)
+        self.runs = RunTableModel(now, self)
         self.table = QTableView(self)
         self.table.setModel(self.runs)
         self.table.setAccessibleName("Runs")
@@ -317,6 +412,21 @@ class HistoryDialog(QDialog):
             f"<b>{escape_markup(spec.name)}</b> — {escape_markup(spec.describe_schedule())} · "
             f"{task.state.value} · <code>{escape_markup(spec.command.line)}</code>"
         )
+        if self._loaded and task.status.running and not self.runs.has_open_run():
+            self.refresh()  # a run began: show it (with its output as it comes)
+
+    def show_live_output(self, ticket: RunTicket, output: str) -> None:
+        """What a run of this task printed so far; shown at once if it is selected."""
+        row = self.runs.row_of_ticket(ticket)
+        if row is None and ticket.run_id not in self._looked_for:
+            self._looked_for.add(ticket.run_id)  # once: a run begun since the last load
+            self.refresh()
+            row = self.runs.row_of_ticket(ticket)
+        if row is None:
+            return
+        self.runs.set_output(row, output)
+        if self.table.currentIndex().row() == row:
+            self.output.follow(output)
 
     def refresh(self) -> None:
         """Reload the runs, keeping the selected run selected when it is still there."""
@@ -329,16 +439,21 @@ class HistoryDialog(QDialog):
                 if run is not None and run.id == current.id:
                     row = index
                     break
+        self._loaded = True
         if self.runs.rowCount():
             self.table.selectRow(row)
             self._show_output(row)
         else:
             self.output.set_output("")
-            self.output.text.setPlaceholderText("This task has not run yet.")
+            self.output.text.setPlaceholderText(NOT_RUN_YET)
 
     def _on_table_current_row_changed(self, current: QModelIndex, _: QModelIndex) -> None:
         self._show_output(current.row())
 
     def _show_output(self, row: int) -> None:
         run = self.runs.run_at(row)
+        going = run is not None and run.outcome is None
+        self.output.text.setPlaceholderText(NOTHING_YET if going else PRINTED_NOTHING)
         self.output.set_output(run.output if run is not None else "")
+        if going:
+            self.output.scroll_to_end()  # where new output appears

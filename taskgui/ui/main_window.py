@@ -9,11 +9,16 @@ The window itself neither quits nor hides: with ``intercept_close`` set, closing
 emits ``close_requested`` and the desktop shell (``ui.shell``) decides (hide to the
 tray, or quit after asking). Quit and Settings are requests for the shell too.
 
+When the process it follows stops, a bar says that nothing runs the schedule and
+offers to run it here (``run_here_requested``); the composition root then starts a
+scheduler in this process and hands it over with ``adopt``.
+
 Signals:
     history_requested(int): a task's history should be shown (used by notifications).
     close_requested(): the window was asked to close while ``intercept_close`` is set.
     quit_requested(): Quit was chosen.
     settings_requested(): Settings… was chosen.
+    run_here_requested(): run the schedule in this window (nobody runs it now).
 """
 
 from __future__ import annotations
@@ -21,55 +26,65 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import (
+    QCoreApplication,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QButtonGroup,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
     QMainWindow,
     QMenu,
-    QPushButton,
+    QMessageBox,
     QStackedWidget,
-    QTableView,
-    QToolBar,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from taskgui import __version__
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.states import TaskState
-from taskgui.core.status import RunRecord, TaskSnapshot
+from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.remote import AnyScheduler
+from taskgui.ui.about import show_about
 from taskgui.ui.actions import TaskActions, Verb, allowed
 from taskgui.ui.banner import Banner
 from taskgui.ui.countdown import CountdownTicker
+from taskgui.ui.empty_states import EmptyState, NoMatches
+from taskgui.ui.filter_bar import FilterBar
 from taskgui.ui.formatting import LastRun
-from taskgui.ui.history_view import HistoryDialog
-from taskgui.ui.plain_text import ask_yes_no, isolated, plain_label, plain_tooltip, warn
+from taskgui.ui.history_windows import HistoryWindows
+from taskgui.ui.plain_text import ask_yes_no, isolated, warn
+from taskgui.ui.questions import Confirm, delete_question
+from taskgui.ui.schedule_banner import NoSchedulerBanner
+from taskgui.ui.state_filter import StateFilter
+from taskgui.ui.status_line import LOCAL_OWNER, StatusLine
 from taskgui.ui.task_dialog import DialogMode, TaskDialog
-from taskgui.ui.task_filter import StateFilter, TaskFilterProxy, count_for
+from taskgui.ui.task_filter import TaskFilterProxy
 from taskgui.ui.task_model import Column, Role, TaskTableModel
+from taskgui.ui.task_table_view import task_table
 from taskgui.ui.transfer_actions import TransferActions
 from taskgui.ui.window_actions import (
     add_verb_groups,
     add_verb_icons,
     build_menus,
+    build_toolbar,
     build_window_actions,
 )
+
+__all__ = ["LOCAL_OWNER", "Confirm", "MainWindow", "ask_yes_no", "delete_question"]
 
 log = logging.getLogger(__name__)
 
 DialogFactory = Callable[..., TaskDialog]
-LOCAL_OWNER = "this window"
-Confirm = Callable[[QWidget, str, str], bool]
 
 
 def _last_run(record: RunRecord) -> LastRun | None:
@@ -83,37 +98,6 @@ def _last_run(record: RunRecord) -> LastRun | None:
     )
 
 
-class EmptyState(QWidget):
-    """What a new user sees instead of an empty table: what to do next."""
-
-    def __init__(self, new_action: QAction, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        title = QLabel("No tasks yet", self)
-        font = title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        title.setFont(font)
-        hint = QLabel(
-            "Create a task to run a command once, every few minutes, or on a cron "
-            "schedule.\nFailures are retried with backoff, and nothing is lost if you quit.",
-            self,
-        )
-        hint.setWordWrap(True)
-        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        button = QPushButton(f"New Task  ({new_action.shortcut().toString()})", self)
-        button.setDefault(True)
-        button.clicked.connect(new_action.trigger)
-        layout = QVBoxLayout(self)
-        layout.addStretch(2)
-        for widget in (title, hint, button):
-            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addStretch(3)
-        self.button = button
-
-    def mouseDoubleClickEvent(self, event: object) -> None:  # noqa: N802
-        self.button.click()
-
-
 class MainWindow(QMainWindow):
     """The live list of tasks. See the module docstring."""
 
@@ -121,6 +105,7 @@ class MainWindow(QMainWindow):
     close_requested = Signal()
     quit_requested = Signal()
     settings_requested = Signal()
+    run_here_requested = Signal()
 
     def __init__(
         self,
@@ -128,6 +113,7 @@ class MainWindow(QMainWindow):
         clock: Clock,
         *,
         location: str = "",
+        log_file: str = "",
         schedule_owner: str = LOCAL_OWNER,
         dialog_factory: DialogFactory = TaskDialog,
         confirm: Confirm = ask_yes_no,
@@ -138,7 +124,13 @@ class MainWindow(QMainWindow):
         self._clock = clock
         self._dialog_factory = dialog_factory
         self._confirm = confirm
-        self._histories: dict[TaskId, HistoryDialog] = {}
+        # Through a method: the service may be replaced (adopt), the histories stay.
+        self.histories = HistoryWindows(self, self._history_of, clock.now)
+        self._location = location
+        self._log_file = log_file
+        self.about: QMessageBox | None = None
+        # (the first deleted row, the deleted ids) until the deleted rows are gone
+        self._place_after_delete: tuple[int, set[TaskId]] | None = None
         self.intercept_close = False
         self._closing = False
         self.setWindowTitle("taskgui")
@@ -147,7 +139,7 @@ class MainWindow(QMainWindow):
         self.model = TaskTableModel(clock, self)
         self.proxy = TaskFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.table = self._build_table()
+        self.table = task_table(self.proxy, self)
         self.actions_ = TaskActions(self)
         add_verb_icons(self.actions_)
         self.window_actions = build_window_actions(
@@ -158,21 +150,11 @@ class MainWindow(QMainWindow):
                 "quit": self.quit_requested.emit,
                 "pause_all": lambda: self._safely(self.pause_all),
                 "resume_all": lambda: self._safely(self.resume_all),
+                "about": lambda: self._safely(self.show_about),
             },
         )
-        self.empty = EmptyState(self.actions_[Verb.NEW], self)
-        self.stack = QStackedWidget(self)
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(self.table)
-        self.search = QLineEdit(self)
-        self.filter_buttons: dict[StateFilter, QToolButton] = {}
-        self.banner = Banner(self)
-        central = QWidget(self)
-        layout = QVBoxLayout(central)
-        layout.addWidget(self.banner)
-        layout.addLayout(self._build_filter_bar())
-        layout.addWidget(self.stack, 1)
-        self.setCentralWidget(central)
+        self._owner = schedule_owner
+        self._build_central()
         self.file_menu, self.tasks_menu = build_menus(
             self.menuBar(), self.actions_, self.window_actions
         )
@@ -189,89 +171,38 @@ class MainWindow(QMainWindow):
         self._connect()
         self._set_tab_order()
         self.ticker = CountdownTicker(self.table, self.proxy, self.model, self)
-        self.model.reset_tasks(
-            service.snapshot(),
-            {
-                task_id: last
-                for task_id, record in service.last_runs().items()
-                if (last := _last_run(record)) is not None
-            },
-        )
+        self._load_tasks()
         self.table.sortByColumn(Column.NEXT_RUN, Qt.SortOrder.AscendingOrder)
         self._on_model_counts_changed()
         self.ticker.start()
 
     # ------------------------------------------------------------- building
 
-    def _build_table(self) -> QTableView:
-        table = QTableView(self)
-        table.setModel(self.proxy)
-        table.setAccessibleName("Tasks")
-        table.setSortingEnabled(True)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        table.setAlternatingRowColors(True)
-        table.setShowGrid(False)
-        table.setWordWrap(False)
-        table.verticalHeader().setVisible(False)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 10)
-        header = table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
-        widths = {
-            Column.STATE: 110,
-            Column.PRIORITY: 70,
-            Column.NEXT_RUN: 190,
-            Column.SCHEDULE: 230,
-            Column.LAST_RESULT: 200,
-            Column.ATTEMPTS: 80,
-        }
-        for column, width in widths.items():
-            header.resizeSection(column, width)
-        return table
-
-    def _build_filter_bar(self) -> QHBoxLayout:
-        bar = QHBoxLayout()
-        group = QButtonGroup(self)
-        group.setExclusive(True)
-        for state_filter in StateFilter:
-            button = QToolButton(self)
-            button.setCheckable(True)
-            button.setAutoRaise(True)
-            button.setAccessibleName(f"Show {state_filter.label.lower()} tasks")
-            button.clicked.connect(lambda _=False, f=state_filter: self.set_state_filter(f))
-            group.addButton(button)
-            bar.addWidget(button)
-            self.filter_buttons[state_filter] = button
-        self.filter_buttons[StateFilter.ALL].setChecked(True)
-        bar.addStretch(1)
-        self.search.setPlaceholderText("Search name or command  (Ctrl+F)")
-        self.search.setClearButtonEnabled(True)
-        self.search.setAccessibleName("Search tasks")
-        self.search.setMinimumWidth(260)
-        bar.addWidget(self.search)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self).activated.connect(
-            self._on_find_shortcut_activated
-        )
-        return bar
+    def _build_central(self) -> None:
+        """Top to bottom: the bars that say something, the filters, then the tasks (or
+        what to say instead of an empty table)."""
+        self.empty = EmptyState(self.actions_[Verb.NEW], self)
+        self.no_matches = NoMatches(self)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.no_matches)
+        self.stack.addWidget(self.table)
+        self.filter_bar = FilterBar(self)
+        self.search = self.filter_bar.search
+        self.filter_buttons = self.filter_bar.buttons
+        self.banner = Banner(self)
+        self.no_scheduler = NoSchedulerBanner(self)
+        self.no_scheduler.run_here_requested.connect(self.run_here_requested)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.addWidget(self.no_scheduler)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.filter_bar)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
 
     def _build_toolbar(self) -> None:
-        toolbar = QToolBar("Tasks", self)
-        toolbar.setObjectName("tasks-toolbar")
-        toolbar.setAccessibleName("Task actions")
-        toolbar.setMovable(False)
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        toolbar.addAction(self.actions_[Verb.NEW])
-        toolbar.addSeparator()
-        for verb in (Verb.RUN_NOW, Verb.PAUSE, Verb.RESUME, Verb.RETRY, Verb.CANCEL):
-            toolbar.addAction(self.actions_[verb])
-        toolbar.addSeparator()
-        for verb in (Verb.EDIT, Verb.HISTORY, Verb.DELETE):
-            toolbar.addAction(self.actions_[verb])
-        self.addToolBar(toolbar)
+        self.addToolBar(build_toolbar(self, self.actions_))
         # Shortcuts work wherever focus is in the window, not only in the toolbar.
         for action in (*self.actions_.by_verb.values(), *self.window_actions.values()):
             self.addAction(action)
@@ -283,6 +214,7 @@ class MainWindow(QMainWindow):
     def _set_tab_order(self) -> None:
         """Top to bottom, as the eye reads: notice, filters, search, then the tasks."""
         chain: list[QWidget] = [
+            self.no_scheduler.run_here_button,
             self.banner.history_button,
             self.banner.dismiss_button,
             *self.filter_buttons.values(),
@@ -293,38 +225,57 @@ class MainWindow(QMainWindow):
             QWidget.setTabOrder(first, second)
 
     def _build_status_bar(self, location: str, schedule_owner: str) -> None:
-        status = self.statusBar()
-        self.counts_label = QLabel(self)
-        self.counts_label.setAccessibleName("Task counts")
-        self.workers_label = QLabel(self)
-        self.workers_label.setAccessibleName("Workers")
-        # Who runs the schedule is read from the other process; the path is the user's.
-        self.owner_label = plain_label(parent=self)
-        self.owner_label.setAccessibleName("Who runs the schedule")
-        self.location_label = plain_label(location, self)
-        self.location_label.setAccessibleName("Database")
-        self.location_label.setToolTip("The database this window shows")
-        status.addWidget(self.counts_label)
-        status.addWidget(self.workers_label)
-        status.addPermanentWidget(self.owner_label)
-        status.addPermanentWidget(self.location_label)
+        self.status_line = StatusLine(self.statusBar(), location, self)
+        self.counts_label = self.status_line.counts
+        self.workers_label = self.status_line.workers
+        self.owner_label = self.status_line.owner
+        self.location_label = self.status_line.location
         self.set_schedule_owner(schedule_owner)
 
-    def _connect(self) -> None:
+    def _service_links(self) -> list[tuple[Any, Callable[..., None]]]:
+        """Every (signal of the service, slot here): connected, and undone on adopt."""
         service = self.service
-        service.task_added.connect(self.model.on_task_added)
-        service.task_changed.connect(self.model.on_task_changed)
-        service.task_removed.connect(self.model.on_task_removed)
-        service.run_finished.connect(self.model.on_run_finished)
-        service.run_finished.connect(self._on_service_run_finished)
-        service.task_changed.connect(self._on_service_task_changed)
-        service.error_occurred.connect(self._on_service_error_occurred)
-        service.store_lost.connect(self._on_service_store_lost)
+        return [
+            (service.task_added, self.model.on_task_added),
+            (service.task_changed, self.model.on_task_changed),
+            (service.task_removed, self.model.on_task_removed),
+            (service.run_finished, self.model.on_run_finished),
+            (service.run_finished, self._on_service_run_finished),
+            (service.run_output, self._on_service_run_output),
+            (service.task_changed, self._on_service_task_changed),
+            (service.error_occurred, self._on_service_error_occurred),
+            (service.store_lost, self._on_service_store_lost),
+        ]
+
+    def _load_tasks(self) -> None:
+        """Every task as the service has it now, with the latest result of each."""
+        self.model.reset_tasks(
+            self.service.snapshot(),
+            {
+                task_id: last
+                for task_id, record in self.service.last_runs().items()
+                if (last := _last_run(record)) is not None
+            },
+        )
+
+    def _connect(self) -> None:
+        for signal, slot in self._service_links():
+            signal.connect(slot)
         self.model.counts_changed.connect(self._on_model_counts_changed)
-        self.model.rowsInserted.connect(self._on_model_rows_changed)
-        self.model.rowsRemoved.connect(self._on_model_rows_changed)
-        self.model.modelReset.connect(self._on_model_rows_changed)
+        self.proxy.counts_changed.connect(self._on_model_counts_changed)
+        for model in (self.model, self.proxy):
+            for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+                signal.connect(self._on_model_rows_changed)
+        self.proxy.layoutChanged.connect(self._on_model_rows_changed)
+        self.proxy.rowsRemoved.connect(self._keep_place)
         self.search.textChanged.connect(self.proxy.set_search_text)
+        self.search.textChanged.connect(self._on_model_rows_changed)
+        self.filter_bar.filter_chosen.connect(self.set_state_filter)
+        self.filter_bar.search_left.connect(self.table.setFocus)
+        self.no_matches.show_all.clicked.connect(self._on_no_matches_show_all_clicked)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self).activated.connect(
+            self._on_find_shortcut_activated
+        )
         self.table.customContextMenuRequested.connect(self._on_table_context_menu_requested)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
@@ -372,20 +323,39 @@ class MainWindow(QMainWindow):
         return True
 
     def set_schedule_owner(self, owner: str) -> None:
-        """Say which process runs the schedule ("" when none does)."""
+        """Say which process runs the schedule ("" when none does, and offer to run it
+        here)."""
+        self.status_line.set_owner(owner)
         if owner:
-            text = f"Schedule run by {owner}"
-            tip = (
-                "This window starts the tasks; closing it to the tray keeps them running"
-                if owner == LOCAL_OWNER
-                else "Another process starts the tasks; this window shows them and sends "
-                "it your changes"
-            )
+            self.no_scheduler.hide()
+            self._owner = owner
         else:
-            text = "No process runs this schedule"
-            tip = "Tasks will not start until taskgui or taskgui daemon runs this database"
-        self.owner_label.setText(text)
-        self.owner_label.setToolTip(plain_tooltip(tip))
+            self.no_scheduler.show_stopped(self._owner)  # who ran it, if known
+
+    def adopt(self, service: AnyScheduler, owner: str = LOCAL_OWNER) -> None:
+        """Show ``service`` from now on (the schedule now runs in this window).
+
+        The tasks are read afresh from it; the selection stays on the same tasks.
+        """
+        selected = [task.id for task in self.selected_tasks()]
+        for signal, slot in self._service_links():
+            signal.disconnect(slot)
+        self.service = service
+        self.transfer.retarget(service)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
+        self._load_tasks()
+        self._select_ids(selected)
+        self.set_schedule_owner(owner)
+        self.refresh_status()
+
+    def _select_ids(self, task_ids: Sequence[TaskId]) -> None:
+        selection = self.table.selectionModel()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for task_id in task_ids:
+            row = self.proxy.row_of(task_id)
+            if row is not None:
+                selection.select(self.proxy.index(row, 0), flags)
 
     def reveal(self) -> None:
         """Bring the window to the front, from the tray, a notification or a second start."""
@@ -412,8 +382,9 @@ class MainWindow(QMainWindow):
         return [s for s in snapshots if s is not None and allowed(verb, s)]
 
     def set_state_filter(self, state_filter: StateFilter) -> None:
-        self.filter_buttons[state_filter].setChecked(True)
+        self.filter_bar.check(state_filter)
         self.proxy.set_state_filter(state_filter)
+        self._on_model_rows_changed()
 
     def new_task(self) -> None:
         dialog = self._dialog_factory(self._clock, self, mode=DialogMode.CREATE)
@@ -441,36 +412,48 @@ class MainWindow(QMainWindow):
             self.select_task(stored.id)
 
     def delete_selected(self) -> None:
+        """Delete the selected tasks (after asking); the row after them is selected
+        then, so the keyboard keeps its place (Delete, Delete, ... works down a list)."""
         tasks = self.selected_tasks()
-        if not tasks:
+        if not tasks or not self._confirm(self, "Delete Tasks", delete_question(tasks)):
             return
-        if len(tasks) == 1:
-            text = f"Delete the task “{isolated(tasks[0].spec.name)}” and its history?"
-        else:
-            text = f"Delete {len(tasks)} tasks and their history?"
-        running = sum(task.status.running for task in tasks)
-        if running:
-            text += "\n\nA running task is stopped first."
-        if self._confirm(self, "Delete Tasks", text):
-            self._each(self.service.delete, tasks)
+        rows = [row for task in tasks if (row := self.proxy.row_of(task.id)) is not None]
+        self._place_after_delete = (min(rows, default=0), {task.id for task in tasks})
+        self._each(self.service.delete, tasks)
+        self._keep_place()  # done now if the rows went at once, else when they go
+
+    def _keep_place(self, *_: object) -> None:
+        """Once the deleted rows are gone, select the row that took their place."""
+        pending = self._place_after_delete
+        if pending is None:
+            return
+        row, deleted = pending
+        if any(self.proxy.row_of(task_id) is not None for task_id in deleted):
+            return  # not all gone yet (a schedule run elsewhere deletes a moment later)
+        self._place_after_delete = None
+        count = self.proxy.rowCount()
+        if count and not self.table.selectionModel().hasSelection():
+            index = self.proxy.index(min(row, count - 1), 0)
+            self.table.setCurrentIndex(index)  # selects the row, and moves the keyboard
+
+    def _history_of(self, task_id: TaskId) -> list[RunRecord]:
+        return self.service.history(task_id)
 
     def show_history(self, task_id: TaskId) -> None:
-        existing = self._histories.get(task_id)
-        if existing is not None:
-            existing.refresh()
-            existing.raise_()
-            existing.activateWindow()
-            return
         try:
             task = self.service.task(task_id)
         except TaskguiError as error:
             self._report(str(error))
             return
-        dialog = HistoryDialog(task, lambda: self.service.history(task_id), self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.destroyed.connect(lambda *_: self._histories.pop(task_id, None))
-        self._histories[task_id] = dialog
-        dialog.show()
+        self.histories.show(task)
+
+    def show_about(self) -> None:
+        """Help > About: the version, the database and the log file."""
+        if self.about is not None and self.about.isVisible():
+            self.about.raise_()
+            return
+        version = QCoreApplication.applicationVersion() or __version__
+        self.about = show_about(self, version, self._location, self._log_file)
 
     def _show_selected_history(self) -> None:
         tasks = self.selected_tasks()
@@ -515,16 +498,16 @@ class MainWindow(QMainWindow):
         assert isinstance(snapshot, TaskSnapshot)
         if any(task.id == snapshot.id for task in self.selected_tasks()):
             self._on_selection_changed()
-        history = self._histories.get(snapshot.id)
-        if history is not None:
-            history.update_task(snapshot)
+        self.histories.task_changed(snapshot)
         self._update_workers()
 
     def _on_service_run_finished(self, ticket: object, _outcome: object, _result: object) -> None:
-        task_id = getattr(ticket, "task_id", None)
-        history = self._histories.get(task_id) if isinstance(task_id, int) else None
-        if history is not None:
-            history.refresh()
+        if isinstance(ticket, RunTicket):
+            self.histories.run_finished(ticket.task_id)
+
+    def _on_service_run_output(self, ticket: object, output: str) -> None:
+        if isinstance(ticket, RunTicket):
+            self.histories.run_output(ticket, output)
 
     def _on_service_error_occurred(self, message: str) -> None:
         self.statusBar().showMessage(message, 15_000)
@@ -534,12 +517,13 @@ class MainWindow(QMainWindow):
         self.banner.show_message("The schedule has stopped", message, urgent=True)
 
     def _on_model_counts_changed(self) -> None:
-        for state_filter, button in self.filter_buttons.items():
-            button.setText(f"{state_filter.label} ({count_for(state_filter, self.model)})")
+        self.filter_bar.set_counts({f: self.proxy.count_of(f) for f in StateFilter})
         counts = self.model.counts()
-        running = counts.get(TaskState.RUNNING, 0)
-        pending = counts.get(TaskState.PENDING, 0) + counts.get(TaskState.RETRYING, 0)
-        self.counts_label.setText(f"Running: {running}   Pending: {pending}")
+        self.status_line.set_counts(
+            counts.get(TaskState.RUNNING, 0),
+            counts.get(TaskState.PENDING, 0),
+            counts.get(TaskState.RETRYING, 0),
+        )
         self._update_workers()
 
     def refresh_status(self) -> None:
@@ -547,16 +531,21 @@ class MainWindow(QMainWindow):
         self._on_model_counts_changed()
 
     def _update_workers(self) -> None:
-        size = self.service.workers
-        # A schedule run elsewhere: its pool size is not known here (the counts say
-        # what runs), so the label goes rather than guess.
-        self.workers_label.setVisible(size > 0)
-        if size > 0:
-            self.workers_label.setText(f"Workers: {self.service.busy_workers} of {size} busy")
+        self.status_line.set_workers(self.service.busy_workers, self.service.workers)
 
     def _on_model_rows_changed(self, *_: object) -> None:
-        has_rows = self.model.rowCount() > 0
-        self.stack.setCurrentWidget(self.table if has_rows else self.empty)
+        if not self.model.rowCount():
+            self.stack.setCurrentWidget(self.empty)
+        elif not self.proxy.rowCount():
+            self.no_matches.describe(self.proxy.state_filter, self.search.text().strip())
+            self.stack.setCurrentWidget(self.no_matches)
+        else:
+            self.stack.setCurrentWidget(self.table)
+
+    def _on_no_matches_show_all_clicked(self) -> None:
+        self.search.clear()
+        self.set_state_filter(StateFilter.ALL)
+        self.table.setFocus()
 
     def _on_find_shortcut_activated(self) -> None:
         self.search.setFocus()
@@ -592,6 +581,5 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self.ticker.stop()
-        for dialog in list(self._histories.values()):
-            dialog.close()
+        self.histories.close_all()
         super().closeEvent(event)

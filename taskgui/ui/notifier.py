@@ -113,6 +113,10 @@ class Notifier(QObject):
     def show_notice(self, notice: Notice) -> None:
         raise NotImplementedError
 
+    def withdraw(self, task_id: int) -> None:
+        """Take back a "gave up" notice about a task that runs again (it is stale news),
+        where the notifier can; a desktop's own notifications expire by themselves."""
+
     def close(self) -> None:
         """Withdraw what is still showing, where the desktop allows it."""
 
@@ -123,9 +127,12 @@ class BannerNotifier(Notifier):
     def __init__(self, banner: Banner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.banner = banner
+        self._shown: Notice | None = None
         banner.action_requested.connect(self._on_banner_action_requested)
+        banner.dismissed.connect(self._on_banner_dismissed)
 
     def show_notice(self, notice: Notice) -> None:
+        self._shown = notice
         self.banner.show_message(
             notice.title,
             notice.message,
@@ -133,11 +140,19 @@ class BannerNotifier(Notifier):
             urgent=notice.urgent,
         )
 
+    def withdraw(self, task_id: int) -> None:
+        shown = self._shown
+        if shown is not None and shown.kind is NoticeKind.EXHAUSTED and shown.task_id == task_id:
+            self.banner.dismiss()
+
     def close(self) -> None:
         self.banner.dismiss()
 
     def _on_banner_action_requested(self, task_id: int) -> None:
         self.activated.emit(task_id)
+
+    def _on_banner_dismissed(self) -> None:
+        self._shown = None
 
 
 class TrayNotifier(Notifier):

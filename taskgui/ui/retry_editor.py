@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QGroupBox,
-    QLabel,
     QSpinBox,
     QWidget,
 )
@@ -37,6 +36,7 @@ from taskgui.ui.dialog_fields import (
     named,
     new_form,
 )
+from taskgui.ui.fixed_lines import FixedLinesLabel
 
 PREVIEW_LIMIT = 8
 
@@ -109,9 +109,7 @@ class RetryEditor(QGroupBox):
             "Shorten each wait by up to half, at random, so tasks that failed together "
             "do not all retry at the same moment",
         )
-        self.preview = named(QLabel(), "retry_preview", "Retry preview")
-        self.preview.setWordWrap(True)
-        self.preview.setTextFormat(Qt.TextFormat.PlainText)
+        self.preview = named(FixedLinesLabel(2, wrap=True), "retry_preview", "Retry preview")
 
         form = new_form(self)
         add_row(form, "Max &attempts", self.attempts)

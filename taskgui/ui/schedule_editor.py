@@ -5,6 +5,13 @@ core wants an aware UTC first run and a ``Recurrence``. This editor is where the
 meet: the date-time field and the quick choices are local time from the injected clock,
 a cron schedule defaults to this machine's zone, and the preview shows the next runs in
 local time so a person can check the schedule means what they meant.
+
+Until a person picks a start, "When" is *now* and moves with the clock (``follows_clock``):
+a new task starts when it is created, at its first occurrence from then on, never at a
+slot that passed while the dialog was open. A start picked on purpose is kept, even a
+past one (it then says it has passed, as soon as it has, without an edit). The preview
+lists only runs still to come, for a new, an edited and a duplicated task alike. A
+timer refreshes all of this every second while the editor is shown.
 """
 
 from __future__ import annotations
@@ -14,14 +21,13 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 from zoneinfo import available_timezones
 
-from PySide6.QtCore import QDateTime, Qt, QTime, Signal
+from PySide6.QtCore import QDateTime, Qt, QTime, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QDateTimeEdit,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -44,8 +50,11 @@ from taskgui.ui.dialog_fields import (
     new_form,
     to_qdatetime,
 )
+from taskgui.ui.fixed_lines import FixedLinesLabel
 
 PREVIEW_RUNS = 5
+PREVIEW_LINES = PREVIEW_RUNS + 2  # what it means, a heading, the runs
+TICK_MS = 1_000
 # A first run this much in the past counts as "has passed": "Now" is a moment old by the
 # time a person presses Create, and that is not worth a warning.
 PAST_TOLERANCE = timedelta(minutes=1)
@@ -98,10 +107,11 @@ class ScheduleEditor(QGroupBox):
     """When a task first runs (local time) and how it repeats (none, every N, cron).
 
     ``schedule()`` validates the fields, shows messages under them and refreshes the
-    preview; the dialog calls it whenever anything changed.
+    preview; the dialog calls it whenever anything changed. ``tick()`` lets time pass
+    (the timer's slot, public for tests with a FakeClock).
 
     Signals:
-        changed(): any field of the schedule was edited.
+        changed(): any field of the schedule was edited, or time moved the schedule.
     """
 
     changed = Signal()
@@ -114,7 +124,10 @@ class ScheduleEditor(QGroupBox):
         # The past-time warning is for a time a person chose; an edited task's original
         # first run is naturally in the past, so edit mode turns it off until changed.
         self.warn_about_loaded_time = True
-        self.past_warning = "this time has passed; the task will run as soon as it is created"
+        self.past_warning = "this time has passed; it runs as soon as it is created"
+        # "When" is now, moving with the clock, until a person picks a start.
+        self.follows_clock = True
+        self._moving_time = False  # "When" is being set by the editor, not a person
         form = new_form(self)
         self._form = form
         add_row(form, "W&hen", *self._build_when())
@@ -124,20 +137,22 @@ class ScheduleEditor(QGroupBox):
         self._cron_cell, self._zone_cell = self._build_cron()
         add_row(form, "&Cron expression", self.cron_expr, self._cron_cell)
         add_row(form, "&Time zone", self.zone, self._zone_cell)
-        self.preview = named(QLabel(), "schedule_preview", "Schedule preview")
-        self.preview.setWordWrap(True)
-        self.preview.setTextFormat(Qt.TextFormat.PlainText)
+        self.preview = named(FixedLinesLabel(PREVIEW_LINES), "schedule_preview", "Schedule preview")
         self.preview.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow("Preview", self.preview)
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(TICK_MS)
+        self._ticker.setTimerType(Qt.TimerType.CoarseTimer)
+        self._ticker.timeout.connect(self._on_ticker_timeout)
 
-        self.when.dateTimeChanged.connect(self._on_field_changed)
+        self.when.dateTimeChanged.connect(self._on_when_date_time_changed)
         self.repeat.currentIndexChanged.connect(self._on_repeat_current_index_changed)
         self.every_count.valueChanged.connect(self._on_field_changed)
         self.every_unit.currentIndexChanged.connect(self._on_field_changed)
         self.every_mode.currentIndexChanged.connect(self._on_field_changed)
         self.cron_expr.textChanged.connect(self._on_field_changed)
         self.zone.editTextChanged.connect(self._on_field_changed)
-        self.when.setDateTime(to_qdatetime(floor_to_second(clock.now())))
+        self._move_when(floor_to_second(clock.now()))
         self._show_rows()
 
     def _build_when(self) -> tuple[QDateTimeEdit, QWidget]:
@@ -257,11 +272,22 @@ class ScheduleEditor(QGroupBox):
 
     # ------------------------------------------------------------ loading
 
-    def set_schedule(self, first_run_at: datetime, recurrence: Recurrence) -> None:
-        """Show a task's schedule; reading it back unchanged gives the same values."""
+    def set_schedule(
+        self, first_run_at: datetime, recurrence: Recurrence, *, follow_if_past: bool = False
+    ) -> None:
+        """Show a task's schedule; reading it back unchanged gives the same values.
+
+        With ``follow_if_past`` (a copy of a task), a start that has passed was nobody's
+        choice for the new task: "When" is then now, moving with the clock.
+        """
         self._loaded_first_run = first_run_at
         self._loaded_recurrence = recurrence
-        self.when.setDateTime(to_qdatetime(first_run_at))
+        self.follows_clock = follow_if_past and first_run_at < self._clock.now()
+        if self.follows_clock:
+            self._loaded_first_run = None
+            self._move_when(floor_to_second(self._clock.now()))
+        else:
+            self._move_when(first_run_at)
         if isinstance(recurrence, Every):
             total = recurrence.interval.total_seconds()
             seconds = max(1, round(total))
@@ -284,11 +310,13 @@ class ScheduleEditor(QGroupBox):
     # ------------------------------------------------------------ reading
 
     def start_time(self) -> datetime:
-        """The "When" field as aware UTC.
+        """The "When" field as aware UTC (now, while it follows the clock).
 
         A loaded time keeps its sub-second part while the field still shows it (the
         field has whole seconds), so editing a task without touching "When" keeps it.
         """
+        if self.follows_clock:
+            return floor_to_second(self._clock.now())
         shown = from_qdatetime(self.when.dateTime())
         loaded = self._loaded_first_run
         if loaded is not None and shown == floor_to_second(loaded):
@@ -321,12 +349,21 @@ class ScheduleEditor(QGroupBox):
                 self.preview.clear()
                 return None
         self._update_past_warning(start, first)
-        # Show when it really runs: the engine starts a cron task at its first match.
+        # Show when it really runs: the engine starts a cron task at its first match,
+        # and a schedule whose start passed goes on from its next run to come.
         try:
-            self._update_preview(recurrence.first_at_or_after(first), recurrence)
+            self._update_preview(self._next_to_come(first, recurrence), recurrence)
         except (ValueError, OverflowError):
             self.preview.clear()
         return Schedule(first, recurrence)
+
+    def _next_to_come(self, first: datetime, recurrence: Recurrence) -> datetime | None:
+        """The schedule's first run at or after now (``first`` itself if still ahead)."""
+        first = recurrence.first_at_or_after(first)
+        now = floor_to_second(self._clock.now())  # as "When" shows it: a run now is to come
+        if first >= now or not recurrence.is_recurring:
+            return first
+        return recurrence.catch_up(first, now).next_at
 
     def _every(self) -> Every:
         seconds = self.every_count.value() * int(self.every_unit.currentData())
@@ -346,8 +383,8 @@ class ScheduleEditor(QGroupBox):
         show = passed and (self.warn_about_loaded_time or not unchanged)
         self.when_warning.show_message(self.past_warning if show else None)
 
-    def _update_preview(self, first: datetime, recurrence: Recurrence) -> None:
-        if not recurrence.is_recurring:
+    def _update_preview(self, first: datetime | None, recurrence: Recurrence) -> None:
+        if not recurrence.is_recurring or first is None:
             self.preview.clear()
             return
         description = recurrence.describe()
@@ -385,6 +422,39 @@ class ScheduleEditor(QGroupBox):
     def _on_field_changed(self, *_args: object) -> None:
         self.changed.emit()
 
+    def tick(self) -> None:
+        """Let a second pass: "When" follows the clock (unless a person is in it),
+        and the preview and the past-time warning are brought up to date."""
+        if self.follows_clock and not self.when.hasFocus():
+            self._move_when(floor_to_second(self._clock.now()))
+        self.changed.emit()
+
+    @guarded_slot
+    def _on_ticker_timeout(self) -> None:
+        self.tick()
+
+    def showEvent(self, event: object) -> None:  # noqa: N802
+        self._ticker.start()
+        super().showEvent(event)  # type: ignore[arg-type]
+
+    def hideEvent(self, event: object) -> None:  # noqa: N802
+        self._ticker.stop()
+        super().hideEvent(event)  # type: ignore[arg-type]
+
+    def _move_when(self, moment: datetime) -> None:
+        """Set "When" as the editor, not as a person choosing a start."""
+        self._moving_time = True
+        try:
+            self.when.setDateTime(to_qdatetime(moment))
+        finally:
+            self._moving_time = False
+
+    @guarded_slot
+    def _on_when_date_time_changed(self, *_args: object) -> None:
+        if not self._moving_time:
+            self.follows_clock = False  # a person picked a start
+        self.changed.emit()
+
     @guarded_slot
     def _on_quick_button_clicked(self, choice: str, _checked: bool = False) -> None:
         now = to_qdatetime(self._clock.now())
@@ -397,4 +467,6 @@ class ScheduleEditor(QGroupBox):
             target = QDateTime(now.date().addDays(1), QTime(9, 0))
         else:
             target = now
-        self.when.setDateTime(target)
+        self._move_when(from_qdatetime(target))
+        self.follows_clock = choice == QuickChoice.NOW
+        self.changed.emit()

@@ -23,6 +23,8 @@ _NOTIFY_EXHAUSTED = "notifications/exhausted"
 _NOTIFY_FAILURES = "notifications/each_failure"
 _START_MINIMIZED = "startup/minimized"
 _CLOSE_HINT_SHOWN = "window/close_hint_shown"
+_CLOSE_WITHOUT_TRAY = "window/close_without_tray"
+CLOSE_CHOICES = ("ask", "quit", "background")
 _GEOMETRY = "window/geometry"
 
 
@@ -106,6 +108,19 @@ class Settings:
     @close_hint_shown.setter
     def close_hint_shown(self, value: bool) -> None:
         self._set(_CLOSE_HINT_SHOWN, bool(value))
+
+    @property
+    def close_without_tray(self) -> str:
+        """What closing the window does where there is no tray: ``ask`` (each time, the
+        default), ``quit``, or ``background`` (hand the schedule to taskgui daemon)."""
+        value = str(self.store.value(_CLOSE_WITHOUT_TRAY, "ask"))
+        return value if value in CLOSE_CHOICES else "ask"
+
+    @close_without_tray.setter
+    def close_without_tray(self, value: str) -> None:
+        if value not in CLOSE_CHOICES:
+            raise ValueError(f"closing the window can be one of {CLOSE_CHOICES}, not {value!r}")
+        self._set(_CLOSE_WITHOUT_TRAY, value)
 
     @property
     def window_geometry(self) -> bytes | None:

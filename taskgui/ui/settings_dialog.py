@@ -13,6 +13,7 @@ import logging
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -27,6 +28,12 @@ from taskgui.ui.plain_text import plain_label, plain_tooltip, warn
 from taskgui.ui.settings import MAX_WORKERS, Settings
 
 log = logging.getLogger(__name__)
+
+_CLOSE_ITEMS = (
+    ("Ask each time", "ask"),
+    ("Quit", "quit"),
+    ("Keep running in the background", "background"),
+)
 
 
 class SettingsDialog(QDialog):
@@ -69,15 +76,6 @@ class SettingsDialog(QDialog):
         self.notify_failures = QCheckBox("When a run &fails and will be retried", self)
         self.notify_failures.setChecked(settings.notify_failures)
 
-        self.start_minimized = QCheckBox("Start &minimized to the tray", self)
-        self.start_minimized.setChecked(settings.start_minimized and tray_available)
-        if not tray_available:
-            self.start_minimized.setEnabled(False)
-            self.start_minimized.setToolTip("This desktop shows no tray icons")
-        self.start_at_login = QCheckBox("Start taskgui when I &log in", self)
-        self.start_at_login.setChecked(autostart.enabled)
-        self.start_at_login.setToolTip(plain_tooltip(f"Writes {autostart.path}"))
-
         scheduler = QGroupBox("Scheduler", self)
         form = QFormLayout(scheduler)
         form.addRow("&Workers:", self.workers)
@@ -86,10 +84,7 @@ class SettingsDialog(QDialog):
         box = QVBoxLayout(notifications)
         box.addWidget(self.notify_exhausted)
         box.addWidget(self.notify_failures)
-        startup = QGroupBox("Startup", self)
-        box = QVBoxLayout(startup)
-        box.addWidget(self.start_at_login)
-        box.addWidget(self.start_minimized)
+        startup = self._startup_group(tray_available)
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -103,6 +98,35 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.buttons)
         self.setMinimumWidth(420)
 
+    def _startup_group(self, tray_available: bool) -> QGroupBox:
+        """Starting at login, minimized, and what closing the window does without a tray."""
+        settings, autostart = self.settings, self.autostart
+        self.start_minimized = QCheckBox("Start &minimized to the tray", self)
+        self.start_minimized.setChecked(settings.start_minimized and tray_available)
+        if not tray_available:
+            self.start_minimized.setEnabled(False)
+            self.start_minimized.setToolTip("This desktop shows no tray icons")
+        self.start_at_login = QCheckBox("Start taskgui when I &log in", self)
+        self.start_at_login.setChecked(autostart.enabled)
+        self.start_at_login.setToolTip(plain_tooltip(f"Writes {autostart.path}"))
+        # Without a tray, closing the window has to quit or hand over; say which.
+        self.on_close = QComboBox(self)
+        self.on_close.setAccessibleName("When the window closes")
+        for text, value in _CLOSE_ITEMS:
+            self.on_close.addItem(text, value)
+        self.on_close.setCurrentIndex(max(0, self.on_close.findData(settings.close_without_tray)))
+        self.on_close.setVisible(not tray_available)
+
+        startup = QGroupBox("Startup", self)
+        box = QVBoxLayout(startup)
+        box.addWidget(self.start_at_login)
+        box.addWidget(self.start_minimized)
+        if not tray_available:
+            on_close = QFormLayout()
+            on_close.addRow("When I &close the window:", self.on_close)
+            box.addLayout(on_close)
+        return startup
+
     def apply(self) -> bool:
         """Save every choice; False (after telling the person) if the entry failed."""
         settings = self.settings
@@ -112,6 +136,8 @@ class SettingsDialog(QDialog):
         settings.notify_failures = self.notify_failures.isChecked()
         if self.start_minimized.isEnabled():
             settings.start_minimized = self.start_minimized.isChecked()
+        if not self.on_close.isHidden():
+            settings.close_without_tray = str(self.on_close.currentData())
         try:
             self.autostart.set_enabled(self.start_at_login.isChecked())
         except OSError as error:

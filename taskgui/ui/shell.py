@@ -4,9 +4,13 @@ It owns the decisions that are about the app rather than the task list:
 
 * **Closing.** Where there is a tray, closing the window hides it and the schedule
   keeps running; the first time, a tray message says so (remembered in the settings).
-  Without a tray there would be no way back, so closing quits.
-* **Quitting** asks first when tasks are running here, because they are stopped (and
-  retried at the next start). A schedule run by ``taskgui daemon`` goes on regardless.
+  Without a tray there would be no way back, so closing quits; when the schedule runs
+  here, the person is told first and chooses (``close_choice``): quit, keep it running
+  in the background (``handover_requested``: the app starts ``taskgui daemon`` for the
+  database once it has let go of it), or stay. The answer can be remembered.
+* **Quitting** asks first when tasks are running here, naming them, because they are
+  stopped (and retried at the next start). A schedule run by ``taskgui daemon`` goes
+  on regardless.
 * **Notifications**: a task that exhausts its retries (on by default) or fails and
   will retry (off by default) raises a notice through the ``Notifier``; clicking it
   brings up the window with the task selected and its history open.
@@ -20,20 +24,22 @@ the test run.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QWidget
 
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import RetryScheduled, TaskExhausted
-from taskgui.core.states import RunOutcome, TaskState
-from taskgui.core.status import RunResult, RunTicket
-from taskgui.runtime.remote import RemoteScheduler
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
+from taskgui.runtime.remote import AnyScheduler, RemoteScheduler
 from taskgui.ui.actions import Verb, allowed
 from taskgui.ui.autostart import Autostart
+from taskgui.ui.close_choice import CloseChoice, CloseChooser, ask_close_choice
 from taskgui.ui.formatting import outcome_text
-from taskgui.ui.main_window import Confirm, MainWindow
+from taskgui.ui.main_window import MainWindow
 from taskgui.ui.notifier import (
     BannerNotifier,
     Notifier,
@@ -42,6 +48,7 @@ from taskgui.ui.notifier import (
     notice_for_retry,
 )
 from taskgui.ui.plain_text import ask_yes_no
+from taskgui.ui.questions import Confirm
 from taskgui.ui.settings import Settings
 from taskgui.ui.settings_dialog import SettingsDialog
 from taskgui.ui.single_instance import SHOW
@@ -58,11 +65,26 @@ CLOSE_HINT_TEXT = (
 )
 
 
-def running_question(count: int) -> str:
-    """``2 tasks are running. Quit and stop them? They will be retried at the next start.``"""
-    if count == 1:
-        return "1 task is running. Quit and stop it? It will be retried at the next start."
-    return f"{count} tasks are running. Quit and stop them? They will be retried at the next start."
+def runs_again(snapshot: TaskSnapshot) -> bool:
+    """Whether a task is on its way to another attempt: running, retrying, or due for a
+    run a person asked for (it may wait for a worker first)."""
+    status = snapshot.status
+    return status.state in (TaskState.RUNNING, TaskState.RETRYING) or (
+        status.state is TaskState.PENDING and status.slot_kind in (SlotKind.MANUAL, SlotKind.RETRY)
+    )
+
+
+def running_question(names: Sequence[str]) -> str:
+    """``“Backup” is running. Quit and stop it? It will be retried at the next start.``"""
+    shown = ", ".join(f"“{name}”" for name in names[:3])
+    if len(names) > 3:
+        shown += f" and {len(names) - 3} more"
+    if len(names) == 1:
+        return f"{shown} is running. Quit and stop it? It will be retried at the next start."
+    return (
+        f"{len(names)} tasks are running ({shown}). Quit and stop them? They will be "
+        "retried at the next start."
+    )
 
 
 class DesktopShell(QObject):
@@ -77,6 +99,7 @@ class DesktopShell(QObject):
         tray_available: bool,
         notifier: Notifier | None = None,
         ask: Confirm = ask_yes_no,
+        choose_close: CloseChooser = ask_close_choice,
         quit_app: Callable[[], None] = QCoreApplication.quit,
         settings_dialog_factory: SettingsDialogFactory = SettingsDialog,
         parent: QObject | None = None,
@@ -89,10 +112,14 @@ class DesktopShell(QObject):
         self.tray_available = tray_available
         self.runs_here = not isinstance(self.service, RemoteScheduler)
         self._ask = ask
+        self._choose_close = choose_close
         self._quit_app = quit_app
         self._settings_dialog_factory = settings_dialog_factory
         self.settings_dialog: SettingsDialog | None = None
         self.quitting = False
+        # Set when the person chose to keep the schedule running without the window:
+        # the app hands it to taskgui daemon once this process has let go of it.
+        self.handover_requested = False
         self._errors: dict[int, str] = {}  # task id -> error of its latest failed run
         self._unseen: set[int] = set()  # exhausted while the window was not looked at
 
@@ -105,24 +132,49 @@ class DesktopShell(QObject):
             )
         self.notifier = notifier
         window.intercept_close = True
-        if not self.runs_here:
-            window.window_actions["quit"].setStatusTip(
-                "Quit taskgui; the process that runs the schedule goes on"
-            )
+        self._describe_quit()
         self._connect()
 
+    def _describe_quit(self) -> None:
+        self.window.window_actions["quit"].setStatusTip(
+            "Stop the scheduler and quit"
+            if self.runs_here
+            else "Quit taskgui; the process that runs the schedule goes on"
+        )
+
+    def _service_links(self) -> list[tuple[Any, Callable[..., None]]]:
+        """Every (signal of the service, slot): connected, and undone on ``adopt``."""
+        service = self.service
+        links: list[tuple[Any, Callable[..., None]]] = [
+            (service.run_finished, self._on_service_run_finished),
+            (service.retry_scheduled, self._on_service_retry_scheduled),
+            (service.task_exhausted, self._on_service_task_exhausted),
+            (service.task_changed, self._on_service_task_changed),
+        ]
+        if isinstance(service, RemoteScheduler):
+            links.append((service.owner_changed, self.window.set_schedule_owner))
+        return links
+
+    def adopt(self, service: AnyScheduler) -> None:
+        """The schedule now runs in this process, in ``service``: follow it from now on."""
+        for signal, slot in self._service_links():
+            signal.disconnect(slot)
+        self.service = service
+        self.runs_here = not isinstance(service, RemoteScheduler)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
+        self.window.adopt(service)
+        self._describe_quit()
+
     def _connect(self) -> None:
-        window, service = self.window, self.service
+        window = self.window
         window.close_requested.connect(self._on_window_close_requested)
         window.quit_requested.connect(self._on_window_quit_requested)
         window.settings_requested.connect(self._on_window_settings_requested)
         window.model.counts_changed.connect(self._on_model_counts_changed)
         window.installEventFilter(self)
-        service.run_finished.connect(self._on_service_run_finished)
-        service.retry_scheduled.connect(self._on_service_retry_scheduled)
-        service.task_exhausted.connect(self._on_service_task_exhausted)
-        if isinstance(service, RemoteScheduler):
-            service.owner_changed.connect(window.set_schedule_owner)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
         self.notifier.activated.connect(self._on_notifier_activated)
         tray = self.tray
         if tray is not None:
@@ -164,9 +216,14 @@ class DesktopShell(QObject):
             self.tray.show_message(CLOSE_HINT_TITLE, CLOSE_HINT_TEXT)
             self.settings.close_hint_shown = True
 
-    def request_quit(self) -> bool:
-        """Quit, after asking if that stops running tasks; False if the person declined."""
-        running = self.service.busy_workers if self.runs_here else 0
+    def running_names(self) -> list[str]:
+        """The tasks running in this process (quitting would stop them)."""
+        return self.service.running_task_names() if self.runs_here else []
+
+    def request_quit(self, *, asked: bool = False) -> bool:
+        """Quit, after asking if that stops running tasks (unless the person was just
+        ``asked``); False if the person declined."""
+        running = self.running_names() if not asked else []
         if running and not self._ask(self.window, "Quit taskgui", running_question(running)):
             return False
         self._save_geometry()
@@ -250,12 +307,31 @@ class DesktopShell(QObject):
                 self._update_tray()
         return False
 
+    def close_without_tray(self) -> None:
+        """Closing with no tray to hide in: quit, or hand the schedule over (see the
+        module docstring). A schedule run elsewhere goes on anyway: just quit."""
+        if not self.runs_here:
+            self.request_quit()
+            return
+        choice = CloseChoice(self.settings.close_without_tray)
+        asked = choice is CloseChoice.ASK
+        if asked:
+            choice, remember = self._choose_close(self.window, self.running_names())
+            if remember and choice is not CloseChoice.CANCEL:
+                self.settings.close_without_tray = choice.value
+        if choice is CloseChoice.CANCEL:
+            return
+        if choice is CloseChoice.BACKGROUND:
+            self.handover_requested = True
+        if not self.request_quit(asked=asked):
+            self.handover_requested = False
+
     def _on_window_close_requested(self) -> None:
         try:
             if self.tray is not None:
                 self.hide_to_tray()
             else:
-                self.request_quit()
+                self.close_without_tray()
         except Exception:
             log.exception("closing the window failed")
 
@@ -318,6 +394,18 @@ class DesktopShell(QObject):
             self._update_tray()
         except Exception:
             log.exception("notifying an exhausted task failed")
+
+    def _on_service_task_changed(self, snapshot: TaskSnapshot) -> None:
+        """A task that gave up and now runs again (Retry Now, its next occurrence):
+        "gave up" is no longer the news about it."""
+        try:
+            if runs_again(snapshot):
+                self.notifier.withdraw(snapshot.id)
+                if snapshot.id in self._unseen:
+                    self._unseen.discard(snapshot.id)
+                    self._update_tray()
+        except Exception:
+            log.exception("withdrawing a notice failed")
 
     def _on_notifier_activated(self, task_id: int) -> None:
         try:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from enum import Enum
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -45,6 +46,7 @@ from taskgui.ui.dialog_fields import (
     guarded_slot,
     named,
     new_form,
+    one_place,
 )
 from taskgui.ui.plain_text import plain_tooltip, window_title
 from taskgui.ui.retry_editor import RetryEditor
@@ -132,8 +134,12 @@ class TaskDialog(QDialog):
         self.retry = RetryEditor()
         self.advanced = AdvancedEditor()
         task_group = self._build_task_group()
-        self.general_error = MessageLabel()
+        self.general_error = MessageLabel(lines=2)
         self.general_error.setObjectName("general_error")
+        # The whole of the first message that did not fit under its field.
+        self.cut_message = MessageLabel(lines=2)
+        self.cut_message.setObjectName("cut_message")
+        self.cut_message.setAccessibleName("Message in full")
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -164,7 +170,7 @@ class TaskDialog(QDialog):
             "command",
             "Command",
             3,
-            "the command line, e.g. rsync -a ~/docs /mnt/backup",
+            "e.g. rsync -a ~/docs /mnt/backup",
             max_length=MAX_COMMAND_LENGTH,
         )
         self.command_error = MessageLabel(field=self.command)
@@ -175,7 +181,7 @@ class TaskDialog(QDialog):
             "Insert the path of a program or script",
         )
         self.cwd = named(QLineEdit(), "cwd", "Working directory")
-        self.cwd.setPlaceholderText("optional; the default is your home folder")
+        self.cwd.setPlaceholderText("default: your home folder")
         self.cwd.setClearButtonEnabled(True)
         self.cwd_error = MessageLabel(field=self.cwd)
         self.cwd_warning = MessageLabel(warning=True, field=self.cwd)
@@ -209,7 +215,7 @@ class TaskDialog(QDialog):
             form,
             "&Working directory",
             self.cwd,
-            field_cell(cwd_row, self.cwd_error, self.cwd_warning),
+            field_cell(cwd_row, one_place(self.cwd_error, self.cwd_warning)),
         )
         add_row(form, "&Priority", self.priority)
         return group
@@ -230,8 +236,11 @@ class TaskDialog(QDialog):
         outer = QVBoxLayout(self)
         outer.setSpacing(10)
         outer.addLayout(columns, 1)
-        outer.addWidget(self.general_error)
-        outer.addWidget(self.buttons)
+        bottom = QHBoxLayout()
+        bottom.setSpacing(16)
+        bottom.addWidget(one_place(self.general_error, self.cut_message), 1)
+        bottom.addWidget(self.buttons, 0, Qt.AlignmentFlag.AlignBottom)
+        outer.addLayout(bottom)
         self.setMinimumWidth(MINIMUM_WIDTH)
 
         # Left column, then right column: the order a person reads the form in.
@@ -275,10 +284,8 @@ class TaskDialog(QDialog):
         self.priority.setValue(spec.priority)
         if self._mode is DialogMode.EDIT:
             self.schedule.warn_about_loaded_time = False
-            self.schedule.past_warning = (
-                "this time has passed; the task will run as soon as it is saved"
-            )
-        self.schedule.set_schedule(spec.first_run_at, spec.recurrence)
+            self.schedule.past_warning = "this time has passed; it runs as soon as it is saved"
+        self.schedule.set_schedule(spec.first_run_at, spec.recurrence, follow_if_past=copy)
         self.retry.set_policy(spec.retry)
         self.advanced.set_values(spec)
 
@@ -312,9 +319,7 @@ class TaskDialog(QDialog):
         cwd = checked(self.cwd_error, self._working_directory)
         missing = cwd is not None and cwd[0] is not None and not os.path.isdir(cwd[0])
         self.cwd_warning.show_message(
-            "this folder does not exist now; the task fails unless it does when it runs"
-            if missing
-            else None
+            "this folder does not exist; runs fail until it does" if missing else None
         )
         schedule = self.schedule.schedule()
         retry = self.retry.policy()
@@ -359,12 +364,13 @@ class TaskDialog(QDialog):
         )
 
     def problems(self) -> list[str]:
-        """The error messages shown now, top to bottom (empty: the task is valid)."""
+        """The errors found now, top to bottom (empty: the task is valid), including
+        those not shown yet under a field nobody has touched."""
         self._validate_if_waiting()
         return [
             label.message()
             for label in self.findChildren(MessageLabel)
-            if not label.is_warning and label.message()
+            if not label.is_warning and label.message() and label is not self.cut_message
         ]
 
     # ------------------------------------------------------------ slots
@@ -375,11 +381,33 @@ class TaskDialog(QDialog):
         self.ok_button.setEnabled(spec is not None)
         problems = self.problems()
         self.ok_button.setToolTip(plain_tooltip(f"First fix: {problems[0]}") if problems else "")
+        self._show_cut_message()
         self.validated.emit()
 
     def _validate_if_waiting(self) -> None:
         if self._validation.isActive():
             self._revalidate()
+
+    def _show_cut_message(self) -> None:
+        """A message too long for its line is said in full at the bottom, by its field."""
+        cut = next(
+            (
+                label
+                for label in self.findChildren(MessageLabel)
+                if label.is_cut() and label not in (self.general_error, self.cut_message)
+            ),
+            None,
+        )
+        if cut is None or self.general_error.shown_message():
+            self.cut_message.show_message(None)
+            return
+        self.cut_message.is_warning = cut.is_warning
+        self.cut_message.restyle()
+        self.cut_message.show_message(f"{cut.field_name()}: {cut.message()}")
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._show_cut_message()  # only now do the messages know their width
 
     @guarded_slot
     def _on_field_changed(self, *_args: object) -> None:
@@ -412,12 +440,24 @@ class TaskDialog(QDialog):
             self.cwd.setText(path)
             self.cwd.setFocus(Qt.FocusReason.OtherFocusReason)
 
+    def reveal_problems(self) -> None:
+        """Show every problem, also under fields nobody has touched yet."""
+        for label in self.findChildren(MessageLabel):
+            label.reveal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        # Enter while the task is not valid yet: say everything that stands in the way.
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not self.ok_button.isEnabled():
+            self.reveal_problems()
+        super().keyPressEvent(event)
+
     @guarded_slot
     def accept(self) -> None:
         """Close with the task, unless it is not valid (Enter can beat a disabled button)."""
         self._validation.stop()
         spec = self._build_spec()
         if spec is None:
+            self.reveal_problems()
             self._revalidate()
             return
         self._result = spec

@@ -20,32 +20,27 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from enum import Enum
 from typing import Any, overload
 
 import shiboken6
 from PySide6.QtCore import (
     QAbstractItemModel,
-    QAbstractProxyModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     Qt,
+    Signal,
 )
 
 from taskgui.core.states import TaskState
 from taskgui.core.task import TaskId
-from taskgui.ui.row_order import RowOrder, sorted_by_key
+from taskgui.ui.shown_rows import ShownRows
+from taskgui.ui.state_filter import SearchCounts, StateFilter
 from taskgui.ui.task_model import Column, TaskTableModel
 
 __all__ = ["StateFilter", "TaskFilterProxy", "count_for"]
 
 log = logging.getLogger(__name__)
-
-# Up to this many runs of rows, a filter change or a batch of changed rows is
-# announced row by row (rowsRemoved / rowsInserted / rowsMoved, each a list insert or
-# pop); beyond it one layout change (a re-sort) is cheaper than the runs.
-MAX_RUNS = 256
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -55,50 +50,9 @@ _MISSING: Any = object()
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _ASCENDING = Qt.SortOrder.AscendingOrder
 _DESCENDING = Qt.SortOrder.DescendingOrder
-_Hint = QAbstractItemModel.LayoutChangeHint
-_SORT_HINT = _Hint.VerticalSortHint
-_ANY_HINT = _Hint.NoLayoutChangeHint
-_LAYOUT_SIGNATURE = ("QList<QPersistentModelIndex>", "QAbstractItemModel::LayoutChangeHint")
+_SORT_HINT = QAbstractItemModel.LayoutChangeHint.VerticalSortHint
 # The table is read-only: every cell can be selected, none edited.
 _FLAGS = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren
-
-
-class StateFilter(Enum):
-    """The state groups a person filters by (the buttons above the table)."""
-
-    ALL = "all"
-    PENDING = "pending"
-    RUNNING = "running"
-    FAILED = "failed"
-    DONE = "done"
-    CANCELLED = "cancelled"
-
-    @property
-    def label(self) -> str:
-        return _LABELS[self]
-
-    @property
-    def states(self) -> frozenset[TaskState]:
-        return _STATES[self]
-
-
-_LABELS = {
-    StateFilter.ALL: "All",
-    StateFilter.PENDING: "Pending",
-    StateFilter.RUNNING: "Running",
-    StateFilter.FAILED: "Failed",
-    StateFilter.DONE: "Done",
-    StateFilter.CANCELLED: "Cancelled",
-}
-
-_STATES = {
-    StateFilter.ALL: frozenset(TaskState),
-    StateFilter.PENDING: frozenset({TaskState.PENDING, TaskState.PAUSED}),
-    StateFilter.RUNNING: frozenset({TaskState.RUNNING}),
-    StateFilter.FAILED: frozenset({TaskState.RETRYING, TaskState.EXHAUSTED, TaskState.MISSED}),
-    StateFilter.DONE: frozenset({TaskState.SUCCEEDED}),
-    StateFilter.CANCELLED: frozenset({TaskState.CANCELLED}),
-}
 
 
 def count_for(state_filter: StateFilter, model: TaskTableModel) -> int:
@@ -109,7 +63,7 @@ def count_for(state_filter: StateFilter, model: TaskTableModel) -> int:
     return sum(counts.get(state, 0) for state in state_filter.states)
 
 
-class TaskFilterProxy(QAbstractProxyModel):
+class TaskFilterProxy(ShownRows):
     """Sorts a ``TaskTableModel`` on its sort keys and filters by state and text.
 
     ``sort(column, order)`` (what a view's header calls) orders by the column's key,
@@ -119,19 +73,23 @@ class TaskFilterProxy(QAbstractProxyModel):
     id and follows what it emits (appends, removals, changes, resets; never moves or
     layout changes).
 
-    Signals: none beyond QAbstractItemModel's.
+    ``count_of(filter)`` is what a filter button says: the rows it would show with
+    the current text search (the model's per-state counts when there is none).
+
+    Signals:
+        counts_changed(): what ``count_of`` answers may have changed because of the
+            search (its text, or a task it finds); the model's ``counts_changed``
+            covers state changes when no search is active.
     """
+
+    counts_changed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._tasks: TaskTableModel | None = None
         self._state_filter = StateFilter.ALL
         self._states: frozenset[TaskState] | None = None  # None: every state
+        self._found: SearchCounts | None = None  # what the search finds; None: no search
         self._needle = ""
-        self._column = -1
-        self._order = _ASCENDING
-        self._rows = RowOrder()  # the rows shown, in order
-        self._key_of: dict[TaskId, Any] = {}  # shown task -> the key it is placed by
         self._links: list[tuple[Any, Callable[..., None]]] = []
 
     # ------------------------------------------------------------ Qt model API
@@ -253,17 +211,6 @@ class TaskFilterProxy(QAbstractProxyModel):
     def sortOrder(self) -> Qt.SortOrder:  # noqa: N802
         return self._order
 
-    # ----------------------------------------------------------------- reads
-
-    def task_id_at(self, row: int) -> TaskId | None:
-        """The task shown in ``row``, or None outside the table."""
-        return self._rows.id_at(row) if 0 <= row < len(self._rows) else None
-
-    def row_of(self, task_id: TaskId) -> int | None:
-        """The row a task is shown in, or None (filtered out, unknown, or queued)."""
-        key = self._key_of.get(task_id, _MISSING)
-        return None if key is _MISSING else self._rows.find(key, task_id)
-
     # --------------------------------------------------------------- filters
 
     @property
@@ -273,6 +220,17 @@ class TaskFilterProxy(QAbstractProxyModel):
     @property
     def search_text(self) -> str:
         return self._needle
+
+    def count_of(self, state_filter: StateFilter) -> int:
+        """How many rows ``state_filter`` would show with the current search."""
+        found = self._found
+        if self._tasks is None:
+            return 0
+        if found is None:
+            return count_for(state_filter, self._tasks)
+        if state_filter is StateFilter.ALL:
+            return found.total()
+        return found.count(state_filter.states)
 
     def set_state_filter(self, state_filter: StateFilter) -> None:
         if state_filter is self._state_filter:
@@ -286,17 +244,47 @@ class TaskFilterProxy(QAbstractProxyModel):
             return
         self._change_filter(self._state_filter, needle)
 
+    def filtering(self) -> bool:
+        return self._states is not None or bool(self._needle)
+
     def accepts(self, task_id: TaskId) -> bool:
         """Whether the filters let a task's row through."""
         tasks = self._tasks
         if tasks is None:
             return False
         states = self._states
-        if states is not None:
-            snapshot = tasks.snapshot_of(task_id)
-            if snapshot is None or snapshot.status.state not in states:
-                return False
-        return not self._needle or self._needle in tasks.search_text_of(task_id)
+        found = self._found
+        if found is not None:  # kept current before any row is judged
+            state = found.state_of(task_id)
+            return state is not None and (states is None or state in states)
+        if states is None:
+            return True
+        snapshot = tasks.snapshot_of(task_id)
+        return snapshot is not None and snapshot.status.state in states
+
+    def _count_found(self, old_needle: str) -> None:
+        """Find what the (new) search finds; a narrower one looks only at the last finds."""
+        tasks = self._tasks
+        if not self._needle or tasks is None:
+            self._found = None
+            return
+        previous = self._found
+        narrower = previous is not None and old_needle and old_needle in self._needle
+        candidates = previous.ids() if narrower and previous is not None else tasks.task_ids()
+        self._found = SearchCounts(tasks.found_states(candidates, self._needle))
+
+    def _recount(self, task_ids: Iterable[TaskId], *, gone: bool = False) -> None:
+        """Follow changed, added or (``gone``) removed rows in what the search finds."""
+        found, tasks = self._found, self._tasks
+        if found is None or tasks is None:
+            return
+        ids = list(task_ids)
+        now = {} if gone else dict(tasks.found_states(ids, self._needle))
+        moved = False
+        for task_id in ids:
+            moved |= found.set(task_id, now.get(task_id))
+        if moved:
+            self.counts_changed.emit()
 
     def _change_filter(self, state_filter: StateFilter, needle: str) -> None:
         try:
@@ -310,6 +298,9 @@ class TaskFilterProxy(QAbstractProxyModel):
             )
             if self._tasks is None:
                 return
+            if needle != old_needle:
+                self._count_found(old_needle)
+                self.counts_changed.emit()
             key_of = self._key_of
             accepts = self.accepts
             gone: list[TaskId] = []
@@ -331,6 +322,7 @@ class TaskFilterProxy(QAbstractProxyModel):
         # dying one.
         self.beginResetModel()
         self._tasks = None
+        self._found = None
         self._links = []
         self._key_of = {}
         self._rows.assign([], [])
@@ -341,6 +333,7 @@ class TaskFilterProxy(QAbstractProxyModel):
 
     def _on_tasks_model_reset(self) -> None:
         try:
+            self._count_found("")
             self._rebuild()
         except Exception:
             log.exception("task filter: following a reset failed")
@@ -352,11 +345,9 @@ class TaskFilterProxy(QAbstractProxyModel):
             tasks = self._tasks
             if tasks is None or parent.isValid():
                 return
-            ids = [
-                task_id
-                for row in range(first, last + 1)
-                if (task_id := tasks.id_at(row)) is not None and self.accepts(task_id)
-            ]
+            new = [task_id for row in range(first, last + 1) if (task_id := tasks.id_at(row))]
+            self._recount(new)
+            ids = [task_id for task_id in new if self.accepts(task_id)]
             # Row by row even when there are many runs: the model's batches adapt their
             # size to what a turn costs, so the cost must grow with the batch.
             self._insert(ids, relayout_over=None)
@@ -370,6 +361,10 @@ class TaskFilterProxy(QAbstractProxyModel):
             tasks = self._tasks
             if tasks is None or parent.isValid():
                 return
+            self._recount(
+                (i for row in range(first, last + 1) if (i := tasks.id_at(row)) is not None),
+                gone=True,
+            )
             for source_row in range(last, first - 1, -1):
                 task_id = tasks.id_at(source_row)
                 row = None if task_id is None else self.row_of(task_id)
@@ -398,6 +393,7 @@ class TaskFilterProxy(QAbstractProxyModel):
                 # Only texts that move with time: no key or filter can have changed.
                 self._announce(ids, columns, roles)
                 return
+            self._recount(ids)
             key_of = self._key_of
             column = self._column
             gone: list[TaskId] = []
@@ -423,138 +419,6 @@ class TaskFilterProxy(QAbstractProxyModel):
         except Exception:
             log.exception("task filter: following changed rows failed")
 
-    # -------------------------------------------------------------- updating
-
-    def _update(
-        self, gone: Sequence[TaskId], moved: Sequence[tuple[TaskId, Any]], added: list[TaskId]
-    ) -> None:
-        """Hide ``gone``, re-key ``moved``, show ``added``: row by row, or one relayout."""
-        if len(gone) + len(moved) + len(added) > MAX_RUNS * 16:  # surely too many runs
-            self._relayout(lambda: self._arrange(self._shown_after(gone, added)), _ANY_HINT)
-            return
-        gone_rows = sorted(row for task_id in gone if (row := self.row_of(task_id)) is not None)
-        runs = _runs(gone_rows)
-        if len(runs) + len(moved) > MAX_RUNS:
-            self._relayout(lambda: self._arrange(self._shown_after(gone, added)), _ANY_HINT)
-            return
-        for first, last in reversed(runs):
-            self.beginRemoveRows(_ROOT, first, last)
-            for task_id in self._rows.remove_rows(first, last):
-                del self._key_of[task_id]
-            self.endRemoveRows()
-        for task_id, key in moved:
-            self._move(task_id, key)
-        self._insert(added, relayout_over=MAX_RUNS)
-
-    def _shown_after(self, gone: Iterable[TaskId], added: Iterable[TaskId]) -> list[TaskId]:
-        """The ids shown once ``gone`` are hidden and ``added`` shown, in source order."""
-        if self._tasks is None:
-            return []
-        shown = set(self._key_of)
-        shown.difference_update(gone)
-        shown.update(added)
-        every = self._tasks.task_ids()
-        if len(shown) == len(every):
-            return list(every)
-        return [task_id for task_id in every if task_id in shown]
-
-    def _insert(self, task_ids: list[TaskId], *, relayout_over: int | None) -> None:
-        """Show ``task_ids`` (not shown yet): run by run, or in one relayout if that
-        would take more than ``relayout_over`` runs."""
-        if not task_ids or self._tasks is None:
-            return
-        key_of = dict(zip(task_ids, self._tasks.sort_keys(task_ids, self._column), strict=True))
-        ids = sorted_by_key(task_ids, key_of)
-        keys = [key_of[task_id] for task_id in ids]
-        plan = self._rows.insert_plan(keys, ids)
-        if relayout_over is not None and len(plan) > relayout_over:
-            self._relayout(lambda: self._arrange(self._shown_after((), ids)), _ANY_HINT)
-            return
-        for index, start, stop in plan:
-            first, last = self._rows.rows_for_insert(index, stop - start)
-            self.beginInsertRows(_ROOT, first, last)
-            self._rows.insert_run(index, keys[start:stop], ids[start:stop])
-            self._key_of.update(zip(ids[start:stop], keys[start:stop], strict=True))
-            self.endInsertRows()
-
-    def _move(self, task_id: TaskId, key: Any) -> None:
-        row = self.row_of(task_id)
-        if row is None:
-            return
-        target = self._rows.target_row(row, key)
-        if target == row:
-            self._rows.set_key(row, key)
-            self._key_of[task_id] = key
-            return
-        destination = target if target < row else target + 1
-        if not self.beginMoveRows(_ROOT, row, row, _ROOT, destination):
-            raise RuntimeError(f"cannot move row {row} to {destination}")
-        self._rows.move_row(row, target, key)
-        self._key_of[task_id] = key
-        self.endMoveRows()
-
-    def _announce(self, task_ids: Iterable[TaskId], columns: tuple[int, int], roles: Any) -> None:
-        """Emit ``dataChanged`` for the rows of ``task_ids`` (those shown), run by run."""
-        rows = sorted(row for task_id in task_ids if (row := self.row_of(task_id)) is not None)
-        for first, last in _runs(rows):
-            self.dataChanged.emit(
-                self.index(first, columns[0]), self.index(last, columns[1]), list(roles)
-            )
-
-    # ------------------------------------------------------------- arranging
-
-    def _rebuild(self) -> None:
-        """Show every source row the filters accept, sorted (no signals)."""
-        tasks = self._tasks
-        ids: list[TaskId] = []
-        if tasks is not None:
-            ids = list(tasks.task_ids())
-            if self._states is not None or self._needle:
-                ids = [task_id for task_id in ids if self.accepts(task_id)]
-        self._arrange(ids)
-
-    def _arrange(self, task_ids: list[TaskId]) -> None:
-        """Show exactly ``task_ids``, sorted by the current column (no signals).
-
-        ``task_ids`` come in source order: the model's entries lie in memory about in
-        that order, and reading 100,000 keys in a shuffled order costs five times as
-        much in cache misses.
-        """
-        tasks = self._tasks
-        keys = tasks.sort_keys(task_ids, self._column) if tasks is not None else []
-        key_of = dict(zip(task_ids, keys, strict=True))
-        ids = sorted_by_key(task_ids, key_of)
-        self._rows.assign(list(map(key_of.__getitem__, ids)), ids)
-        self._rows.descending = self._column >= 0 and self._order == _DESCENDING
-        self._key_of = key_of
-
-    def _flip(self, descending: bool) -> None:
-        self._rows.descending = descending
-
-    def _relayout(self, arrange: Callable[[], None], hint: _Hint) -> None:
-        """Rearrange the rows in one layout change; persistent indexes follow their tasks."""
-        # The overload with a hint: a sort lets selections save rows, not cells.
-        about_to_change: Any = self.layoutAboutToBeChanged
-        changed: Any = self.layoutChanged
-        about_to_change[_LAYOUT_SIGNATURE].emit([], hint)
-        before = self.persistentIndexList()
-        ids = [self.task_id_at(index.row()) for index in before]
-        try:
-            arrange()
-        finally:
-            after = []
-            for index, task_id in zip(before, ids, strict=True):
-                row = None if task_id is None else self.row_of(task_id)
-                moved = QModelIndex() if row is None else self.createIndex(row, index.column())
-                after.append(moved)
-            self.changePersistentIndexList(before, after)
-            changed[_LAYOUT_SIGNATURE].emit([], hint)
-
-    def _source_row(self, row: int) -> int | None:
-        if self._tasks is None or not 0 <= row < len(self._rows):
-            return None
-        return self._tasks.row_of(self._rows.id_at(row))
-
 
 def _call_on_destroyed(proxy: TaskFilterProxy) -> Callable[..., None]:
     """A slot for the source's ``destroyed`` that holds the proxy weakly.
@@ -570,14 +434,3 @@ def _call_on_destroyed(proxy: TaskFilterProxy) -> Callable[..., None]:
             target._on_tasks_destroyed()
 
     return on_destroyed
-
-
-def _runs(rows: Sequence[int]) -> list[tuple[int, int]]:
-    """Sorted rows as contiguous (first, last) runs."""
-    runs: list[tuple[int, int]] = []
-    for row in rows:
-        if runs and row == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], row)
-        else:
-            runs.append((row, row))
-    return runs

@@ -319,7 +319,7 @@ class TaskTableModel(QAbstractTableModel):
         if role == _DECORATION:
             return self._icon(entry.snapshot.status.state) if column == Column.STATE else None
         if role == _TOOLTIP:
-            return plain_tooltip(self._tooltip(entry, column))
+            return plain_tooltip(self._tooltip(entry, column)) or None
         if role == _SORT_KEY:
             return self._sort_key(entry, column)
         if role == _TASK_ID:
@@ -376,6 +376,28 @@ class TaskTableModel(QAbstractTableModel):
             spec = entry.snapshot.spec
             entry.haystack = f"{spec.name}\0{spec.command.line}".casefold()
         return entry.haystack
+
+    def found_states(
+        self, task_ids: Iterable[TaskId], needle: str
+    ) -> list[tuple[TaskId, TaskState]]:
+        """(id, state) of each of ``task_ids`` whose search text holds ``needle``.
+
+        One pass over the cache: a search over 100,000 tasks asks this once per
+        keystroke, so it does not go through ``search_text_of`` per task.
+        """
+        entries = self._entries
+        found: list[tuple[TaskId, TaskState]] = []
+        for task_id in task_ids:
+            entry = entries.get(task_id)
+            if entry is None:
+                continue
+            haystack = entry.haystack
+            if haystack is None:
+                spec = entry.snapshot.spec
+                haystack = entry.haystack = f"{spec.name}\0{spec.command.line}".casefold()
+            if needle in haystack:
+                found.append((task_id, entry.snapshot.status.state))
+        return found
 
     def id_at(self, row: int) -> TaskId | None:
         """The task in source ``row``, or None outside the table."""

@@ -143,6 +143,10 @@ class TransferActions(QObject):
         self.export_action.triggered.connect(self._on_export_action_triggered)
         self.export_history_action.triggered.connect(self._on_export_history_action_triggered)
 
+    def retarget(self, service: TransferTarget) -> None:
+        """Import into and export from ``service`` from now on."""
+        self._service = service
+
     def actions(self) -> list[QAction]:
         return [
             self.import_action,

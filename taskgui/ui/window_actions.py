@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
+from PySide6.QtWidgets import QMenu, QMenuBar, QToolBar, QWidget
 
 from taskgui.ui.actions import TaskActions, Verb
 from taskgui.ui.icons import action_icon
@@ -45,6 +46,7 @@ _LOOKS: dict[str, tuple[str, str, QKeySequence.StandardKey | None, str]] = {
     "quit": ("Quit", "quit", _STANDARD.Quit, "Stop the scheduler and quit"),
     "pause_all": ("Pause All Tasks", "pause", None, "Pause every active task"),
     "resume_all": ("Resume All Tasks", "resume", None, "Resume every paused task"),
+    "about": ("About taskgui", "", None, "The version, and where the database and log are"),
 }
 
 
@@ -59,7 +61,7 @@ def build_window_actions(
     """One QAction per app-wide command; ``handlers`` maps each key to what it does."""
     actions: dict[str, QAction] = {}
     for key, (text, icon, shortcut, tip) in _LOOKS.items():
-        action = QAction(action_icon(icon), text, parent)
+        action = QAction(action_icon(icon), text, parent) if icon else QAction(text, parent)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.setStatusTip(tip)
@@ -82,7 +84,7 @@ def add_verb_groups(menu: QMenu, verbs: TaskActions) -> None:
 def build_menus(
     bar: QMenuBar, verbs: TaskActions, actions: Mapping[str, QAction]
 ) -> tuple[QMenu, QMenu]:
-    """The File and Tasks menus; returns them (others add entries to File)."""
+    """The File, Tasks and Help menus; returns the first two (others add to File)."""
     file_menu = bar.addMenu("&File")
     file_menu.addAction(verbs[Verb.NEW])
     file_menu.addSeparator()
@@ -95,4 +97,23 @@ def build_menus(
     tasks_menu.addSeparator()
     tasks_menu.addAction(actions["pause_all"])
     tasks_menu.addAction(actions["resume_all"])
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(actions["about"])
     return file_menu, tasks_menu
+
+
+def build_toolbar(parent: QWidget, verbs: TaskActions) -> QToolBar:
+    """The task verbs a person reaches for most, with their text beside the icon."""
+    toolbar = QToolBar("Tasks", parent)
+    toolbar.setObjectName("tasks-toolbar")
+    toolbar.setAccessibleName("Task actions")
+    toolbar.setMovable(False)
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    toolbar.addAction(verbs[Verb.NEW])
+    toolbar.addSeparator()
+    for verb in (Verb.RUN_NOW, Verb.PAUSE, Verb.RESUME, Verb.RETRY, Verb.CANCEL):
+        toolbar.addAction(verbs[verb])
+    toolbar.addSeparator()
+    for verb in (Verb.EDIT, Verb.HISTORY, Verb.DELETE):
+        toolbar.addAction(verbs[verb])
+    return toolbar

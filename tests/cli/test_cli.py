@@ -26,7 +26,7 @@ from taskgui.cli_spec import local_zone_name
 from taskgui.core.clock import Clock, FakeClock, SystemClock
 from taskgui.core.engine import Engine
 from taskgui.core.events import RunDispatched
-from taskgui.core.retry import RetryPolicy
+from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, RetryPolicy
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.store.lock import SchedulerLock, is_locked
@@ -306,7 +306,9 @@ def test_list_table_is_aligned(run: Run) -> None:
     add(run, name="short")
     add(run, "--max-attempts", "5", "--priority", "10", name="a much longer name")
     lines = run("list").out.splitlines()
-    assert lines[0].split() == ["ID", "NAME", "STATE", "PRI", "NEXT", "RUN", "SCHEDULE", "ATTEMPTS"]
+    assert lines[0].split() == [
+        "ID", "NAME", "STATE", "WAITING", "PRI", "NEXT", "RUN", "SCHEDULE", "ATTEMPTS"
+    ]  # fmt: skip
     assert len(lines) == 3
     names = ["NAME", "short", "a much"]
     starts = {line.index(word) for line, word in zip(lines, names, strict=True)}
@@ -354,6 +356,39 @@ def test_changes_without_a_scheduler(run: Run, db: Path) -> None:
     assert show(run, task_id)["state"] == "cancelled"
     assert run("cancel", str(task_id)).code == 0  # already cancelled: nothing to do
     assert not is_locked(db)  # the CLI let go of the lock
+
+
+def test_pause_and_resume_say_truthfully_when_nothing_changes(run: Run) -> None:
+    task_id = add(run, "--every", "10m")
+    assert run("resume", str(task_id)) == Result(
+        0, f"task {task_id} is not paused; nothing to resume\n", ""
+    )
+    assert run("pause", str(task_id)).out == f"task {task_id} paused\n"
+    assert run("pause", str(task_id)) == Result(0, f"task {task_id} is already paused\n", "")
+    assert show(run, task_id)["state"] == "paused"
+    assert run("resume", str(task_id)).out == f"task {task_id} resumed\n"
+    assert show(run, task_id)["state"] == "pending"
+
+
+def test_max_attempts_goes_up_to_the_limit_the_window_offers(run: Run) -> None:
+    task_id = add(run, "--max-attempts", str(MAX_ATTEMPTS_LIMIT))
+    assert show(run, task_id)["max_attempts"] == MAX_ATTEMPTS_LIMIT
+    refused = run("add", "--name", "x", "--command", "true", "--max-attempts", "1001")
+    assert refused.code == 2 and f"between 1 and {MAX_ATTEMPTS_LIMIT}" in refused.err
+
+
+def test_waiting_says_what_a_task_waits_for_without_a_scheduler(run: Run) -> None:
+    due = add(run, name="due")  # due now, and nobody runs the schedule
+    later = add(run, "--in", "1h", name="later")
+    paused = add(run, "--paused", name="paused")
+    listed = {task["name"]: task["waiting"] for task in run("list", "--json").json()}
+    assert listed == {"due": "no_scheduler", "later": None, "paused": "paused"}
+    assert show(run, due)["waiting"] == "no_scheduler"
+    assert show(run, later)["waiting"] is None
+    assert show(run, paused)["waiting"] == "paused"
+    table = run("list").out.splitlines()
+    assert "no scheduler" in table[1] and "paused" in table[3]
+    assert "(waiting: no scheduler)" in run("show", str(due)).out
 
 
 def test_pausing_a_cancelled_task_fails_with_exit_1(run: Run) -> None:

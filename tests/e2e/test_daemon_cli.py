@@ -122,6 +122,34 @@ def test_the_daemon_runs_what_the_cli_adds_and_obeys_cancel(taskgui: Taskgui) ->
 
 
 @pytest.mark.slow
+def test_list_and_show_say_what_the_daemon_keeps_a_task_waiting_for(taskgui: Taskgui) -> None:
+    taskgui.start_daemon(workers=2)
+    holder = taskgui.add("holds the key", "sleep 60", "--key", "db")
+    wait_for(lambda: taskgui.show(holder)["state"] == "running", what="the key holder")
+    keyed = taskgui.add("needs the key", "true", "--key", "db")
+    wait_for(lambda: taskgui.show(keyed)["waiting"] == "concurrency_key", what="a key wait")
+    busy = taskgui.add("takes the last worker", "sleep 60")
+    wait_for(lambda: taskgui.show(busy)["state"] == "running", what="both workers busy")
+    queued = taskgui.add("no worker left", "true")
+    wait_for(lambda: taskgui.show(queued)["waiting"] == "worker", what="a worker wait")
+    tasks = json.loads(taskgui.cli("list", "--json").stdout)
+    listed = {task["name"]: task["waiting"] for task in tasks}
+    assert listed == {
+        "holds the key": None,
+        "needs the key": "concurrency_key",
+        "takes the last worker": None,
+        "no worker left": "worker",
+    }
+    table = taskgui.cli("list").stdout
+    assert "key db" in table and "worker" in table
+    assert taskgui.cli("cancel", str(busy)).returncode == 0  # frees a worker
+    wait_for(lambda: taskgui.show(queued)["state"] == "succeeded", what="the queued task")
+    assert taskgui.show(queued)["waiting"] is None
+    assert taskgui.cli("cancel", str(holder)).returncode == 0  # leave no command behind
+    wait_for(lambda: taskgui.show(holder)["state"] == "cancelled", what="the holder to stop")
+
+
+@pytest.mark.slow
 def test_sigkill_mid_run_then_restart_finishes_the_work(taskgui: Taskgui) -> None:
     marker = taskgui.tmp_path / "done.txt"
     started = taskgui.tmp_path / "started.txt"
@@ -165,7 +193,9 @@ def test_sigterm_stops_gracefully_and_the_interrupted_run_is_retried(taskgui: Ta
     assert daemon.wait(timeout=30) == 0
     shown = taskgui.show(task)
     assert shown["state"] == "retrying"
-    assert taskgui.history(task)[0]["outcome"] == "interrupted"
+    [interrupted] = taskgui.history(task)
+    assert interrupted["outcome"] == "interrupted"
+    assert interrupted["error"] == "stopped because taskgui daemon was stopped"
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ from taskgui.core.clock import SystemClock
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.task import Command, TaskSpec
+from taskgui.runtime.live_output import OUTPUT_SAVE_MS
 from taskgui.runtime.service import DISPATCH_AHEAD, SchedulerService
 from taskgui.store.sqlite import SqliteRepository
 
@@ -40,6 +41,7 @@ class Harness:
         workers: int,
         *,
         dispatch_ahead: float = DISPATCH_AHEAD,
+        output_save_ms: int = OUTPUT_SAVE_MS,
     ) -> None:
         self.tmp_path = tmp_path
         self.qtbot = qtbot
@@ -50,6 +52,7 @@ class Harness:
             workers=workers,
             kill_grace=0.3,
             dispatch_ahead=dispatch_ahead,
+            output_save_ms=output_save_ms,
         )
         self.finished: list[tuple[Any, RunOutcome, Any]] = []
         self.stopped = False

@@ -68,7 +68,10 @@ def test_no_run_object_outlives_its_run_after_thousands_of_runs(qtbot: QtBot) ->
     made: list[weakref.ref[InstantRunner]] = []
 
     def factory(
-        command: Command, timeout: float | None, env: Mapping[str, str] | None
+        command: Command,
+        timeout: float | None,
+        env: Mapping[str, str] | None,
+        on_output: Callable[[str], None],
     ) -> InstantRunner:
         runner = InstantRunner()
         made.append(weakref.ref(runner))

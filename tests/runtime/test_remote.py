@@ -20,8 +20,8 @@ from taskgui.core.engine import Engine
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import RetryScheduled, RunDispatched, TaskExhausted
 from taskgui.core.retry import Backoff, RetryPolicy
-from taskgui.core.states import RunOutcome, TaskState
-from taskgui.core.status import RunResult, TaskSnapshot
+from taskgui.core.states import RunOutcome, TaskState, WaitReason
+from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.remote import RemoteScheduler, ScheduleNotRunningError, describe_owner
 from taskgui.store.operations import Operations
@@ -189,6 +189,83 @@ def test_finished_runs_are_announced_with_what_their_failure_means(
     )
     assert remote.task(task.id).state is TaskState.EXHAUSTED
     remote.shutdown()
+
+
+class Owner:
+    """Another process running the schedule, played here step by step: an engine and
+    its own connection, committing what the engine decides (as the service does)."""
+
+    def __init__(self, db: Path) -> None:
+        self.writer = SqliteRepository(db)
+        self.engine = Engine()
+        self.now = CLOCK.now()
+
+    def add_due(self, *names: str) -> list[TaskSpec]:
+        specs = [spec(name, first_run_at=self.now) for name in names]
+        added, _ = Operations(self.engine, self.writer).add(specs, self.now)
+        return added
+
+    def dispatch(self, workers: int = 1) -> list[RunTicket]:
+        events = self.engine.due(self.now, workers)
+        self.writer.apply(events, self.now)
+        return [event.run for event in events if isinstance(event, RunDispatched)]
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def test_the_view_says_what_the_owner_keeps_a_due_task_waiting_for(
+    db: Path, repository: SqliteRepository, qtbot: QtBot
+) -> None:
+    """One worker, two due tasks: the owner records the wait, and the view shows it."""
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test")
+    owner = Owner(db)
+    engine, writer, now = owner.engine, owner.writer, owner.now
+    try:
+        first, second = owner.add_due("Runs", "Waits")
+        owner.dispatch()
+        remote.start()
+        assert remote.task(first.id).state is TaskState.RUNNING
+        assert remote.task(second.id).status.waiting is WaitReason.WORKER
+        (running,) = engine.running_runs
+        writer.apply(engine.finished(running, RunOutcome.SUCCEEDED, now), now)
+        writer.apply(engine.due(now, 1), now)  # the freed worker takes the waiting task
+
+        def started() -> None:
+            assert remote.task(second.id).state is TaskState.RUNNING
+            assert remote.task(second.id).status.waiting is None
+
+        qtbot.waitUntil(started, timeout=3_000)
+    finally:
+        owner.close()
+        remote.shutdown()
+
+
+def test_the_view_shows_what_a_run_of_the_owner_printed_so_far(
+    db: Path, repository: SqliteRepository
+) -> None:
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test")
+    owner = Owner(db)
+    writer = owner.writer
+    try:
+        (task,) = owner.add_due("Talks")
+        (run,) = owner.dispatch()
+        remote.start()
+        printed: list[tuple[Any, str]] = []
+        remote.run_output.connect(lambda ticket, text: printed.append((ticket, text)))
+        writer.record_run_output(run.run_id, "step 1\n")
+        remote.poll()
+        writer.record_run_output(run.run_id, "step 1\nstep 2\n")
+        remote.poll()
+        remote.poll()  # nothing new: nothing said
+        assert [text for _, text in printed] == ["step 1\n", "step 1\nstep 2\n"]
+        ticket = printed[0][0]
+        assert (ticket.task_id, ticket.dispatched_at) == (task.id, run.dispatched_at)
+        [record] = remote.history(task.id)
+        assert record.output == "step 1\nstep 2\n"
+    finally:
+        owner.close()
+        remote.shutdown()
 
 
 def test_the_owner_is_named_from_its_command_line(tmp_path: Path) -> None:

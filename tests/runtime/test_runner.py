@@ -23,7 +23,8 @@ import pytest
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
-from taskgui.runtime.runner import CommandRunner, RunReport, TailBuffer
+from taskgui.runtime.output_tail import TailBuffer
+from taskgui.runtime.runner import CommandRunner, RunReport
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; Linux only")
 
@@ -547,6 +548,88 @@ def test_cancel_during_the_wait_for_the_start_time_starts_nothing() -> None:
     assert report.outcome is RunOutcome.CANCELLED
     assert report.result == RunResult(error="cancelled")
     assert runner.pid is None
+
+
+# --- output while it runs ---------------------------------------------------------------
+
+
+class Reports:
+    """Collects ``on_output`` reports; ``wait_for`` blocks until one holds some text."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self._changed = threading.Condition()
+
+    def __call__(self, text: str) -> None:
+        with self._changed:
+            self.texts.append(text)
+            self._changed.notify_all()
+
+    def wait_for(self, part: str, timeout: float = 10.0) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: any(part in text for text in self.texts), timeout)
+
+
+def _run_in_thread(runner: CommandRunner) -> tuple[threading.Thread, list[RunReport]]:
+    done: list[RunReport] = []
+    thread = threading.Thread(target=lambda: done.append(runner.run()))
+    thread.start()
+    return thread, done
+
+
+def test_the_output_so_far_is_reported_while_the_command_runs(tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    reports = Reports()
+    line = f"echo one; while [ ! -e {go} ]; do sleep 0.01; done; echo two"
+    runner = CommandRunner(
+        Command(line=line),
+        timeout=None,
+        monotonic=time.monotonic,
+        on_output=reports,
+        output_interval=0.05,
+    )
+    thread, done = _run_in_thread(runner)
+    try:
+        assert reports.wait_for("one"), "no report while the command was still going"
+        assert reports.texts[0] == "one\n"
+    finally:
+        go.touch()
+        thread.join(timeout=10)
+    assert done[0].result.output == "one\ntwo\n"
+
+
+def test_a_burst_of_output_costs_a_few_reports_and_the_end_of_it_comes_through(
+    tmp_path: Path,
+) -> None:
+    go = tmp_path / "go"
+    reports = Reports()
+    runner = CommandRunner(
+        Command(line=f"seq 1 20000; while [ ! -e {go} ]; do sleep 0.01; done"),
+        timeout=None,
+        monotonic=time.monotonic,
+        on_output=reports,
+        output_interval=0.2,
+    )
+    started = time.monotonic()
+    thread, _done = _run_in_thread(runner)
+    try:
+        # The burst is over long before the command is: its end is reported anyway.
+        assert reports.wait_for("\n20000\n")
+    finally:
+        go.touch()
+        thread.join(timeout=10)
+    elapsed = time.monotonic() - started
+    assert len(reports.texts) <= elapsed / 0.2 + 2  # one per interval at most
+    assert len(reports.texts) < 20000 / 100  # nowhere near one per chunk read
+
+
+def test_a_failing_output_callback_does_not_disturb_the_run() -> None:
+    def explode(text: str) -> None:
+        raise RuntimeError("the view broke")
+
+    report = run("echo fine", on_output=explode, output_interval=0.01)
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert report.result.output == "fine\n"
 
 
 # --- not hanging, not leaking ------------------------------------------------------------

@@ -19,6 +19,7 @@ from taskgui.core.recurrence import Every
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.runtime import service as service_module
+from taskgui.store.sqlite import SqliteRepository
 from tests.helpers.service import CLOCK, Harness, spec
 from tests.helpers.store import raw_connection
 
@@ -190,3 +191,50 @@ def test_a_dispatch_that_cannot_be_committed_never_happened(
     [run] = harness.service.history(task.id)
     assert (run.attempt, run.outcome) == (1, RunOutcome.SUCCEEDED)
     assert harness.repository.get(task.id).state is TaskState.SUCCEEDED
+
+
+def test_a_running_command_shows_its_output_so_far_to_views_and_other_processes(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    harness = Harness(tmp_path, qtbot, 1, output_save_ms=50)
+    go = tmp_path / "go"
+    try:
+        line = f"echo first; while [ ! -e {go} ]; do sleep 0.01; done; echo second"
+        with qtbot.waitSignal(
+            harness.service.run_output,
+            timeout=10_000,
+            check_params_cb=lambda _ticket, text: text == "first\n",
+        ) as printed:
+            task = harness.service.add_task(spec("talks", line))
+        ticket = printed.args[0]
+        assert ticket.task_id == task.id
+        [running] = harness.service.history(task.id)
+        assert (running.outcome, running.output) == (None, "first\n")  # the live tail
+
+        other = SqliteRepository(harness.repository.path)  # as the CLI or a window sees it
+        try:
+
+            def saved() -> None:
+                assert other.runs(task.id)[0].output == "first\n"
+
+            qtbot.waitUntil(saved, timeout=5_000)
+            go.touch()
+            harness.wait_state(task.id, TaskState.SUCCEEDED)
+            [done] = other.runs(task.id)
+            assert (done.outcome, done.output) == (RunOutcome.SUCCEEDED, "first\nsecond\n")
+        finally:
+            other.close()
+    finally:
+        go.touch()
+        harness.close()
+
+
+def test_a_run_stopped_by_a_shutdown_says_why(harness: Harness, qtbot: QtBot) -> None:
+    task = harness.service.add_task(spec("long", "sleep 30"))
+    harness.wait_state(task.id, TaskState.RUNNING)
+    assert harness.service.running_task_names() == ["long"]
+    with qtbot.waitSignal(harness.service.stopped, timeout=10_000):
+        harness.service.shutdown(grace=0.0, reason="taskgui quit")
+    harness.stopped = True
+    [run] = harness.repository.runs(task.id)
+    assert (run.outcome, run.error) == (RunOutcome.INTERRUPTED, "stopped because taskgui quit")

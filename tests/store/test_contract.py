@@ -739,6 +739,29 @@ def test_interrupt_open_runs_closes_them_and_returns_them(driver: Driver) -> Non
     assert driver.repository.interrupt_open_runs(at(100)) == []
 
 
+def test_the_output_so_far_of_an_open_run_is_kept_and_survives_a_crash(driver: Driver) -> None:
+    task_id = driver.add_one(make_spec(0))
+    [ticket] = driver.due(at(0))
+    driver.repository.record_run_output(ticket.run_id, "step 1\n")
+    driver.repository.record_run_output(ticket.run_id, "step 1\nstep 2\n")
+    [run] = driver.repository.runs(task_id)
+    assert (run.outcome, run.output) == (None, "step 1\nstep 2\n")
+    [interrupted] = driver.repository.interrupt_open_runs(at(9))  # the next start
+    assert interrupted.output == "step 1\nstep 2\n"
+    [closed] = driver.repository.runs(task_id)
+    assert (closed.outcome, closed.output) == (RunOutcome.INTERRUPTED, "step 1\nstep 2\n")
+    driver.repository.record_run_output(ticket.run_id, "too late")  # the run is over
+    assert driver.repository.runs(task_id)[0].output == "step 1\nstep 2\n"
+
+
+def test_the_output_so_far_is_capped_like_a_result(driver: Driver) -> None:
+    task_id = driver.add_one(make_spec(0))
+    [ticket] = driver.due(at(0))
+    driver.repository.record_run_output(ticket.run_id, "x" * (OUTPUT_CAP_BYTES * 2))
+    [run] = driver.repository.runs(task_id)
+    assert len(run.output.encode()) <= OUTPUT_CAP_BYTES
+
+
 def test_recovery_sends_an_interrupted_task_to_its_retry_policy(
     repository: TaskRepository,
 ) -> None:

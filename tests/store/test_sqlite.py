@@ -30,10 +30,16 @@ import pytest
 
 from taskgui.core.engine import Engine
 from taskgui.core.errors import TaskguiError
-from taskgui.core.events import RetryScheduled, TaskDropped, TaskExhausted, TaskRemoved
+from taskgui.core.events import (
+    RetryScheduled,
+    TaskChanged,
+    TaskDropped,
+    TaskExhausted,
+    TaskRemoved,
+)
 from taskgui.core.recurrence import Every
 from taskgui.core.retry import RetryPolicy
-from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunResult, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command
 from taskgui.store import codec
@@ -207,6 +213,28 @@ def test_a_second_repository_sees_changes_and_gets_distinct_ids(
     more = scheduler.add_tasks([make_spec(0)], T0)
     again = cli.add_tasks([make_spec(0)], T0)
     assert [spec.id for spec in [*added, *more, *again]] == [1, 2, 3, 4]
+
+
+def test_another_process_reads_what_due_tasks_wait_for_until_the_next_start(
+    open_repository: OpenRepository,
+) -> None:
+    scheduler = open_repository()
+    cli = open_repository()
+    (first, second) = scheduler.add_tasks([make_spec(0), make_spec(0, concurrency_key="k")], T0)
+    waiting = TaskStatus(next_run_at=T0, waiting=WaitReason.WORKER)
+    keyed = TaskStatus(next_run_at=T0, waiting=WaitReason.CONCURRENCY_KEY)
+    scheduler.apply(
+        [TaskChanged(TaskSnapshot(first, waiting)), TaskChanged(TaskSnapshot(second, keyed))], T0
+    )
+    assert cli.wait_reasons() == {
+        first.id: WaitReason.WORKER,
+        second.id: WaitReason.CONCURRENCY_KEY,
+    }
+    assert cli.get(first.id).status.waiting is None  # a snapshot read back never claims it
+    scheduler.apply([TaskChanged(TaskSnapshot(first, waiting._replace(waiting=None)))], T0)
+    assert cli.wait_reasons() == {second.id: WaitReason.CONCURRENCY_KEY}
+    recover(open_repository(), Engine(), at(1))  # the next start: every old wait is over
+    assert cli.wait_reasons() == {}
 
 
 def test_state_survives_a_sigkilled_process(db: Path, open_repository: OpenRepository) -> None:
@@ -573,6 +601,12 @@ def _insert_v6_rows(connection: sqlite3.Connection) -> Expected:
     return _insert_v5_rows(connection)
 
 
+def _insert_v7_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 8 added tasks.waiting only: a version-7 file's rows (its missed records
+    carry their count in runs.missed already, so the text-only ones of v5 do not fit)."""
+    return _insert_v4_rows(connection)
+
+
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     1: _insert_v1_rows,
     2: _insert_v2_rows,
@@ -580,6 +614,7 @@ ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     4: _insert_v4_rows,
     5: _insert_v5_rows,
     6: _insert_v6_rows,
+    7: _insert_v7_rows,
 }
 
 

@@ -19,6 +19,7 @@ from taskgui.ui.formatting import (
     attempts_text,
     clock_text,
     countdown_text,
+    exit_text,
     last_result_text,
     last_result_tooltip,
     local_time_full_text,
@@ -161,6 +162,10 @@ def test_attempts_show_used_over_maximum() -> None:
             "failed · 2h 5m ago",
         ),
         (LastRun(outcome=RunOutcome.INTERRUPTED), "interrupted"),
+        (
+            LastRun(outcome=RunOutcome.FAILED, exit_code=-15, finished_at=NOW),
+            "failed (stopped by SIGTERM) · just now",
+        ),
     ],
 )
 def test_last_result_names_the_outcome_and_how_long_ago(last: LastRun | None, text: str) -> None:
@@ -186,6 +191,23 @@ def test_local_times_use_the_given_zone() -> None:
     plus_one = timezone(timedelta(hours=1))
     assert local_time_text(moment, plus_one) == "Mon 30 Nov 14:05:03"
     assert local_time_full_text(moment, plus_one) == "2026-11-30 14:05:03+01:00"
+
+
+def test_a_time_in_another_year_says_which() -> None:
+    moment = datetime(2025, 11, 30, 13, 5, 3, tzinfo=UTC)
+    this_year = datetime(2025, 12, 31, 23, 0, tzinfo=UTC)
+    next_year = datetime(2026, 1, 2, tzinfo=UTC)
+    assert local_time_text(moment, UTC, now=this_year) == "Sun 30 Nov 13:05:03"
+    assert local_time_text(moment, UTC, now=next_year) == "Sun 30 Nov 2025 13:05:03"
+
+
+def test_an_exit_by_signal_is_named_not_numbered() -> None:
+    assert exit_text(None) == ""
+    assert exit_text(0) == "0"
+    assert exit_text(3) == "3"
+    assert exit_text(-15) == "SIGTERM"
+    assert exit_text(-9) == "SIGKILL"
+    assert exit_text(-200) == "signal 200"
 
 
 def test_local_times_default_to_the_machine_zone() -> None:

@@ -11,18 +11,23 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
+from taskgui import __version__
+from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import TaskState
+from taskgui.core.status import RunRecord
+from taskgui.core.task import TaskSpec
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.actions import Verb
+from taskgui.ui.filter_bar import SEARCH_MIN_WIDTH
 from taskgui.ui.history_view import HistoryDialog
 from taskgui.ui.main_window import MainWindow
+from taskgui.ui.state_filter import StateFilter
 from taskgui.ui.task_dialog import TaskDialog
-from taskgui.ui.task_filter import StateFilter
 from taskgui.ui.task_model import Column
 from tests.helpers.service import CLOCK, spec
 
@@ -65,6 +70,20 @@ def state_of(window: MainWindow, task_id: int) -> TaskState | None:
 
 def wait_state(qtbot: QtBot, window: MainWindow, task_id: int, state: TaskState) -> None:
     qtbot.waitUntil(lambda: state_of(window, task_id) is state, timeout=10_000)
+
+
+def open_history(window: MainWindow, task_id: int) -> HistoryDialog:
+    """Open a task's history the way the window does, and return the dialog shown."""
+    window.show_history(task_id)
+    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, HistoryDialog)]
+    (dialog,) = [d for d in dialogs if d.isVisible()]
+    return dialog
+
+
+def first_run(dialog: HistoryDialog) -> RunRecord:
+    run = dialog.runs.run_at(0)
+    assert run is not None
+    return run
 
 
 def when_dialog_opens(qtbot: QtBot, act: Callable[[TaskDialog], None]) -> None:
@@ -175,6 +194,66 @@ def test_filters_show_counts_and_the_matching_rows(window: MainWindow, qtbot: Qt
     assert window.proxy.rowCount() == 2
 
 
+def test_retrying_and_paused_tasks_have_their_own_filters(window: MainWindow, qtbot: QtBot) -> None:
+    retrying = window.service.add_task(
+        spec("flaky", "exit 1", retry=RetryPolicy(max_attempts=3, base_delay=timedelta(hours=1)))
+    )
+    paused = window.service.add_task(
+        spec("resting", "true", first_run_at=CLOCK.now() + timedelta(hours=1), paused=True)
+    )
+    wait_state(qtbot, window, retrying.id, TaskState.RETRYING)
+    wait_state(qtbot, window, paused.id, TaskState.PAUSED)
+    buttons = window.filter_buttons
+    qtbot.waitUntil(lambda: buttons[StateFilter.RETRYING].text() == "Retrying (1)")
+    assert buttons[StateFilter.PAUSED].text() == "Paused (1)"
+    assert buttons[StateFilter.FAILED].text() == "Failed (0)"  # a retry is not a failure yet
+    assert buttons[StateFilter.PENDING].text() == "Pending (0)"  # paused is not pending
+    assert "next attempt" in buttons[StateFilter.RETRYING].toolTip()
+    assert window.counts_label.text() == "Running: 0   Pending: 0   Retrying: 1"
+    window.set_state_filter(StateFilter.PAUSED)
+    assert [window.proxy.task_id_at(0)] == [paused.id] and window.proxy.rowCount() == 1
+
+
+def test_a_search_counts_what_it_finds_and_says_when_it_finds_nothing(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    later = CLOCK.now() + timedelta(hours=1)
+    for name in ("backup photos", "backup mail", "rotate logs"):
+        window.service.add_task(spec(name, "true", first_run_at=later))
+    window.model.flush_pending()
+    qtbot.keyClicks(window.search, "backup")
+    assert window.filter_buttons[StateFilter.ALL].text() == "All (2)"
+    assert window.filter_buttons[StateFilter.PENDING].text() == "Pending (2)"
+    assert window.stack.currentWidget() is window.table
+    qtbot.keyClicks(window.search, " tapes")
+    assert window.filter_buttons[StateFilter.ALL].text() == "All (0)"
+    assert window.stack.currentWidget() is window.no_matches
+    assert window.no_matches.title.text() == "No tasks match “backup tapes”"
+    window.set_state_filter(StateFilter.PAUSED)
+    assert window.no_matches.title.text() == "No paused tasks match “backup tapes”"
+    qtbot.mouseClick(window.no_matches.show_all, Qt.MouseButton.LeftButton)
+    assert window.search.text() == ""
+    assert window.proxy.state_filter is StateFilter.ALL
+    assert window.stack.currentWidget() is window.table
+    assert window.filter_buttons[StateFilter.ALL].text() == "All (3)"
+
+
+def test_escape_clears_the_search_then_goes_back_to_the_tasks(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    window.service.add_task(spec("one", "true", first_run_at=CLOCK.now() + timedelta(hours=1)))
+    window.model.flush_pending()
+    window.activateWindow()
+    window.search.setFocus()
+    qtbot.keyClicks(window.search, "nothing like it")
+    assert window.proxy.rowCount() == 0
+    qtbot.keyClick(window.search, Qt.Key.Key_Escape)
+    assert window.search.text() == ""
+    assert window.proxy.rowCount() == 1
+    qtbot.keyClick(window.search, Qt.Key.Key_Escape)
+    qtbot.waitUntil(window.table.hasFocus, timeout=1_000)
+
+
 def test_the_selection_survives_updates_of_other_rows(window: MainWindow, qtbot: QtBot) -> None:
     chosen = window.service.add_task(
         spec("chosen", "true", first_run_at=CLOCK.now() + timedelta(hours=2))
@@ -211,9 +290,7 @@ def test_delete_asks_first(window: MainWindow, qtbot: QtBot, confirm: Confirmati
 def test_history_shows_runs_and_searchable_output(window: MainWindow, qtbot: QtBot) -> None:
     task = window.service.add_task(spec("talker", "echo alpha; echo beta; echo gamma"))
     wait_state(qtbot, window, task.id, TaskState.SUCCEEDED)
-    window.show_history(task.id)
-    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, HistoryDialog)]
-    (dialog,) = [d for d in dialogs if d.isVisible()]
+    dialog = open_history(window, task.id)
     assert dialog.runs.rowCount() == 1
     assert dialog.output.text.toPlainText() == "alpha\nbeta\ngamma\n"
     qtbot.keyClicks(dialog.output.search, "beta")
@@ -223,3 +300,137 @@ def test_history_shows_runs_and_searchable_output(window: MainWindow, qtbot: QtB
     clipboard = QApplication.clipboard()
     assert clipboard is not None and clipboard.text() == "alpha\nbeta\ngamma\n"
     dialog.close()
+
+
+def test_history_shows_a_running_commands_output_as_it_prints(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    step, go = tmp_path / "step", tmp_path / "go"
+    line = (
+        f"echo alpha; while [ ! -e {step} ]; do sleep 0.01; done; echo beta; "
+        f"while [ ! -e {go} ]; do sleep 0.01; done"
+    )
+    task = window.service.add_task(spec("talker", line))
+    try:
+        wait_state(qtbot, window, task.id, TaskState.RUNNING)
+        dialog = open_history(window, task.id)
+        output = dialog.output.text
+        qtbot.waitUntil(lambda: output.toPlainText() == "alpha\n", timeout=10_000)
+        assert first_run(dialog).outcome is None
+        step.touch()
+        qtbot.waitUntil(lambda: output.toPlainText() == "alpha\nbeta\n", timeout=10_000)
+        assert first_run(dialog).outcome is None  # still going: shown live
+    finally:
+        go.touch()
+    wait_state(qtbot, window, task.id, TaskState.SUCCEEDED)
+    qtbot.waitUntil(lambda: first_run(dialog).outcome is not None, timeout=5_000)
+    assert output.toPlainText() == "alpha\nbeta\n"
+    dialog.close()
+
+
+def test_a_running_command_that_printed_nothing_yet_says_so(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    task = window.service.add_task(spec("quiet", f"while [ ! -e {go} ]; do sleep 0.01; done"))
+    try:
+        wait_state(qtbot, window, task.id, TaskState.RUNNING)
+        dialog = open_history(window, task.id)
+        assert dialog.output.text.toPlainText() == ""
+        assert dialog.output.text.placeholderText().startswith("Nothing printed yet")
+    finally:
+        go.touch()
+    wait_state(qtbot, window, task.id, TaskState.SUCCEEDED)
+    qtbot.waitUntil(lambda: first_run(dialog).outcome is not None, timeout=5_000)
+    assert dialog.output.text.placeholderText() == "This run printed nothing."
+    dialog.close()
+
+
+@pytest.mark.parametrize("width", [760, 1180])
+def test_the_empty_state_shows_its_whole_hint(window: MainWindow, qtbot: QtBot, width: int) -> None:
+    window.resize(width, 560)
+    qtbot.wait(20)
+    assert window.stack.currentWidget() is window.empty
+    hint = window.empty.hint
+    assert hint.height() >= hint.heightForWidth(hint.width())  # not cut off
+    assert hint.width() <= window.empty.width()
+
+
+def _later(name: str) -> TaskSpec:
+    return spec(name, "true", first_run_at=CLOCK.now() + timedelta(hours=1))
+
+
+def test_delete_keeps_the_keyboards_place_and_names_what_it_deletes(
+    window: MainWindow, qtbot: QtBot, confirm: Confirmations
+) -> None:
+    ids = {name: window.service.add_task(_later(name)).id for name in "abcde"}
+    window.model.flush_pending()
+    window.table.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
+    window.select_task(ids["b"])
+    window.actions_[Verb.DELETE].trigger()
+    assert confirm.asked[-1] == "Delete the task “\u2068b\u2069” and its history?"
+    assert [task.spec.name for task in window.selected_tasks()] == ["c"]  # took b's place
+    assert window.table.currentIndex().row() == 1
+    window.table.selectRow(1)
+    selection = window.table.selectionModel()
+    selection.select(
+        window.proxy.index(2, 0),
+        QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+    )
+    window.actions_[Verb.DELETE].trigger()
+    assert confirm.asked[-1] == (
+        "Delete these 2 tasks and their history?\n\n  • \u2068c\u2069\n  • \u2068d\u2069"
+    )
+    assert [task.spec.name for task in window.selected_tasks()] == ["e"]
+    window.actions_[Verb.DELETE].trigger()  # the last row: the one before it is next
+    assert [task.spec.name for task in window.selected_tasks()] == ["a"]
+
+
+def test_many_tasks_to_delete_are_named_up_to_ten(
+    window: MainWindow, confirm: Confirmations
+) -> None:
+    for index in range(12):
+        window.service.add_task(_later(f"task {index:02d}"))
+    window.model.flush_pending()
+    window.table.selectAll()
+    confirm.answer = False
+    window.actions_[Verb.DELETE].trigger()
+    assert confirm.asked[-1].startswith("Delete these 12 tasks and their history?")
+    assert confirm.asked[-1].endswith("  … and 2 more")
+    assert window.model.rowCount() == 12
+
+
+def test_about_says_the_version_and_where_the_files_are(
+    tmp_path: Path, qtbot: QtBot, window: MainWindow
+) -> None:
+    odd = MainWindow(
+        window.service, CLOCK, location="/data/<b>&co</b>.sqlite3", log_file="/logs/t.log"
+    )
+    qtbot.addWidget(odd)
+    odd.window_actions["about"].trigger()
+    about = odd.about
+    assert about is not None and about.isVisible()
+    text = about.text()
+    assert __version__ in text
+    assert "/data/&lt;b&gt;&amp;co&lt;/b&gt;.sqlite3" in text  # the path, shown as it is
+    assert "/logs/t.log" in text and "#readme" in text
+    menus = {menu.title(): menu for menu in odd.menuBar().findChildren(QMenu)}
+    assert [action.text() for action in menus["&Help"].actions()] == ["About taskgui"]
+    about.close()
+
+
+def test_at_760_pixels_the_search_box_gets_a_line_of_its_own(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    window.resize(760, 560)
+    qtbot.waitUntil(lambda: window.width() == 760, timeout=2_000)
+    bar = window.filter_bar
+    assert bar.two_rows
+    search = window.search
+    assert search.width() >= SEARCH_MIN_WIDTH
+    right = search.mapTo(window, search.rect().topRight()).x()
+    assert right <= window.width()
+    placeholder = search.fontMetrics().horizontalAdvance(search.placeholderText())
+    assert placeholder < search.width()
+    window.resize(1400, 600)
+    qtbot.waitUntil(lambda: not bar.two_rows, timeout=2_000)

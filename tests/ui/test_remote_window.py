@@ -10,22 +10,47 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from taskgui import app
 from taskgui.core.clock import SystemClock
+from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import TaskState
+from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.remote import RemoteScheduler
+from taskgui.store.lock import holder_pid, is_locked, lock_path_for
 from taskgui.store.sqlite import SqliteRepository
 from taskgui.ui.actions import Verb
+from taskgui.ui.autostart import Autostart
 from taskgui.ui.main_window import MainWindow
+from taskgui.ui.settings import Settings
+from taskgui.ui.shell import DesktopShell
 from tests.helpers.processes import request_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOCK = SystemClock()
 ADD_ARGUMENTS = ("--name", "From the CLI", "--command", "true", "--in", "1h")
+
+
+def wait_for_state(
+    qtbot: QtBot, window: MainWindow, task_id: int, state: TaskState, timeout: int
+) -> None:
+    def reached() -> None:
+        snapshot = window.model.snapshot_of(task_id)
+        assert snapshot is not None and snapshot.state is state
+
+    qtbot.waitUntil(reached, timeout=timeout)
+
+
+def spec_due_now(name: str) -> TaskSpec:
+    return TaskSpec(
+        name=name,
+        command=Command(line="true"),
+        first_run_at=CLOCK.now(),
+        retry=RetryPolicy.no_retry(),
+    )
 
 
 @pytest.fixture
@@ -66,12 +91,7 @@ def test_the_window_shows_and_steers_a_schedule_run_elsewhere(
         task_id = int(added.stdout)
         qtbot.waitUntil(lambda: window.select_task(task_id), timeout=3_000)
         window.actions_[Verb.PAUSE].trigger()
-
-        def paused() -> None:
-            snapshot = window.model.snapshot_of(task_id)
-            assert snapshot is not None and snapshot.state is TaskState.PAUSED
-
-        qtbot.waitUntil(paused, timeout=3_000)
+        wait_for_state(qtbot, window, task_id, TaskState.PAUSED, 3_000)
     finally:
         window.close()
         remote.shutdown()
@@ -109,3 +129,52 @@ def test_the_app_follows_a_daemon_instead_of_starting_a_second_scheduler(
     assert app.main(["--db", str(db)]) == 0
     assert seen == [(f"Schedule run by process {daemon.pid}", RemoteScheduler)]
     assert daemon.poll() is None  # the daemon runs on
+
+
+def test_when_the_daemon_stops_the_window_offers_to_run_the_schedule_itself(
+    db: Path, qtbot: QtBot, tmp_path: Path
+) -> None:
+    settings = Settings.at(str(tmp_path / "settings.ini"))
+    autostart = Autostart(tmp_path / "autostart" / "taskgui.desktop", ("taskgui",))
+    repository = SqliteRepository(db)
+    with request_server(db) as daemon:
+        remote = RemoteScheduler(repository, CLOCK, poll_ms=100)
+        remote.start()
+        window = MainWindow(remote, CLOCK, location=str(db), schedule_owner=remote.owner)
+        qtbot.addWidget(window)
+        shell = DesktopShell(
+            window, settings, autostart, tray_available=False, quit_app=lambda: None
+        )
+        takeover = app.Takeover(db, settings, remote)
+        window.run_here_requested.connect(lambda: takeover.run_here(shell))
+        shell.start()
+        try:
+            assert not window.no_scheduler.isVisible()
+            daemon.terminate()
+            daemon.wait(timeout=10)
+            qtbot.waitUntil(window.no_scheduler.isVisible, timeout=5_000)
+            assert window.no_scheduler.message_label.text().startswith(
+                f"It was run by process {daemon.pid}, which has stopped: tasks that come due"
+            )
+            writer = SqliteRepository(db)  # a task comes due while nothing runs it
+            try:
+                (due,) = writer.add_tasks([spec_due_now("Waits for a scheduler")], CLOCK.now())
+            finally:
+                writer.close()
+            qtbot.waitUntil(lambda: window.model.snapshot_of(due.id) is not None, timeout=3_000)
+
+            qtbot.mouseClick(window.no_scheduler.run_here_button, Qt.MouseButton.LeftButton)
+
+            assert holder_pid(lock_path_for(db)) == os.getpid()
+            assert takeover.local is not None and window.service is takeover.local.service
+            assert shell.runs_here
+            assert not window.no_scheduler.isVisible()
+            assert window.owner_label.text() == "Schedule run by this window"
+
+            wait_for_state(qtbot, window, due.id, TaskState.SUCCEEDED, 10_000)
+        finally:
+            window.close_for_quit()
+            shell.close()
+            takeover.close()
+            repository.close()
+    assert not is_locked(db)  # closing let go of it

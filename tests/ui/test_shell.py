@@ -8,7 +8,7 @@ has no tray to show it in.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,9 @@ from taskgui.core.states import TaskState
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite import SqliteRepository
+from taskgui.ui.actions import Verb
 from taskgui.ui.autostart import Autostart
+from taskgui.ui.close_choice import CloseChoice
 from taskgui.ui.history_view import HistoryDialog
 from taskgui.ui.main_window import MainWindow
 from taskgui.ui.notifier import NoticeKind
@@ -71,6 +73,18 @@ class Asker:
         return self.answer
 
 
+class Chooser:
+    """Stands in for "Close taskgui?": answers as told, remembers who was running."""
+
+    def __init__(self) -> None:
+        self.answer = (CloseChoice.QUIT, False)
+        self.asked: list[list[str]] = []
+
+    def __call__(self, parent: QWidget, running: Sequence[str]) -> tuple[CloseChoice, bool]:
+        self.asked.append(list(running))
+        return self.answer
+
+
 class Desktop:
     """A scheduler, its window and the shell around them, with the app's exits stubbed."""
 
@@ -83,6 +97,7 @@ class Desktop:
         self.settings = Settings.at(str(tmp_path / "settings.ini"))
         self.autostart = Autostart(tmp_path / "autostart" / "taskgui.desktop", ("taskgui",))
         self.ask = Asker()
+        self.choose = Chooser()
         self.quits: list[bool] = []
         self.shells: list[DesktopShell] = []
 
@@ -95,6 +110,7 @@ class Desktop:
             self.autostart,
             tray_available=tray_available,
             ask=self.ask,
+            choose_close=self.choose,
             quit_app=lambda: self.quits.append(True),
         )
         self.shells.append(shell)
@@ -163,6 +179,35 @@ def test_each_failure_raises_a_notice_when_enabled(desktop: Desktop, qtbot: QtBo
     assert first.message.startswith("Exit status 4. Attempt 2 of 3 in ")
 
 
+def test_retry_now_takes_back_the_gave_up_banner_while_the_task_runs_again(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    shell = desktop.open()
+    marker = desktop.tmp_path / "failed-once"
+    line = f"test -e {marker} && sleep 30 || {{ touch {marker}; exit 1; }}"
+    with qtbot.waitSignal(desktop.service.task_exhausted, timeout=10_000):
+        task = desktop.service.add_task(spec("Second time lucky", line))
+    window = shell.window
+    assert window.banner.isVisible()
+    window.select_task(task.id)
+    window.actions_[Verb.RETRY].trigger()
+    wait_state(qtbot, shell, task.id, TaskState.RUNNING)
+    qtbot.waitUntil(lambda: not window.banner.isVisible(), timeout=2_000)
+
+
+def test_a_retry_notice_is_not_taken_back_when_its_retry_starts(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    desktop.settings.notify_failures = True
+    shell = desktop.open()
+    marker = desktop.tmp_path / "failed-once"
+    line = f"test -e {marker} && sleep 30 || {{ touch {marker}; exit 1; }}"
+    with qtbot.waitSignal(desktop.service.retry_scheduled, timeout=10_000):
+        task = desktop.service.add_task(spec("Flaky", line, attempts=2))
+    wait_state(qtbot, shell, task.id, TaskState.RUNNING)
+    assert shell.window.banner.isVisible()  # "failed, will retry" is still what happened
+
+
 def test_no_notice_when_notifications_are_off(desktop: Desktop, qtbot: QtBot) -> None:
     desktop.settings.notify_exhausted = False
     shell = desktop.open()
@@ -216,12 +261,46 @@ def test_closing_keeps_the_scheduler_running_where_there_is_a_tray(
     assert Settings.at(str(desktop.tmp_path / "settings.ini")).close_hint_shown
 
 
-def test_closing_quits_where_there_is_no_tray(desktop: Desktop) -> None:
+def test_closing_without_a_tray_says_it_stops_the_schedule_and_lets_the_person_choose(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
     shell = desktop.open(tray_available=False)
+    task = desktop.service.add_task(spec("Long", "sleep 30"))
+    wait_state(qtbot, shell, task.id, TaskState.RUNNING)
+    desktop.choose.answer = (CloseChoice.CANCEL, False)
+    shell.window.close()
+    assert desktop.choose.asked == [["Long"]]  # it says what runs
+    assert desktop.quits == [] and shell.window.isVisible()  # stayed
+    desktop.choose.answer = (CloseChoice.QUIT, False)
     shell.window.close()
     assert desktop.quits == [True]
+    assert not shell.handover_requested
+    assert desktop.ask.asked == []  # asked once, not twice
     assert not shell.window.isVisible()
-    assert desktop.ask.asked == []  # nothing was running
+
+
+def test_keep_running_in_background_asks_for_a_handover_and_can_be_remembered(
+    desktop: Desktop,
+) -> None:
+    shell = desktop.open(tray_available=False)
+    desktop.choose.answer = (CloseChoice.BACKGROUND, True)
+    shell.window.close()
+    assert desktop.quits == [True] and shell.handover_requested
+    assert Settings.at(str(desktop.tmp_path / "settings.ini")).close_without_tray == "background"
+    again = desktop.open(tray_available=False)  # the next start: no question this time
+    again.window.close()
+    assert len(desktop.choose.asked) == 1
+    assert again.handover_requested and desktop.quits == [True, True]
+
+
+def test_a_window_following_another_process_just_closes(
+    tmp_path: Path, qtbot: QtBot, desktop: Desktop
+) -> None:
+    shell = desktop.open(tray_available=False)
+    shell.runs_here = False  # as for a window that follows taskgui daemon
+    shell.window.close()
+    assert desktop.choose.asked == [] and desktop.quits == [True]
+    assert not shell.handover_requested
 
 
 def test_quit_asks_first_while_tasks_run(desktop: Desktop, qtbot: QtBot) -> None:
@@ -231,7 +310,7 @@ def test_quit_asks_first_while_tasks_run(desktop: Desktop, qtbot: QtBot) -> None
     desktop.ask.answer = False
     shell.window.window_actions["quit"].trigger()
     assert desktop.ask.asked == [
-        "1 task is running. Quit and stop it? It will be retried at the next start."
+        "“Long” is running. Quit and stop it? It will be retried at the next start."
     ]
     assert desktop.quits == []
     assert shell.window.isVisible()
@@ -242,10 +321,12 @@ def test_quit_asks_first_while_tasks_run(desktop: Desktop, qtbot: QtBot) -> None
     assert not shell.window.isVisible()
 
 
-def test_the_quit_question_counts_the_running_tasks() -> None:
-    assert running_question(2) == (
-        "2 tasks are running. Quit and stop them? They will be retried at the next start."
+def test_the_quit_question_names_the_running_tasks() -> None:
+    assert running_question(["a", "b"]) == (
+        "2 tasks are running (“a”, “b”). Quit and stop them? They will be retried at the "
+        "next start."
     )
+    assert "“a”, “b”, “c” and 2 more" in running_question(["a", "b", "c", "d", "e"])
 
 
 def test_a_second_start_raises_the_hidden_window(desktop: Desktop) -> None:
@@ -269,7 +350,12 @@ def test_start_minimized_shows_only_the_tray(desktop: Desktop, qtbot: QtBot) -> 
     without_tray = MainWindow(desktop.service, CLOCK)
     qtbot.addWidget(without_tray)
     other = DesktopShell(
-        without_tray, desktop.settings, desktop.autostart, tray_available=False, quit_app=print
+        without_tray,
+        desktop.settings,
+        desktop.autostart,
+        tray_available=False,
+        choose_close=desktop.choose,
+        quit_app=print,
     )
     desktop.shells.append(other)
     other.start()

@@ -14,17 +14,29 @@ from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from PySide6.QtCore import QDateTime, Qt
-from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLabel, QWidget
+from PySide6.QtCore import QDateTime, QPoint, Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
 from taskgui.core.duration import parse_duration
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once
-from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import Command, TaskSpec
-from taskgui.ui.dialog_fields import MessageLabel, duration_text, parse_env_lines
+from taskgui.ui.dialog_fields import (
+    MessageLabel,
+    duration_text,
+    from_qdatetime,
+    parse_env_lines,
+)
 from taskgui.ui.schedule_editor import QuickChoice, run_time_text
 from taskgui.ui.task_dialog import DialogMode, TaskDialog
 
@@ -564,7 +576,7 @@ def test_a_past_time_warns_but_stays_valid(qtbot: QtBot, clock: FakeClock) -> No
     warning = dialog.schedule.when_warning
     assert warning.message() == ""
     dialog.schedule.when.setDateTime(QDateTime.fromSecsSinceEpoch(int(NOW.timestamp()) - 3600))
-    assert warning.message() == ("this time has passed; the task will run as soon as it is created")
+    assert warning.message() == ("this time has passed; it runs as soon as it is created")
     assert warning.isVisible()
     assert dialog.ok_button.isEnabled()
     assert accept(qtbot, dialog).first_run_at == NOW_S - timedelta(hours=1)
@@ -744,7 +756,7 @@ def test_editing_the_time_to_the_past_warns_about_saving(qtbot: QtBot, clock: Fa
     dialog = open_dialog(qtbot, clock, spec=spec, mode=DialogMode.EDIT)
     dialog.schedule.when.setDateTime(QDateTime.fromSecsSinceEpoch(int(NOW.timestamp()) - 7200))
     assert dialog.schedule.when_warning.message() == (
-        "this time has passed; the task will run as soon as it is saved"
+        "this time has passed; it runs as soon as it is saved"
     )
 
 
@@ -755,7 +767,10 @@ def test_duplicate_prefills_a_copy_without_the_id(qtbot: QtBot, clock: FakeClock
     assert dialog.ok_button.text() == "Create"
     assert dialog.name.text() == "Report (copy)"
     result = accept(qtbot, dialog)
-    assert result == replace(spec, id=0, name="Report (copy)")
+    # Its start passed long ago: the copy starts from its next run to come, Monday
+    # 09:00 in New York, not at a past slot that would make it run at once.
+    monday_nine = datetime(2026, 1, 5, 14, 0, tzinfo=UTC)
+    assert result == replace(spec, id=0, name="Report (copy)", first_run_at=monday_nine)
 
 
 def test_edit_and_duplicate_need_a_task(clock: FakeClock) -> None:
@@ -814,3 +829,197 @@ def test_edit_keeps_the_shell_a_crontab_chose_until_the_shell_is_turned_off(
     again = open_dialog(qtbot, clock, spec=spec, mode=DialogMode.EDIT)
     again.advanced.use_shell.setChecked(False)
     assert accept(qtbot, again).command == Command(line=bash.line, use_shell=False)
+
+
+# ------------------------------------------------------------ time passing
+
+
+def _set_every(qtbot: QtBot, dialog: TaskDialog, count: str) -> None:
+    dialog.schedule.repeat.setCurrentIndex(1)
+    retype(qtbot, dialog.schedule.every_count, count)
+
+
+def _preview_runs(dialog: TaskDialog) -> list[str]:
+    return [line.strip() for line in dialog.schedule.preview.text().splitlines()[2:]]
+
+
+@pytest.mark.parametrize(
+    ("set_schedule", "expected_first"),
+    [
+        pytest.param(
+            lambda q, d: _set_cron(q, d, "0 * * * *", zone="UTC"),
+            datetime(2026, 1, 1, 13, 0, tzinfo=UTC),  # 12:00 had passed at Create
+            id="cron",
+        ),
+        pytest.param(
+            lambda q, d: _set_every(q, d, "15"),
+            NOW_S + timedelta(minutes=10),  # the moment of Create: a fresh start
+            id="every",
+        ),
+    ],
+)
+def test_a_new_recurring_task_never_starts_at_a_slot_that_passed_before_create(
+    qtbot: QtBot,
+    clock: FakeClock,
+    set_schedule: Edit,
+    expected_first: datetime,
+) -> None:
+    dialog = open_dialog(qtbot, clock)
+    fill_minimum(qtbot, dialog)
+    set_schedule(qtbot, dialog)
+    clock.advance(timedelta(minutes=10))  # the person reads the form for a while
+    dialog.schedule.tick()
+    assert dialog.schedule.when_warning.message() == ""
+    upcoming = _preview_runs(dialog)
+    assert upcoming[0] == run_time_text(expected_first)
+    assert accept(qtbot, dialog).first_run_at == expected_first
+
+
+def test_when_follows_the_clock_until_a_start_is_picked(qtbot: QtBot, clock: FakeClock) -> None:
+    dialog = open_dialog(qtbot, clock)
+    when = dialog.schedule.when
+    clock.advance(timedelta(seconds=90))
+    dialog.schedule.tick()
+    assert from_qdatetime(when.dateTime()) == NOW_S + timedelta(seconds=90)
+    click(qtbot, quick(dialog, QuickChoice.IN_1_HOUR))
+    clock.advance(timedelta(seconds=90))
+    dialog.schedule.tick()
+    assert from_qdatetime(when.dateTime()) == NOW_S + timedelta(seconds=90, hours=1)
+    click(qtbot, quick(dialog, QuickChoice.NOW))  # "Now" follows the clock again
+    clock.advance(timedelta(seconds=30))
+    dialog.schedule.tick()
+    assert from_qdatetime(when.dateTime()) == NOW_S + timedelta(seconds=210)
+
+
+def test_a_picked_time_that_passes_while_the_dialog_is_open_says_so_by_itself(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    dialog = open_dialog(qtbot, clock)
+    fill_minimum(qtbot, dialog)
+    click(qtbot, quick(dialog, QuickChoice.IN_5_MIN))
+    clock.advance(timedelta(minutes=7))  # nobody touches the form
+    assert dialog.schedule.when_warning.message() == ""
+    dialog.schedule.tick()
+    assert dialog.schedule.when_warning.message() == (
+        "this time has passed; it runs as soon as it is created"
+    )
+    assert dialog.schedule.when_warning.isVisible()
+    assert accept(qtbot, dialog).first_run_at == NOW_S + timedelta(minutes=5)  # as picked
+
+
+@pytest.mark.parametrize("mode", [DialogMode.EDIT, DialogMode.DUPLICATE])
+def test_previews_of_an_edited_or_copied_task_list_only_runs_to_come(
+    qtbot: QtBot, clock: FakeClock, mode: DialogMode
+) -> None:
+    started = NOW_S - timedelta(days=3, minutes=7)  # a 15-minute grid, three days old
+    spec = TaskSpec(
+        id=5,
+        name="poll",
+        command=Command(line="true"),
+        first_run_at=started,
+        recurrence=Every(timedelta(minutes=15)),
+    )
+    dialog = open_dialog(qtbot, clock, spec=spec, mode=mode)
+    step = timedelta(minutes=15)
+
+    def expected(first: datetime) -> list[str]:
+        return [run_time_text(first + step * k) for k in range(5)]
+
+    if mode is DialogMode.EDIT:  # the task's own grid, from its next point on
+        assert _preview_runs(dialog) == expected(NOW_S + timedelta(minutes=8))
+    else:  # a copy starts afresh now: its source's start was nobody's pick
+        assert _preview_runs(dialog) == expected(NOW_S)
+    clock.advance(timedelta(minutes=20))
+    dialog.schedule.tick()
+    if mode is DialogMode.EDIT:
+        assert _preview_runs(dialog) == expected(NOW_S + timedelta(minutes=23))
+    else:
+        assert _preview_runs(dialog) == expected(NOW_S + timedelta(minutes=20))
+
+
+# ------------------------------------------------------------ a form that holds still
+
+
+def _geometries(dialog: TaskDialog) -> dict[str, tuple[int, int, int, int]]:
+    """Where every field and button is, in the dialog's coordinates."""
+    found: dict[str, tuple[int, int, int, int]] = {}
+    for widget in dialog.findChildren(QWidget):
+        if widget.objectName() and widget.isVisible() and not isinstance(widget, MessageLabel):
+            corner = widget.mapTo(dialog, widget.rect().topLeft())
+            found[widget.objectName()] = (corner.x(), corner.y(), widget.width(), widget.height())
+    return found
+
+
+def test_messages_appearing_never_move_the_fields(qtbot: QtBot, clock: FakeClock) -> None:
+    dialog = open_dialog(qtbot, clock)
+    fill_minimum(qtbot, dialog)
+    _set_cron(qtbot, dialog, "0 9 * * 1-5", zone="UTC")
+    qtbot.wait(10)
+    before = _geometries(dialog)
+    size = dialog.size()
+    assert {"name", "command", "cwd", "cron_expr", "ok_button", "first_delay"} <= before.keys()
+    breakages: list[Callable[[], object]] = [
+        lambda: retype(qtbot, dialog.name, ""),
+        lambda: retype(qtbot, dialog.cwd, "relative/dir"),
+        lambda: retype(qtbot, dialog.cwd, "/no/such/folder/for/taskgui"),  # the warning
+        lambda: retype(qtbot, dialog.schedule.cron_expr, "61 * * * * and a very long tail"),
+        lambda: retype(qtbot, dialog.retry.first_delay, "soon"),
+        lambda: retype(qtbot, dialog.command, ""),
+    ]
+    for breakage in breakages:
+        breakage()
+        qtbot.wait(10)
+        assert _geometries(dialog) == before
+        assert dialog.size() == size
+    # Too long for the narrow retry column: cut there, said in full at the bottom.
+    retype(qtbot, dialog.schedule.cron_expr, "0 9 * * 1-5")
+    retype(qtbot, dialog.retry.first_delay, "soonish")
+    assert dialog.retry.first_delay_error.is_cut()
+    assert dialog.cut_message.text() == (
+        "First retry delay: cannot read 'soonish' as a duration; write it like 30s, 5m, 1h30m or 2d"
+    )
+    assert dialog.retry.first_delay_error.toolTip()  # and in its tooltip
+    assert _geometries(dialog) == before
+    retype(qtbot, dialog.cwd, "/no/such/folder/for/taskgui")
+    assert dialog.cwd_warning.isVisible() and not dialog.cwd_error.isVisible()
+    warning = dialog.cwd_warning.geometry().translated(dialog.cwd_warning.mapTo(dialog, QPoint()))
+    command = dialog.command.geometry().translated(dialog.command.mapTo(dialog, QPoint()))
+    assert not warning.intersects(command)
+    assert dialog.cwd_warning.text() == "this folder does not exist; runs fail until it does"
+
+
+def test_no_error_is_shown_before_the_person_has_had_a_go(qtbot: QtBot, clock: FakeClock) -> None:
+    dialog = open_dialog(qtbot, clock)
+    shown = [label for label in dialog.findChildren(MessageLabel) if label.isVisible()]
+    assert shown == []
+    assert not dialog.ok_button.isEnabled()
+    assert dialog.ok_button.toolTip() == "First fix: the task needs a name"
+    type_text(qtbot, dialog.name, "x")
+    retype(qtbot, dialog.name, "")
+    assert dialog.name_error.isVisible()
+    assert not dialog.command_error.isVisible()  # nobody has been in the command yet
+    press(qtbot, dialog.name, Qt.Key.Key_Return)  # trying to create shows every problem
+    assert dialog.command_error.isVisible()
+    assert dialog.command_error.message().startswith("the command is empty")
+
+
+def test_every_placeholder_fits_its_field(qtbot: QtBot, clock: FakeClock) -> None:
+    dialog = open_dialog(qtbot, clock)
+    dialog.advanced.set_expanded(True)
+    dialog.resize(dialog.minimumSizeHint())
+    qtbot.wait(10)
+    for line in dialog.findChildren(QLineEdit):
+        text = line.placeholderText()
+        if text and line.isVisible():
+            room = line.width() - 2 * line.textMargins().left() - 12  # frame and clear button
+            assert line.fontMetrics().horizontalAdvance(text) <= room, text
+
+
+def test_max_attempts_reaches_the_limit_core_and_the_cli_share(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    dialog = open_dialog(qtbot, clock)
+    assert dialog.retry.attempts.maximum() == MAX_ATTEMPTS_LIMIT == 1_000
+    fill_minimum(qtbot, dialog)
+    retype(qtbot, dialog.retry.attempts, "1000")
+    assert accept(qtbot, dialog).retry.max_attempts == MAX_ATTEMPTS_LIMIT

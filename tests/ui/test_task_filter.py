@@ -32,7 +32,7 @@ from taskgui.core.clock import FakeClock
 from taskgui.core.recurrence import Cron, Every
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot, TaskStatus
-from taskgui.ui import task_filter
+from taskgui.ui import shown_rows
 from taskgui.ui.formatting import schedule_text
 from taskgui.ui.task_filter import StateFilter, TaskFilterProxy
 from taskgui.ui.task_model import Column, LastRun, TaskTableModel
@@ -311,8 +311,8 @@ def test_the_order_signals_and_persistent_indexes_follow_every_update(
     proxy.setSourceModel(model)
     proxy.sort(Column.NEXT_RUN, ASC)
     mirror = Mirror(proxy)
-    saved = task_filter.MAX_RUNS
-    task_filter.MAX_RUNS = max_runs
+    saved = shown_rows.MAX_RUNS
+    shown_rows.MAX_RUNS = max_runs
     try:
         for op, arg in ops:
             held = Held(proxy)
@@ -341,7 +341,7 @@ def test_the_order_signals_and_persistent_indexes_follow_every_update(
         assert shown(proxy) == expected_order(model, proxy)
         check_mapping(model, proxy)
     finally:
-        task_filter.MAX_RUNS = saved
+        shown_rows.MAX_RUNS = saved
 
 
 def test_a_row_whose_key_changes_moves_with_one_signal(
@@ -453,7 +453,7 @@ def test_a_filter_change_with_few_gaps_removes_and_inserts_rows(
 def test_a_filter_change_with_many_gaps_is_one_layout_change(
     model: TaskTableModel, proxy: TaskFilterProxy
 ) -> None:
-    model.reset_tasks(alternating(2 * task_filter.MAX_RUNS + 10), {})
+    model.reset_tasks(alternating(2 * shown_rows.MAX_RUNS + 10), {})
     proxy.sort(Column.NEXT_RUN, ASC)  # running and pending take turns
     events = record(proxy)
     held = Held(proxy)
@@ -471,7 +471,7 @@ def test_a_filter_change_with_many_gaps_is_one_layout_change(
 def test_many_rows_moving_at_once_are_one_layout_change(
     model: TaskTableModel, proxy: TaskFilterProxy
 ) -> None:
-    count = task_filter.MAX_RUNS + 10
+    count = shown_rows.MAX_RUNS + 10
     model.reset_tasks([snap(t, next_run_at=at(t)) for t in range(1, count + 1)], {})
     proxy.sort(Column.NEXT_RUN, ASC)
     events = record(proxy)

@@ -9,6 +9,7 @@ for the signal or call ``flush_pending()``.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -23,9 +24,11 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
 from taskgui.core.engine import Engine
+from taskgui.core.recurrence import Every
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command
+from taskgui.ui.plain_text import plain_tooltip
 from taskgui.ui.task_filter import StateFilter, TaskFilterProxy, count_for
 from taskgui.ui.task_model import Column, LastRun, Role, TaskTableModel
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
@@ -255,7 +258,8 @@ def test_counts_follow_adds_changes_and_removes(qtbot: QtBot, model: TaskTableMo
     model.flush_pending()
     assert emitted == [True, True]
     assert count_for(StateFilter.FAILED, model) == 2
-    assert count_for(StateFilter.PENDING, model) == 2
+    assert count_for(StateFilter.PENDING, model) == 1
+    assert count_for(StateFilter.PAUSED, model) == 1
     assert count_for(StateFilter.ALL, model) == 8
     model.on_task_added(snap(30, TaskState.SUCCEEDED))
     assert count_for(StateFilter.DONE, model) == 1  # counted once it is a row
@@ -368,7 +372,7 @@ def test_a_finished_run_updates_the_last_result(
         model.on_run_finished(*finished_run(1))
     assert text(model, 0, Column.LAST_RESULT) == "failed (exit 3) · just now"
     tooltip = model.data(model.index(0, Column.LAST_RESULT), Qt.ItemDataRole.ToolTipRole)
-    assert tooltip.startswith("exit status 3\n")
+    assert tooltip.startswith(plain_tooltip("exit status 3\nx")[:-5])  # then the finish
     clock.advance(300)
     assert text(model, 0, Column.LAST_RESULT) == "failed (exit 3) · 5m ago"
     assert model.last_run_of(1) == LastRun(
@@ -402,7 +406,7 @@ def test_cells_show_the_table_texts(model: TaskTableModel) -> None:
 def test_roles_beyond_display(model: TaskTableModel) -> None:
     loaded(model)
     index = model.index(0, Column.NAME)
-    assert model.data(index, Qt.ItemDataRole.ToolTipRole) == "rsync -a ~ /mnt/Backup"
+    assert model.data(index, Qt.ItemDataRole.ToolTipRole) == plain_tooltip("rsync -a ~ /mnt/Backup")
     assert model.data(index, Role.TASK_ID) == 1
     assert model.data(index, Role.STATE) == TaskState.PENDING
     assert model.data(index, Role.SNAPSHOT) == model.snapshot_at(0)
@@ -415,7 +419,24 @@ def test_roles_beyond_display(model: TaskTableModel) -> None:
     next_run_tip = model.data(model.index(0, Column.NEXT_RUN), Qt.ItemDataRole.ToolTipRole)
     assert next_run_tip.startswith("2026-01-01 ")
     waiting_tip = model.data(model.index(8, Column.STATE), Qt.ItemDataRole.ToolTipRole)
-    assert waiting_tip == "waiting for a worker"
+    assert waiting_tip == plain_tooltip("waiting for a worker")
+
+
+def test_tooltips_show_task_text_as_plain_text_and_the_next_runs(model: TaskTableModel) -> None:
+    hostile = '<img src="/dev/zero"> <b>bold</b> & more'
+    recurring = snap(2, command=Command(line=hostile), name=hostile)
+    recurring = recurring._replace(
+        spec=replace(recurring.spec, recurrence=Every(timedelta(minutes=5))),
+        status=recurring.status._replace(slot_kind=SlotKind.OCCURRENCE),
+    )
+    failed = LastRun(outcome=RunOutcome.FAILED, exit_code=1, finished_at=T0, error=hostile)
+    model.reset_tasks([recurring], {2: failed})
+    tips = [model.data(model.index(0, column), Qt.ItemDataRole.ToolTipRole) for column in Column]
+    for tip in tips:
+        assert tip is None or ("<img" not in tip and "<b>" not in tip)
+    assert "&lt;img src=" in tips[Column.NAME] and "&lt;img src=" in tips[Column.LAST_RESULT]
+    next_runs = tips[Column.NEXT_RUN]
+    assert next_runs.count("2026-01-01") == 4  # the next run, then three more
 
 
 def test_foreground_dims_finished_rows_and_marks_failures_red(model: TaskTableModel) -> None:
@@ -522,9 +543,11 @@ def test_state_filters_group_states(model: TaskTableModel, proxy: TaskFilterProx
     loaded(model)
     expected = {
         StateFilter.ALL: 9,
-        StateFilter.PENDING: 3,  # pending (2) + paused
+        StateFilter.PENDING: 2,
         StateFilter.RUNNING: 1,
-        StateFilter.FAILED: 3,  # retrying + exhausted + missed
+        StateFilter.RETRYING: 1,  # will run again: not "failed"
+        StateFilter.PAUSED: 1,  # not "pending"
+        StateFilter.FAILED: 2,  # exhausted + missed
         StateFilter.DONE: 1,
         StateFilter.CANCELLED: 1,
     }
@@ -533,12 +556,42 @@ def test_state_filters_group_states(model: TaskTableModel, proxy: TaskFilterProx
         assert proxy.state_filter is state_filter
         assert proxy.rowCount() == rows, state_filter
         assert count_for(state_filter, model) == rows
-        assert state_filter.label
-    assert StateFilter.FAILED.states == {
-        TaskState.RETRYING,
-        TaskState.EXHAUSTED,
-        TaskState.MISSED,
-    }
+        assert proxy.count_of(state_filter) == rows
+        assert state_filter.label and state_filter.tooltip
+    assert StateFilter.FAILED.states == {TaskState.EXHAUSTED, TaskState.MISSED}
+    groups = [f.states for f in StateFilter if f is not StateFilter.ALL]
+    assert sum(len(states) for states in groups) == len(TaskState)  # each state once
+
+
+def test_counts_follow_the_search_as_tasks_change(
+    qtbot: QtBot, model: TaskTableModel, proxy: TaskFilterProxy
+) -> None:
+    loaded(model)
+    moved: list[bool] = []
+    proxy.counts_changed.connect(lambda: moved.append(True))
+    proxy.set_search_text("task")  # every task but "backup home"
+    assert moved == [True]
+    counts = {f: proxy.count_of(f) for f in StateFilter}
+    assert counts[StateFilter.ALL] == 8
+    assert counts[StateFilter.PENDING] == 1  # task 9; "backup home" is not found
+    assert counts[StateFilter.RETRYING] == 1
+    model.on_task_changed(snap(9, TaskState.RUNNING, running=1))
+    model.flush_pending()
+    assert (proxy.count_of(StateFilter.PENDING), proxy.count_of(StateFilter.RUNNING)) == (0, 2)
+    model.on_task_changed(snap(3, TaskState.RETRYING, name="renamed", retry=fixed_retry(5)))
+    model.flush_pending()
+    assert proxy.count_of(StateFilter.RETRYING) == 0  # no longer found
+    model.on_task_removed(6)
+    assert proxy.count_of(StateFilter.FAILED) == 1
+    model.on_task_added(snap(20, TaskState.PAUSED))
+    model.flush_pending()
+    assert proxy.count_of(StateFilter.PAUSED) == 2
+    proxy.set_search_text("task 2")  # narrower: tasks 2 and 20
+    assert proxy.count_of(StateFilter.ALL) == 2
+    assert proxy.count_of(StateFilter.PAUSED) == 1
+    proxy.set_search_text("")
+    assert proxy.count_of(StateFilter.ALL) == model.rowCount() == 9
+    assert len(moved) >= 5
 
 
 def test_search_matches_name_or_command_ignoring_case(

@@ -1,0 +1,42 @@
+"""The questions the window asks before it does something that cannot be undone.
+
+Plain text, every one: they name tasks, and a task named ``<img src=...>`` must read
+as exactly that (they are asked with ``plain_text.ask_yes_no``; a name is isolated so
+a bidi override in it cannot reorder the question). ``Confirm`` is the shape the
+window takes them in, so tests answer without a dialog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6.QtWidgets import QWidget
+
+from taskgui.core.status import TaskSnapshot
+from taskgui.ui.plain_text import isolated
+
+# (parent, title, question) -> True for yes
+Confirm = Callable[[QWidget, str, str], bool]
+
+
+MAX_NAMES_ASKED = 10
+
+
+def delete_question(tasks: Sequence[TaskSnapshot]) -> str:
+    """What Delete asks: the tasks by name (the first few), and what happens to runs."""
+    if len(tasks) == 1:
+        text = f"Delete the task “{isolated(tasks[0].spec.name)}” and its history?"
+    else:
+        names = "\n".join(f"  • {isolated(task.spec.name)}" for task in tasks[:MAX_NAMES_ASKED])
+        more = len(tasks) - MAX_NAMES_ASKED
+        text = f"Delete these {len(tasks)} tasks and their history?\n\n{names}"
+        if more > 0:
+            text += f"\n  … and {more} more"
+    running = sum(1 for task in tasks if task.status.running)
+    if running:
+        text += (
+            "\n\nA running task is stopped first."
+            if running == 1
+            else f"\n\n{running} running tasks are stopped first."
+        )
+    return text

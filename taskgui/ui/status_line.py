@@ -1,0 +1,64 @@
+"""The window's status bar: how many tasks run and wait, the workers, who runs the
+schedule and which database this is.
+
+Messages (a store error, an import's summary) come and go on the same bar through
+``QStatusBar.showMessage``; these labels are the facts that stay.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+
+from taskgui.ui.plain_text import plain_label, plain_tooltip
+
+LOCAL_OWNER = "this window"
+
+
+class StatusLine:
+    """The labels on a window's status bar; the window keeps them current."""
+
+    def __init__(self, bar: QStatusBar, location: str, parent: QWidget) -> None:
+        self.counts = QLabel(parent)
+        self.counts.setAccessibleName("Task counts")
+        self.workers = QLabel(parent)
+        self.workers.setAccessibleName("Workers")
+        # Who runs the schedule is read from the other process; the path is the user's.
+        self.owner = plain_label(parent=parent)
+        self.owner.setAccessibleName("Who runs the schedule")
+        self.location = plain_label(location, parent)
+        self.location.setAccessibleName("Database")
+        self.location.setToolTip("The database this window shows")
+        bar.addWidget(self.counts)
+        bar.addWidget(self.workers)
+        bar.addPermanentWidget(self.owner)
+        bar.addPermanentWidget(self.location)
+
+    def set_counts(self, running: int, pending: int, retrying: int) -> None:
+        """The groups of the filter buttons that are about what comes next."""
+        text = f"Running: {running}   Pending: {pending}"
+        if retrying:
+            text += f"   Retrying: {retrying}"
+        self.counts.setText(text)
+
+    def set_workers(self, busy: int, size: int) -> None:
+        """``size`` 0: a schedule run elsewhere, whose pool size is not known here (the
+        counts say what runs), so the label goes rather than guess."""
+        self.workers.setVisible(size > 0)
+        if size > 0:
+            self.workers.setText(f"Workers: {busy} of {size} busy")
+
+    def set_owner(self, owner: str) -> None:
+        """Say which process runs the schedule ("" when none does)."""
+        if owner:
+            text = f"Schedule run by {owner}"
+            tip = (
+                "This window starts the tasks; closing it to the tray keeps them running"
+                if owner == LOCAL_OWNER
+                else "Another process starts the tasks; this window shows them and sends "
+                "it your changes"
+            )
+        else:
+            text = "No process runs this schedule"
+            tip = "Tasks will not start until taskgui or taskgui daemon runs this database"
+        self.owner.setText(text)
+        self.owner.setToolTip(plain_tooltip(tip))
