@@ -184,8 +184,9 @@ def _session(
     if run_here is not None:
         window.run_here_requested.connect(lambda: run_here(shell))
     # Ctrl+C in the terminal or a SIGTERM from the session quits the same way as Quit,
-    # so running commands are recorded, not orphaned (without asking: nobody could answer).
-    bridge = SignalBridge(app.quit)
+    # so running commands are recorded, not orphaned (without asking: nobody could answer;
+    # app.quit would close the window, and closing without a tray asks what to do).
+    bridge = SignalBridge(lambda: shell.request_quit(asked=True))
     shell.start()
     log.info("the window shows %s; %s runs its schedule", path, owner)
     code = app.exec()
