@@ -431,7 +431,7 @@ def _perform_here(repository: SqliteRepository, op: Op, task_id: int, ctx: Conte
     # Lazy: keeps the runtime package out of commands that never need it.
     from taskgui.runtime.orphans import stop_orphaned_runs  # noqa: PLC0415
 
-    stop_orphaned_runs(recovery.interrupted)
+    stop_orphaned_runs(recovery.interrupted, database=str(ctx.database.resolve()))
     Operations(engine, repository).perform(op, task_id, None, now)
 
 

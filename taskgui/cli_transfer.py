@@ -273,7 +273,7 @@ def commit(
         # Lazy, as in cli.py: keeps the runtime package out of commands that never need it.
         from taskgui.runtime.orphans import stop_orphaned_runs  # noqa: PLC0415
 
-        stop_orphaned_runs(recovery.interrupted)
+        stop_orphaned_runs(recovery.interrupted, database=str(database.resolve()))
         return replace_planned(Operations(engine, repository), plan, now)
     finally:
         lock.release()

@@ -9,21 +9,26 @@ A process id may have been reused by then. A group is only stopped when one of i
 processes still carries the marker taskgui put in every command's environment
 (``TASKGUI_TASK_ID`` with that run's task id).
 
-A run whose pid was never recorded (the scheduler died in the moment between starting
-the command and committing its pid, which it does at once) is not looked for by its
-markers alone: a task may leave processes running on purpose (``setsid``, ``nohup``, a
-detached ``tmux``), and those carry the same markers.
+Every run also carries a mark of its own (``TASKGUI_RUN_MARK``, see
+``process_tree.run_mark``), derived from its record: the task, the kind of slot, the
+scheduled time and the attempt, and the database. From the interrupted run's record
+the next start derives it again and stops every process that carries it: those that
+left the group (``setsid``, a daemon's double fork), and all of the run's processes
+when the scheduler died before it committed the run's pid. Only processes of the run
+that was interrupted carry that mark, so processes that *earlier*, finished runs left
+running on purpose (``nohup``, a detached ``tmux``) are never touched; the task's and
+database's markers alone (the same for every run of a task) are never enough.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from taskgui.runtime.process_tree import ProcessTree, run_mark
 from taskgui.store.repository import RunRecord
 
 log = logging.getLogger(__name__)
@@ -68,35 +73,36 @@ def is_orphan_of(run: RunRecord) -> bool:
 def stop_orphaned_runs(
     runs: Iterable[RunRecord],
     *,
+    database: str | None = None,
     grace: float = 2.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[RunRecord]:
-    """SIGTERM the groups of interrupted runs still alive, SIGKILL them after ``grace``.
+    """SIGTERM the processes of interrupted runs still alive, SIGKILL them after ``grace``.
 
-    Returns the runs whose processes were found and stopped.
+    A run's processes are its recorded process group (when one of its members still
+    carries the task's marker: a pid may have been reused) and every process carrying
+    the run's own mark. ``database`` is the schedule's resolved path, as the scheduler
+    gave it to ``run_mark``. Returns the runs whose processes were found and stopped.
     """
-    orphans = [run for run in runs if is_orphan_of(run)]
-    groups = [run.pid for run in orphans if run.pid is not None]
-    for run in orphans:
-        log.warning(
-            "stopping pid %s, left running by run %d of task %d", run.pid, run.id, run.task_id
-        )
-    for pgid in groups:
-        _signal_group(pgid, signal.SIGTERM)
+    found: list[tuple[RunRecord, ProcessTree]] = []
+    for run in runs:
+        mark = run_mark(database, run.task_id, run.kind.value, run.scheduled_at, run.attempt)
+        tree = ProcessTree(run.pid if is_orphan_of(run) else None, mark)
+        if tree.running():
+            found.append((run, tree))
+            log.warning(
+                "stopping what run %d of task %d left running (pid %s)",
+                run.id,
+                run.task_id,
+                run.pid if run.pid is not None else "not recorded",
+            )
+    for _run, tree in found:
+        tree.signal(signal.SIGTERM)
     waited = 0.0
-    while groups and waited < grace and any(_group_members(pgid) for pgid in groups):
+    while waited < grace and any(tree.running() for _run, tree in found):
         sleep(0.05)
         waited += 0.05
-    for pgid in groups:
-        if _group_members(pgid):
-            _signal_group(pgid, signal.SIGKILL)
-    return orphans
-
-
-def _signal_group(pgid: int, signum: signal.Signals) -> None:
-    try:
-        os.killpg(pgid, signum)
-    except ProcessLookupError:
-        pass
-    except PermissionError:
-        log.error("not allowed to stop process group %d", pgid)
+    for _run, tree in found:
+        if tree.running():
+            tree.signal(signal.SIGKILL)
+    return [run for run, _tree in found]

@@ -9,10 +9,11 @@ to init). So every run also puts a mark of its own in the command's environment
 run signals the group *and* every process that carries the mark, and waiting for a
 stopped run waits for both.
 
-What this cannot reach (see the README, "Reliability"): a process that cleared or
-replaced its environment (``env -i``) after leaving the group, and anything left
-behind when taskgui itself is killed (the next start stops the recorded group only).
-A cgroup per run (a systemd transient scope) would know the whole tree whatever its
+The scheduler gives each run the mark ``run_mark`` derives from its record, so the
+next start after a crash finds the interrupted run's processes again (see
+``orphans``). What this cannot reach (see the README, "Delivery guarantee"): a process
+that cleared or replaced its environment (``env -i``) after leaving the group. A
+cgroup per run (a systemd transient scope) would know the whole tree whatever its
 environment; it needs a systemd user session, which not every machine has.
 
 Looks in ``/proc``; without it, only the group is signalled and waited for.
@@ -21,9 +22,11 @@ Looks in ``/proc``; without it, only the group is signalled and waited for.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
 import signal
+from datetime import datetime
 
 RUN_MARK = "TASKGUI_RUN_MARK"
 PROC = "/proc"
@@ -34,17 +37,33 @@ def new_mark() -> str:
     return secrets.token_hex(16)
 
 
+def run_mark(
+    database: str | None, task_id: int, kind: str, scheduled_at: datetime, attempt: int
+) -> str:
+    """The ``RUN_MARK`` of one run, derived from what its record on disk holds.
+
+    The scheduler puts it in the run's environment; after a crash the next start
+    derives it again from the interrupted run's record and finds every process of that
+    run by it: also one that left the group (``setsid``), and also when the crash came
+    before the run's pid was committed. ``database`` (its resolved path) keeps runs of
+    two schedules with the same task ids apart.
+    """
+    key = f"{database or ''}\0{task_id}\0{kind}\0{scheduled_at.isoformat()}\0{attempt}"
+    return hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
 class ProcessTree:
     """The processes of one run: group ``pgid`` and whatever carries ``mark``."""
 
-    def __init__(self, pgid: int, mark: str) -> None:
-        self.pgid = pgid
+    def __init__(self, pgid: int | None, mark: str) -> None:
+        self.pgid = pgid  # None: no group known (found by its mark only)
         self._needle = f"{RUN_MARK}={mark}".encode()
 
     def signal(self, sig: signal.Signals) -> None:
         """Signal the group and every marked process outside it; gone ones are fine."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, sig)
+        if self.pgid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pgid, sig)
         for pid in self._escaped():
             _signal_marked(pid, self._needle, sig)
 
@@ -54,14 +73,16 @@ class ProcessTree:
         ``killpg(pgid, 0)`` alone also counts zombies: an orphan's zombie waits for
         init to reap it, which some inits (containers) do only every second or so.
         """
-        try:
-            os.killpg(self.pgid, 0)
-        except ProcessLookupError:
-            in_group = False
-        except PermissionError:
-            return True
-        else:
-            in_group = True
+        in_group = False
+        if self.pgid is not None:
+            try:
+                os.killpg(self.pgid, 0)
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                return True
+            else:
+                in_group = True
         try:
             entries = os.scandir(PROC)
         except OSError:

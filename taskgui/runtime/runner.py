@@ -135,7 +135,9 @@ class CommandRunner:
         self._begun = False  # past its start time: the process is being started
         self._wake_w: int | None = None
         self._pid: int | None = None
-        self._mark = new_mark()  # in the command's environment: see process_tree
+        # In the command's environment (see process_tree): the scheduler passes the
+        # run's own (``run_mark``), so that a later start can find it after a crash.
+        self._mark = self._extra_env.get(RUN_MARK) or new_mark()
 
     @property
     def pid(self) -> int | None:

@@ -72,6 +72,7 @@ from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
+from taskgui.runtime.process_tree import RUN_MARK, run_mark
 from taskgui.runtime.runner import RunReport
 from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.store.errors import DatabaseReplacedError, StoreError
@@ -176,7 +177,7 @@ class SchedulerService(ScheduleSignals):
         recovery = recover(self._repository, self._engine, self._clock.now())
         for run in recovery.interrupted:
             log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
-        stop_orphaned_runs(recovery.interrupted)
+        stop_orphaned_runs(recovery.interrupted, database=self._database)
         self._running = True
         self._hydration.start()
         if isinstance(self._repository, SqliteRepository):
@@ -434,6 +435,13 @@ class SchedulerService(ScheduleSignals):
                 "TASKGUI_TASK_ID": str(ticket.task_id),
                 "TASKGUI_TASK_NAME": spec.name,
                 "TASKGUI_ATTEMPT": str(ticket.attempt),
+                RUN_MARK: run_mark(
+                    self._database,
+                    ticket.task_id,
+                    ticket.kind.value,
+                    ticket.scheduled_at,
+                    ticket.attempt,
+                ),
             },
             gate=gate,
             start_at=start_at,

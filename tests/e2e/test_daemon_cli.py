@@ -264,3 +264,37 @@ def test_malformed_requests_do_not_stop_the_cli_reaching_the_daemon(taskgui: Tas
         assert unanswered.fetchone() == (0,)
     connection.close()
     assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.slow
+def test_a_process_that_left_its_group_is_stopped_after_the_daemon_is_killed(
+    taskgui: Taskgui,
+) -> None:
+    # setsid takes the child out of the run's process group, out of reach of the group
+    # signal the next start sends; only the run's own mark finds it after a SIGKILL.
+    escaped_pid = taskgui.tmp_path / "escaped.pid"
+    daemon = taskgui.start_daemon()
+    task = taskgui.add(
+        "escapes",
+        f"setsid sh -c 'echo $$ > {escaped_pid}; exec sleep 120' & sleep 120",
+        "--max-attempts",
+        "1",
+    )
+    wait_for(lambda: escaped_pid.exists() and escaped_pid.read_text().strip() != "", what="it")
+    wait_for(lambda: taskgui.history(task)[0]["pid"] is not None, what="its pid on disk")
+    escaped = int(escaped_pid.read_text())
+    os.kill(daemon.pid, signal.SIGKILL)
+    daemon.wait(timeout=10)
+    assert Path(f"/proc/{escaped}").exists()  # the crash left it running
+
+    taskgui.start_daemon()
+
+    def gone() -> bool:
+        try:
+            state = Path(f"/proc/{escaped}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            return True
+        return state == "Z"
+
+    wait_for(gone, timeout=15, what="the process that left the group to be stopped")
+    assert taskgui.history(task)[0]["outcome"] == "interrupted"

@@ -13,6 +13,7 @@ import pytest
 
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.runtime.orphans import is_orphan_of, stop_orphaned_runs
+from taskgui.runtime.process_tree import RUN_MARK, run_mark
 from taskgui.store.repository import RunRecord
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
@@ -96,3 +97,76 @@ def wait_for_marker(pid: int, database: str) -> None:
             return
         time.sleep(0.01)
     raise AssertionError("the command never showed its environment")
+
+
+def _marked(run: RunRecord, database: str) -> dict[str, str]:
+    """The environment the scheduler gives ``run``'s command (its own run mark)."""
+    mark = run_mark(database, run.task_id, run.kind.value, run.scheduled_at, run.attempt)
+    return {**os.environ, "TASKGUI_TASK_ID": str(run.task_id), RUN_MARK: mark}
+
+
+def test_a_run_whose_pid_was_never_recorded_is_found_by_its_own_mark(tmp_path: Path) -> None:
+    # The scheduler died between starting the command and committing its pid.
+    database = str(tmp_path / "taskgui.sqlite3")
+    run = _run(7, None)
+    process = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 60 & wait"], start_new_session=True, env=_marked(run, database)
+    )
+    try:
+        assert stop_orphaned_runs([run], database=database, grace=2.0) == [run]
+        assert process.wait(timeout=5) is not None
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, 9)
+            process.wait(timeout=10)
+
+
+def test_a_process_that_left_the_group_is_stopped_with_it(tmp_path: Path) -> None:
+    database = str(tmp_path / "taskgui.sqlite3")
+    pid_file = tmp_path / "escaped.pid"
+    group = subprocess.Popen(
+        ["/bin/sh", "-c", f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 60' & sleep 60"],
+        start_new_session=True,
+        env=_marked(_run(7, None), database),
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert time.monotonic() < deadline, "the escapee never started"
+            time.sleep(0.02)
+        escaped = int(pid_file.read_text())
+        run = _run(7, group.pid)
+
+        assert stop_orphaned_runs([run], database=database, grace=2.0) == [run]
+
+        assert group.wait(timeout=5) is not None
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{escaped}").exists() and "Z" not in _state(escaped):
+            assert time.monotonic() < deadline, "the process that left the group survived"
+            time.sleep(0.02)
+    finally:
+        if group.poll() is None:
+            os.killpg(group.pid, 9)
+            group.wait(timeout=10)
+
+
+def test_another_schedules_run_with_the_same_record_is_left_alone(tmp_path: Path) -> None:
+    run = _run(7, None)
+    process = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 60 & wait"],
+        start_new_session=True,
+        env=_marked(run, str(tmp_path / "other.sqlite3")),
+    )
+    try:
+        assert stop_orphaned_runs([run], database=str(tmp_path / "mine.sqlite3")) == []
+        assert process.poll() is None
+    finally:
+        os.killpg(process.pid, 9)
+        process.wait(timeout=10)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return "gone"
