@@ -15,7 +15,7 @@ STAMP := $(VENV)/.installed
 help:
 	@echo "make run        start taskgui (creates $(VENV) on first use)"
 	@echo "make test       lint, type-check and run the test suite headless"
-	@echo "make lint       ruff check, ruff format --check, mypy"
+	@echo "make lint       ruff check, ruff format --check, mypy, import contracts"
 	@echo "make format     apply ruff fixes and formatting"
 	@echo "make bench      run every benchmarks/bench_*.py"
 	@echo "make clean      remove caches and build output (keeps $(VENV))"
@@ -42,6 +42,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/pytest

@@ -51,8 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from taskgui.core.engine import Engine  # noqa: E402
-from taskgui.core.heap import IndexedHeap  # noqa: E402
+from taskgui.core.engine.engine import Engine  # noqa: E402
+from taskgui.core.engine.heap import IndexedHeap  # noqa: E402
 from taskgui.core.states import RunOutcome  # noqa: E402
 from taskgui.core.task import Command, TaskSpec  # noqa: E402
 

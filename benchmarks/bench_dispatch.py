@@ -102,7 +102,7 @@ from taskgui.runtime import pool as pool_module  # noqa: E402
 from taskgui.runtime import runner as runner_module  # noqa: E402
 from taskgui.runtime.service import SchedulerService  # noqa: E402
 from taskgui.runtime.worker_threads import WorkerThreads  # noqa: E402
-from taskgui.store.sqlite import SqliteRepository  # noqa: E402
+from taskgui.store.sqlite.repository import SqliteRepository  # noqa: E402
 
 CLOCK = SystemClock()
 NOOP = Command(line="true")  # through /bin/sh, as a person's command line runs

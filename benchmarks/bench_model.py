@@ -56,9 +56,9 @@ from taskgui.core.clock import SystemClock  # noqa: E402
 from taskgui.core.states import TaskState, WaitReason  # noqa: E402
 from taskgui.core.status import TaskSnapshot, TaskStatus  # noqa: E402
 from taskgui.core.task import Command, TaskSpec  # noqa: E402
-from taskgui.ui.countdown import CountdownTicker  # noqa: E402
-from taskgui.ui.task_filter import StateFilter, TaskFilterProxy  # noqa: E402
-from taskgui.ui.task_model import Column, TaskTableModel  # noqa: E402
+from taskgui.ui.table.countdown import CountdownTicker  # noqa: E402
+from taskgui.ui.table.task_filter import StateFilter, TaskFilterProxy  # noqa: E402
+from taskgui.ui.table.task_model import Column, TaskTableModel  # noqa: E402
 
 STALL_GOAL_MS = 50.0
 TICK_GROWTH_GOAL = 2.0

@@ -71,17 +71,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from taskgui.core.engine import Engine  # noqa: E402
+from taskgui.control.recovery import recover  # noqa: E402
+from taskgui.core.engine.engine import Engine  # noqa: E402
 from taskgui.core.recurrence import Cron, Every, Once, Recurrence  # noqa: E402
 from taskgui.core.retry import RetryPolicy  # noqa: E402
 from taskgui.core.task import Command, TaskSpec  # noqa: E402
 from taskgui.store import codec  # noqa: E402
-from taskgui.store.connection import connect  # noqa: E402
-from taskgui.store.deferred_source import SELECT_DEFERRED  # noqa: E402
-from taskgui.store.insert import ROWS_PER_STATEMENT, insert_statement  # noqa: E402
-from taskgui.store.recovery import open_sqlite, recover  # noqa: E402
-from taskgui.store.schema import migrate  # noqa: E402
-from taskgui.store.sqlite import SqliteRepository  # noqa: E402
+from taskgui.store.sqlite.connection import connect  # noqa: E402
+from taskgui.store.sqlite.deferred_source import SELECT_DEFERRED  # noqa: E402
+from taskgui.store.sqlite.insert import ROWS_PER_STATEMENT, insert_statement  # noqa: E402
+from taskgui.store.sqlite.opening import open_sqlite  # noqa: E402
+from taskgui.store.sqlite.repository import SqliteRepository  # noqa: E402
+from taskgui.store.sqlite.schema import migrate  # noqa: E402
 
 try:
     import apscheduler

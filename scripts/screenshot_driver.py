@@ -2,7 +2,7 @@
 
 Runs inside the Xvfb session that ``screenshots.py`` prepared (DISPLAY, XDG folders and
 TASKGUI_DB point into a temporary directory). It wires the same pieces as
-``taskgui.app`` (scheduler service, main window, desktop shell with its notifier) and
+``taskgui.app.window`` (scheduler service, main window, desktop shell with its notifier) and
 saves ``QWidget.grab()`` images; nothing is read from or written to the screen.
 """
 
@@ -15,22 +15,22 @@ from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
-from taskgui.app import DESKTOP_ID
+from taskgui.app.window import DESKTOP_ID
 from taskgui.core.clock import SystemClock
 from taskgui.core.events import TaskExhausted
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.paths import resolve_database_path
-from taskgui.store.recovery import open_sqlite
-from taskgui.ui.autostart import Autostart, launch_command
-from taskgui.ui.history_view import HistoryDialog
+from taskgui.store.sqlite.opening import open_sqlite
+from taskgui.ui.desktop.autostart import Autostart, launch_command
+from taskgui.ui.desktop.settings import Settings
+from taskgui.ui.desktop.shell import DesktopShell
+from taskgui.ui.desktop.tray import Tray
+from taskgui.ui.history.history_view import HistoryDialog
 from taskgui.ui.icons import app_icon
-from taskgui.ui.main_window import LOCAL_OWNER, MainWindow
-from taskgui.ui.notifier import notice_for_exhausted
-from taskgui.ui.settings import Settings
-from taskgui.ui.shell import DesktopShell
-from taskgui.ui.task_dialog import DialogMode, TaskDialog
-from taskgui.ui.tray import Tray
+from taskgui.ui.notify.notifier import notice_for_exhausted
+from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.window.main_window import LOCAL_OWNER, MainWindow
 
 WINDOW_SIZE = (1180, 600)
 

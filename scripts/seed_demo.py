@@ -12,16 +12,16 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+from taskgui.control.operations import Operations
 from taskgui.core.clock import SystemClock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.events import RunDispatched
 from taskgui.core.recurrence import Cron, Every, EveryMode
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command, TaskSpec
-from taskgui.store.operations import Operations
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 
 
 def main(path: Path) -> int:

@@ -1,27 +1,36 @@
 """Entry point for ``python -m taskgui`` and the ``taskgui`` console script.
 
 With a command (``taskgui add ...``, ``taskgui list``) it runs the command line; with
-none it opens the window. Qt is imported only on that path, so the command line starts
+none it opens the window, and ``taskgui daemon`` runs the schedule headless. Qt and the
+composition roots are imported only on those two paths, so the command line starts
 fast and works where no display exists.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from taskgui import cli
+from taskgui.cli.main import main as run_cli
 
 
 def run_gui(argv: list[str]) -> int:
     """Open the window for the global flags in ``argv`` (``--db``, ``--reset-corrupt``)."""
-    from taskgui import app  # noqa: PLC0415 - Qt widgets only when a window is wanted
+    from taskgui.app.window import main as open_window  # noqa: PLC0415 - Qt widgets
 
-    return app.main(argv)
+    return open_window(argv)
+
+
+def run_daemon(database: Path, workers: int, reset_corrupt: bool) -> int:
+    """``taskgui daemon``: the schedule of ``database`` without a window."""
+    from taskgui.app.daemon import run_daemon as run  # noqa: PLC0415 - QtCore
+
+    return run(database, workers, reset_corrupt)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run taskgui and return the process exit status."""
-    return cli.main(argv, gui=run_gui)
+    return run_cli(argv, gui=run_gui, daemon=run_daemon)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,10 @@ from functools import cached_property, lru_cache
 from typing import TypeAlias
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from taskgui.core.cron_calendar import CronCalendar
-from taskgui.core.cron_dst import next_fire
-from taskgui.core.cron_grammar import CronFields, parse_fields, split_expression
-from taskgui.core.cron_text import describe_fields
+from taskgui.core.cron.dst import next_fire
+from taskgui.core.cron.grammar import CronFields, parse_fields, split_expression
+from taskgui.core.cron.matching import CronCalendar
+from taskgui.core.cron.text import describe_fields
 from taskgui.core.duration import check_duration, describe_interval
 from taskgui.core.errors import InvalidTaskError
 
@@ -180,10 +180,10 @@ def load_zone(name: str) -> ZoneInfo:
 class Cron:
     """Runs whenever a 5-field cron expression matches, in time zone ``tz``.
 
-    The expression means what it means to cronie (``taskgui.core.cron_grammar``): the
+    The expression means what it means to cronie (``taskgui.core.cron.grammar``): the
     same fields, names and steps, the day-of-month/day-of-week AND/OR rule, and the
     same refusals. Daylight saving time as in cronie's ``cron.c``
-    (``taskgui.core.cron_dst``): a job is *wildcard* when its minute or hour field
+    (``taskgui.core.cron.dst``): a job is *wildcard* when its minute or hour field
     starts with ``*``, otherwise *fixed-time*. At a spring-forward gap a fixed-time
     job whose time was skipped runs right after the gap and a wildcard job skips the
     missing times; at a fall-back a fixed-time job runs once (in the first pass) and a

@@ -1,7 +1,7 @@
 """WAL checkpoints on a thread of their own, every few seconds, whatever is due.
 
 The scheduler's thread commits (and so grows the WAL); this thread folds the WAL back
-into the database through a connection of its own (``taskgui.store.wal_checkpoints``
+into the database through a connection of its own (``taskgui.store.sqlite.wal_checkpoints``
 says why not on the scheduler's thread). It only ever checkpoints: a failure is
 logged (once until it changes) and tried again next time, because the scheduler's
 own commits are what notice and report a store that stopped working.

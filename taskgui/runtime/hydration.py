@@ -1,7 +1,7 @@
 """Loading the deferred rest of the schedule in the background after a start.
 
 A cold start arms the timer from each task's id and run time alone (see
-``taskgui.core.deferred``). ``Hydration`` then reads the rest a chunk per event-loop
+``taskgui.core.engine.deferred``). ``Hydration`` then reads the rest a chunk per event-loop
 turn, so the scheduler is live at once and every stored row has still been read (and
 any unreadable one reported) within about a second. A chunk costs a few milliseconds;
 one is never started when a deadline is that close, so hydrating never delays a run.
@@ -16,10 +16,10 @@ from datetime import timedelta
 from PySide6.QtCore import QObject, QTimer
 
 from taskgui.core.clock import Clock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event
-from taskgui.store.collector import collector_paused
 from taskgui.store.errors import StoreError
+from taskgui.system.collector import collector_paused
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QTimer
 from taskgui.core.status import RunId, RunRecord, RunTicket
 from taskgui.core.task import TaskId
 from taskgui.store.errors import StoreError
-from taskgui.store.repository import TaskRepository
+from taskgui.store.protocols import TaskRepository
 
 log = logging.getLogger(__name__)
 

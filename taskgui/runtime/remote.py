@@ -44,15 +44,16 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError, TaskNotFoundError
 from taskgui.core.events import RetryScheduled, TaskExhausted
+from taskgui.core.operation import Op
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseReplacedError, StoreError
-from taskgui.store.lock import holder_pid, is_locked, lock_path_for
-from taskgui.store.operations import Op, encode_spec
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.requests import encode_spec
+from taskgui.store.sqlite.lock import holder_pid, is_locked, lock_path_for
+from taskgui.store.sqlite.repository import SqliteRepository
 
 log = logging.getLogger(__name__)
 

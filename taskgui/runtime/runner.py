@@ -9,7 +9,7 @@ Why it is built the way it is:
 - The command gets its own session and process group, so SIGTERM/SIGKILL on timeout or
   cancel reach everything it started, not just the shell; and a mark in its
   environment, so they also reach what left the group with ``setsid`` (see
-  ``taskgui.runtime.process_tree``).
+  ``taskgui.system.process_tree``).
 - One thread does all the waiting with ``selectors`` on the output pipe, a self-pipe
   that :meth:`~CommandRunner.cancel` writes to, and a pidfd that becomes readable when
   the process exits. Nothing polls on a timer unless pidfds are unavailable.
@@ -47,7 +47,7 @@ from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
 from taskgui.runtime.output_tail import OutputReports, TailBuffer
-from taskgui.runtime.process_tree import RUN_MARK, ProcessTree, new_mark
+from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark
 
 SHELL = "/bin/sh"
 DEFAULT_OUTPUT_CAP = 64 * 1024

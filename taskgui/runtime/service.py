@@ -45,8 +45,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from taskgui.control.operations import Operations
+from taskgui.control.recovery import Recovery, recover
 from taskgui.core.clock import Clock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError, UnreadableTaskError
 from taskgui.core.events import (
     Event,
@@ -61,6 +63,7 @@ from taskgui.core.events import (
     TaskExhausted,
     TaskRemoved,
 )
+from taskgui.core.operation import Op
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
@@ -70,18 +73,16 @@ from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
-from taskgui.runtime.orphans import stop_orphaned_runs
 from taskgui.runtime.pool import WorkerPool
-from taskgui.runtime.process_tree import RUN_MARK, run_mark
 from taskgui.runtime.runner import RunReport
 from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.store.errors import DatabaseReplacedError, StoreError
-from taskgui.store.operations import Op, Operations
-from taskgui.store.recovery import Recovery, recover
-from taskgui.store.repository import TaskRepository
+from taskgui.store.protocols import TaskRepository
 from taskgui.store.requests import Request, answer_request
-from taskgui.store.sqlite import SqliteRepository
-from taskgui.store.wal_checkpoints import WalCheckpointer
+from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.store.sqlite.wal_checkpoints import WalCheckpointer
+from taskgui.system.orphans import stop_orphaned_runs
+from taskgui.system.process_tree import RUN_MARK, run_mark
 
 log = logging.getLogger(__name__)
 

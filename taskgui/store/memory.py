@@ -29,7 +29,7 @@ from taskgui.core.events import (
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskId, TaskSpec
-from taskgui.store.repository import (
+from taskgui.store.protocols import (
     DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
     LoadResult,

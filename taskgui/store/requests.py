@@ -11,16 +11,19 @@ one bad row never leaves the others unanswered (or a start failed).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from taskgui.core.task import TaskId
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.operation import Op
+from taskgui.core.status import TaskStatus
+from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
-from taskgui.store.errors import StoreError
-from taskgui.store.operations import Op
+from taskgui.store.errors import CodecError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -120,3 +123,39 @@ def answer_request(row: RequestRow, now: datetime, perform: Perform) -> str | No
             f"the request could not be carried out ({type(error).__name__}: {error}); "
             "this is a bug in taskgui; please report it"
         )
+
+
+# ------------------------------------------------------- a definition in a request
+
+
+_SPEC_COLUMNS = len(codec.TASK_COLUMNS) - len(codec.STATUS_COLUMNS)  # id + definition
+
+
+def encode_spec(spec: TaskSpec) -> str:
+    """A definition as JSON, to travel in a request."""
+    values: list[Any] = [spec.id, *codec.spec_values(spec)]
+    return json.dumps({"v": codec.JSON_VERSION, "row": values})
+
+
+def decode_spec(text: str) -> TaskSpec:
+    """The definition ``encode_spec`` wrote; InvalidTaskError for anything else.
+
+    The text comes from another process through the database, so it may be anything:
+    JSON nested too deep to parse, a row of the wrong length or types. Each is refused
+    with what is wrong, never raised as some other error.
+    """
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise InvalidTaskError(f"the request's definition is not readable JSON ({error})") from None
+    if not isinstance(data, dict) or data.get("v") != codec.JSON_VERSION:
+        raise InvalidTaskError("the request's definition has an unknown format")
+    row = data.get("row")
+    if not isinstance(row, list) or len(row) != _SPEC_COLUMNS:
+        raise InvalidTaskError("the request's definition is not a task's row")
+    # RowDecoder reads whole rows; a blank status fills the columns it expects.
+    try:
+        snapshot = codec.RowDecoder().snapshot((*row, *codec.status_values(TaskStatus())))
+    except CodecError as error:
+        raise InvalidTaskError(f"the request's definition is not valid: {error}") from None
+    return snapshot.spec

@@ -15,13 +15,14 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from taskgui.control.operations import Operations
+from taskgui.control.recovery import recover
 from taskgui.core.clock import SystemClock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
-from taskgui.store.lock import SchedulerLock
-from taskgui.store.operations import Operations
-from taskgui.store.recovery import open_sqlite, recover
 from taskgui.store.requests import Request, answer_request
+from taskgui.store.sqlite.lock import SchedulerLock
+from taskgui.store.sqlite.opening import open_sqlite
 
 LIFETIME_SECONDS = 60.0
 POLL_SECONDS = 0.01

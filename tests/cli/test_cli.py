@@ -21,17 +21,18 @@ from typing import Any
 
 import pytest
 
-from taskgui import cli, cli_format
-from taskgui.cli_spec import local_zone_name
+from taskgui.cli import main as cli
+from taskgui.cli import output as cli_format
+from taskgui.cli.add_arguments import local_zone_name
+from taskgui.control.recovery import recover
 from taskgui.core.clock import Clock, FakeClock, SystemClock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.events import RunDispatched
 from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, RetryPolicy
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
-from taskgui.store.lock import SchedulerLock, is_locked
-from taskgui.store.recovery import recover
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.lock import SchedulerLock, is_locked
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.cli import Result, Run
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.processes import request_server
@@ -701,7 +702,7 @@ def test_the_misfire_option_says_it_covers_a_pause(capsys: pytest.CaptureFixture
 
 
 def test_the_program_runs_commands(db: Path) -> None:
-    # Without a command it opens the window: tests/ui/test_app.py covers that path.
+    # Without a command it opens the window: tests/app/test_app.py covers that path.
     assert program(db, "add", "--name", "a", "--command", "true").stdout == "1\n"
     listed = program(db, "list")
     assert listed.returncode == 0 and "ID" in listed.stdout

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from taskgui.runtime.files import write_private
+from taskgui.system.files import write_private
 from tests.helpers.filesystem import taskgui
 
 

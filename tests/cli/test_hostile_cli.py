@@ -28,7 +28,7 @@ import pytest
 
 from taskgui.core.status import TaskSnapshot, initial_status
 from taskgui.core.task import Command, TaskSpec
-from taskgui.core.transfer_format import build_document
+from taskgui.core.transfer.export_file import build_document
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "taskgui: error: "

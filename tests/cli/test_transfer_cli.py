@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from taskgui import cli
+from taskgui.cli import main as cli
 from taskgui.core.clock import FakeClock
-from taskgui.store.lock import is_locked
+from taskgui.store.sqlite.lock import is_locked
 from tests.helpers.cli import Result, Run
 from tests.helpers.factories import T0
 from tests.helpers.processes import request_server

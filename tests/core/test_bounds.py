@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskgui.core.duration import MAX_DURATION, check_duration, parse_duration
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import RunDispatched
 from taskgui.core.recurrence import Cron, Every, EveryMode

@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
-import taskgui.cli
-import taskgui.runtime.daemon
-import taskgui.runtime.orphans  # imported lazily by the CLI
+import taskgui.__main__
+import taskgui.app.daemon  # imported lazily by taskgui.__main__
 
 NOBODY = 65534
 
@@ -21,4 +20,4 @@ if __name__ == "__main__":
         os.setgroups([])
         os.setgid(NOBODY)
         os.setuid(NOBODY)
-    sys.exit(taskgui.cli.main(sys.argv[1:]))
+    sys.exit(taskgui.__main__.main(sys.argv[1:]))

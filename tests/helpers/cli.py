@@ -1,4 +1,4 @@
-"""What the CLI tests get back from running ``taskgui.cli.main`` in-process."""
+"""What the CLI tests get back from running ``taskgui.cli.main.main`` in-process."""
 
 from __future__ import annotations
 

@@ -15,13 +15,14 @@ import sys
 import time
 from pathlib import Path
 
+from taskgui.control.recovery import recover
 from taskgui.core.clock import SystemClock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.events import RunDispatched
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.status import RunId, RunResult
-from taskgui.store.lock import SchedulerLock
-from taskgui.store.recovery import open_sqlite, recover
+from taskgui.store.sqlite.lock import SchedulerLock
+from taskgui.store.sqlite.opening import open_sqlite
 
 ACTIVE = {TaskState.PENDING, TaskState.RETRYING, TaskState.RUNNING}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from taskgui.core.deferred import DeferredTasks
+from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.errors import UnreadableTaskError
 from taskgui.core.states import SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from taskgui.core.clock import FakeClock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event, OccurrencesSkipped, RunDispatched, RunWithdrawn
 from taskgui.core.recurrence import Recurrence
 from taskgui.core.states import RunOutcome, SlotKind, TaskState

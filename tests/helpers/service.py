@@ -14,7 +14,7 @@ from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.live_output import OUTPUT_SAVE_MS
 from taskgui.runtime.service import DISPATCH_AHEAD, SchedulerService
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 
 CLOCK = SystemClock()
 

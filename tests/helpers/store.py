@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event, RunDispatched
 from taskgui.core.recurrence import Cron, Every, EveryMode
 from taskgui.core.retry import Backoff, RetryPolicy
@@ -20,9 +20,9 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome
 from taskgui.core.status import RunId, RunResult, RunTicket, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command, TaskId, TaskSpec
 from taskgui.store.memory import MemoryRepository
-from taskgui.store.repository import DEFAULT_HISTORY_LIMIT, TaskRepository
-from taskgui.store.sqlite import SqliteRepository
-from taskgui.store.wal_checkpoints import WalCheckpointer
+from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, TaskRepository
+from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.store.sqlite.wal_checkpoints import WalCheckpointer
 from tests.helpers.factories import T0, make_spec
 
 REPOSITORY_KINDS = ("memory", "sqlite")

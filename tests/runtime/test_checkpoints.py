@@ -22,7 +22,7 @@ from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.checkpoints import BackgroundCheckpoints
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import StoreError
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 
 
 def test_the_wal_is_folded_back_while_a_deadline_is_always_near(

@@ -20,7 +20,7 @@ from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.hydration import CHUNK
 from taskgui.runtime.service import SchedulerService
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.store import raw_connection
 
 CLOCK = SystemClock()

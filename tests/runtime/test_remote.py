@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from taskgui.control.operations import Operations
 from taskgui.core.clock import SystemClock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import RetryScheduled, RunDispatched, TaskExhausted
 from taskgui.core.retry import Backoff, RetryPolicy
@@ -24,8 +25,7 @@ from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.remote import RemoteScheduler, ScheduleNotRunningError, describe_owner
-from taskgui.store.operations import Operations
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.processes import request_server
 
 CLOCK = SystemClock()

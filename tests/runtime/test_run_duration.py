@@ -18,7 +18,7 @@ from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.service import SchedulerService
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 
 
 class JumpingClock:

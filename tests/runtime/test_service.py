@@ -19,7 +19,7 @@ from taskgui.core.recurrence import Every
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.runtime import service as service_module
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.service import CLOCK, Harness, spec
 from tests.helpers.store import raw_connection
 

@@ -18,16 +18,17 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from taskgui.control.recovery import Recovery
 from taskgui.core.clock import SystemClock
-from taskgui.core.engine import Engine
+from taskgui.core.engine.engine import Engine
+from taskgui.core.operation import Op
 from taskgui.core.recurrence import Every, EveryMode
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.runtime.service import SchedulerService
 from taskgui.store import codec
-from taskgui.store.operations import Op, encode_spec
-from taskgui.store.recovery import Recovery
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.requests import encode_spec
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.service import spec
 from tests.helpers.store import raw_connection
 

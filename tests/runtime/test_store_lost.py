@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.states import TaskState
 from taskgui.store.errors import DatabaseReplacedError
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.service import CLOCK, Harness, spec
 from tests.helpers.store import checkpoint, raw_connection

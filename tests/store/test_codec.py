@@ -24,7 +24,7 @@ from taskgui.core.task import PRIORITY_MAX, PRIORITY_MIN, Command, TaskSpec
 from taskgui.core.text_rules import has_visible_character
 from taskgui.store import codec
 from taskgui.store.errors import CodecError, StoreError
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.factories import T0, make_spec
 
 # ------------------------------------------------------------------ times

@@ -11,8 +11,8 @@ import pytest
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.status import initial_status
 from taskgui.core.task import Command
-from taskgui.core.transfer_fields import FieldError, TaskDecoder
-from taskgui.core.transfer_format import command_json
+from taskgui.core.transfer.export_file import command_json
+from taskgui.core.transfer.fields import FieldError, TaskDecoder
 from taskgui.store import codec
 from taskgui.store.errors import CodecError
 from tests.helpers.factories import make_spec

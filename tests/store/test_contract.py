@@ -18,7 +18,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from taskgui.core.engine import Engine
+from taskgui.control.operations import Operations
+from taskgui.control.recovery import recover
+from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidStateError, InvalidTaskError, TaskNotFoundError
 from taskgui.core.events import (
     Event,
@@ -36,9 +38,7 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKi
 from taskgui.core.status import RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskSpec
 from taskgui.store.memory import MemoryRepository
-from taskgui.store.operations import Operations
-from taskgui.store.recovery import recover
-from taskgui.store.repository import (
+from taskgui.store.protocols import (
     CUT_MARKER,
     DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
@@ -47,7 +47,7 @@ from taskgui.store.repository import (
     TaskRepository,
     cap_output,
 )
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
 from tests.helpers.store import (
     REPOSITORY_KINDS,

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from taskgui.core.engine import Engine
+from taskgui.control.recovery import recover
+from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidStateError
 from taskgui.core.events import RunDispatched
 from taskgui.core.recurrence import Cron, RefusedCron, stored_cron
 from taskgui.core.states import TaskState
 from taskgui.core.status import initial_status
 from taskgui.store import codec
-from taskgui.store.recovery import recover
-from taskgui.store.sqlite import SqliteRepository
+from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.store import Driver, raw_connection
 

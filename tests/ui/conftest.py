@@ -2,7 +2,7 @@
 
 UI tests never read or write the person's real settings.
 
-``Settings.for_user()`` (used by ``taskgui.app``) opens the native QSettings store;
+``Settings.for_user()`` (used by ``taskgui.app.window``) opens the native QSettings store;
 here it is pointed into the test's temporary folder. Qt keeps one search path per
 process, so it is set again for every test rather than relying on XDG_CONFIG_HOME.
 """
@@ -17,8 +17,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from taskgui.core.clock import FakeClock
-from taskgui.ui.task_filter import TaskFilterProxy
-from taskgui.ui.task_model import TaskTableModel
+from taskgui.ui.table.task_filter import TaskFilterProxy
+from taskgui.ui.table.task_model import TaskTableModel
 from tests.helpers.factories import T0
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer
 from PySide6.QtDBus import QDBusConnection, QDBusMessage, QDBusVirtualObject
 
-from taskgui.ui.dbus_notifier import PATH, SERVICE, desktop_notifier
-from taskgui.ui.notifier import Notice, NoticeKind
+from taskgui.ui.notify.dbus_notifier import PATH, SERVICE, desktop_notifier
+from taskgui.ui.notify.notifier import Notice, NoticeKind
 
 NOTIFICATION_ID = 7
 # What a hostile task can put in a notice: its name in the title, its error in the body.

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from taskgui.core.clock import SystemClock
 from taskgui.runtime.service import SchedulerService
-from taskgui.store.sqlite import SqliteRepository
-from taskgui.ui.actions import Verb
-from taskgui.ui.main_window import MainWindow
-from taskgui.ui.task_model import Column
+from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.ui.table.task_model import Column
+from taskgui.ui.window.actions import Verb
+from taskgui.ui.window.main_window import MainWindow
 from tests.helpers.service import spec
 
 

@@ -34,20 +34,20 @@ from taskgui.core.clock import FakeClock
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunRecord, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command
-from taskgui.core.transfer_plan import Candidate, ParsedImport, plan_import
-from taskgui.core.transfer_report import SkippedItem
-from taskgui.ui.actions import Verb
-from taskgui.ui.autostart import Autostart
-from taskgui.ui.history_view import HistoryDialog, RunColumn
-from taskgui.ui.main_window import MainWindow
-from taskgui.ui.notifier import Notice, NoticeKind, TrayNotifier
-from taskgui.ui.settings import Settings
-from taskgui.ui.settings_dialog import SettingsDialog
-from taskgui.ui.task_dialog import DialogMode, TaskDialog
-from taskgui.ui.task_filter import TaskFilterProxy
-from taskgui.ui.task_model import Column, LastRun, TaskTableModel
-from taskgui.ui.transfer_actions import show_error, show_info
-from taskgui.ui.transfer_dialogs import ReportDialog
+from taskgui.core.transfer.plan import Candidate, ParsedImport, plan_import
+from taskgui.core.transfer.report import SkippedItem
+from taskgui.ui.desktop.autostart import Autostart
+from taskgui.ui.desktop.settings import Settings
+from taskgui.ui.desktop.settings_dialog import SettingsDialog
+from taskgui.ui.history.history_view import HistoryDialog, RunColumn
+from taskgui.ui.notify.notifier import Notice, NoticeKind, TrayNotifier
+from taskgui.ui.table.task_filter import TaskFilterProxy
+from taskgui.ui.table.task_model import Column, LastRun, TaskTableModel
+from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.transfer.actions import show_error, show_info
+from taskgui.ui.transfer.dialogs import ReportDialog
+from taskgui.ui.window.actions import Verb
+from taskgui.ui.window.main_window import MainWindow
 from tests.helpers.factories import T0, at, make_spec
 from tests.helpers.rich_text import rendered
 from tests.helpers.service import CLOCK, Harness, spec

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.states import TaskState
 from taskgui.ui import icons
-from taskgui.ui.window_actions import VERB_ICONS
+from taskgui.ui.window.window_actions import VERB_ICONS
 
 ROOT = Path(__file__).resolve().parents[2]
 

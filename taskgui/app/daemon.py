@@ -1,0 +1,105 @@
+"""``taskgui daemon``: the scheduler service without a window.
+
+Runs until SIGINT or SIGTERM. On either it stops dispatching, gives running commands a
+grace period, then records any still going as interrupted (retried at the next start),
+and exits 0. If its database file is deleted or replaced under it, it stops the same
+way and exits 1, saying what happened and what it kept. Logs go to
+``platformdirs.user_log_dir("taskgui")/taskgui.log`` and stderr, with a line for each
+failed attempt and each task that gives up (``RunLog``).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import logging.handlers
+import os
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication
+
+from taskgui.app.logs import configure_logging
+from taskgui.app.posix_signals import SignalBridge
+from taskgui.core.clock import SystemClock
+from taskgui.core.errors import TaskguiError
+from taskgui.runtime.run_log import RunLog
+from taskgui.runtime.service import DEFAULT_WORKERS, SchedulerService
+from taskgui.store.private_folders import make_database_folder
+from taskgui.store.sqlite.lock import SchedulerLock
+from taskgui.store.sqlite.opening import open_sqlite
+
+log = logging.getLogger("taskgui.daemon")
+
+SHUTDOWN_GRACE = 10.0
+LOCK_WAIT = 2.0  # a CLI command may hold the lock briefly
+
+
+def _start_failed(error: TaskguiError) -> int:
+    """The one line a person sees on stderr, and the same in the log file."""
+    print(f"taskgui: error: {error}", file=sys.stderr)
+    # The stderr handler is skipped: the line above is the CLI's error format.
+    log.error("the daemon could not start: %s", error, extra={"file_only": True})
+    return 1
+
+
+def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: bool = False) -> int:
+    """Run the schedule of ``db_path`` headless until SIGINT/SIGTERM; return the exit code."""
+    log_file = configure_logging()
+    clock = SystemClock()
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    lock = SchedulerLock(db_path)
+    try:
+        # In this order: the lock file lives in the folder, which a new account lacks.
+        make_database_folder(db_path)
+        lock.acquire_waiting(LOCK_WAIT, time.sleep)
+        repository, moved = open_sqlite(db_path, clock.now(), reset_corrupt=reset_corrupt)
+    except TaskguiError as error:
+        lock.release()
+        return _start_failed(error)
+    if moved is not None:
+        log.warning("the damaged database was moved to %s; started a fresh one", moved)
+    # A CLI started while we run on a file deleted under us must be able to tell.
+    lock.record_files(repository.files)
+    service = SchedulerService(repository, clock, workers=workers)
+    service.error_occurred.connect(lambda message: log.error("%s", message))
+    # No window: failures go to the log. Kept in a name for the whole run, because Qt
+    # holds the slots of a plain object only as long as the object lives.
+    run_log = RunLog(service, service.task, log)
+    service.stopped.connect(app.quit)
+    lost: list[str] = []  # the database file went away: stop, and exit 1 with why
+    service.store_lost.connect(lost.append)
+    service.store_lost.connect(
+        lambda _message: service.shutdown(SHUTDOWN_GRACE, "its database file went away")
+    )
+    bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE, "taskgui daemon was stopped"))
+    # The schedule lives as long as the process: once it is all in memory, move it out
+    # of the cyclic collector's reach, or each full collection walks every task again
+    # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
+    service.loaded.connect(gc.freeze)
+    try:
+        recovery = service.start()
+        log.info(
+            "taskgui daemon (pid %d) runs %s: %d tasks, %d workers%s",
+            os.getpid(),
+            db_path,
+            recovery.task_count,
+            workers,
+            f", log {log_file}" if log_file else "",
+        )
+        for quarantined in recovery.quarantined:  # more are reported as they are read
+            log.error("task %s could not be read: %s", quarantined.task_id, quarantined.error)
+        run_log.recovered(recovery.events)
+        app.exec()
+    except TaskguiError as error:
+        return _start_failed(error)
+    finally:
+        bridge.close()
+        repository.close()
+        lock.release()
+    log.info("taskgui daemon stopped")
+    if lost:
+        print(f"taskgui: error: {lost[0]}", file=sys.stderr)
+        return 1
+    return 0

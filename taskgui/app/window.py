@@ -1,0 +1,462 @@
+"""The composition root: builds the clock, the store, the service and the window.
+
+The only module that sees every layer. It also owns the conversations that happen
+before there is a window: a damaged database (move it aside and start afresh only if
+the person agrees), a file that cannot be opened. Each ends in a dialog that says what
+happened and what to do, never a traceback.
+
+Who runs the schedule is settled in this order:
+
+1. Another window already shows this database: it is asked to come to the front
+   (over a local socket, ``ui.single_instance``) and this start exits 0.
+2. Nobody holds the scheduler lock: this window takes it and runs the schedule.
+3. Someone else holds it (``taskgui daemon``): the window shows the same live view from
+   the database and sends its changes to that process, as the CLI does
+   (``runtime.remote``); it never starts a second scheduler. If that process stops,
+   the window offers to run the schedule itself (``Takeover``): it then takes the
+   lock and starts a scheduler here, and the window follows that one instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import logging
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon, QWidget
+
+from taskgui import __version__
+from taskgui.app.handover import hand_over
+from taskgui.app.logs import configure_logging
+from taskgui.app.posix_signals import SignalBridge
+from taskgui.core.clock import Clock, SystemClock
+from taskgui.core.errors import TaskguiError
+from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
+from taskgui.runtime.service import SchedulerService
+from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
+from taskgui.store.paths import default_database_path, resolve_database_path
+from taskgui.store.private_folders import make_config_folder, make_database_folder
+from taskgui.store.sqlite.lock import SchedulerLock, refuse_if_holder_lost_its_file
+from taskgui.store.sqlite.opening import open_sqlite
+from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.ui.desktop.autostart import Autostart, launch_command
+from taskgui.ui.desktop.settings import Settings
+from taskgui.ui.desktop.shell import DesktopShell
+from taskgui.ui.desktop.single_instance import SHOW, SingleInstance, server_name
+from taskgui.ui.icons import app_icon, app_icon_file
+from taskgui.ui.notify.dbus_notifier import desktop_notifier
+from taskgui.ui.plain_text import ask_yes_no, critical, inform, warn
+from taskgui.ui.window.main_window import LOCAL_OWNER, MainWindow
+
+log = logging.getLogger("taskgui.app.window")
+
+SHUTDOWN_GRACE = 5.0
+QUIT_REASON = "taskgui quit"
+HANDOVER_REASON = "taskgui handed its schedule to taskgui daemon"
+LOCK_WAIT = 2.0
+# The installed desktop entry (packaging/linux): Wayland compositors and notification
+# servers find the app's name and icon through it.
+DESKTOP_ID = "io.github.taskgui.TaskGui"
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="taskgui", add_help=False)
+    parser.add_argument("--db")
+    parser.add_argument("--reset-corrupt", action="store_true")
+    args, _unknown = parser.parse_known_args(argv)
+    return args
+
+
+def _open_store(path: Path, reset_corrupt: bool) -> SqliteRepository | None:
+    """Open the database, asking before a damaged one is moved aside."""
+    clock = SystemClock()
+    try:
+        repository, moved = open_sqlite(path, clock.now(), reset_corrupt=reset_corrupt)
+    except DatabaseCorruptError as error:
+        log.error("%s", error)
+        if not ask_yes_no(
+            None,
+            "taskgui — damaged database",
+            f"{error}\n\nMove the damaged file aside (it is kept, renamed, next to the "
+            "original) and start with an empty schedule?",
+        ):
+            return None
+        repository, moved = open_sqlite(path, clock.now(), reset_corrupt=True)
+    if moved is not None:
+        log.warning("the damaged database was moved to %s; started a fresh one", moved)
+        inform(
+            None, "taskgui", f"The damaged database was kept as:\n{moved}\n\nA new one was started."
+        )
+    return repository
+
+
+def _start_failed(error: TaskguiError) -> None:
+    """Say why the start failed: in a dialog, in the log file and on stderr alike.
+
+    The dialog alone is lost when nobody looks (autostart at login, a launcher with no
+    terminal), and a person asking for help needs the log to say it.
+    """
+    log.error("taskgui could not start: %s", error)
+    critical(None, "taskgui", str(error))
+
+
+def shut_down(service: SchedulerService, reason: str = QUIT_REASON) -> None:
+    """Stop the service and wait (running the event loop) until every run is recorded.
+
+    While runs are still going, a small window says which, that they are stopped
+    after the grace period (and retried), and offers to stop them now.
+    """
+    loop = QEventLoop()
+    service.stopped.connect(loop.quit)
+    QTimer.singleShot(int((SHUTDOWN_GRACE + 10) * 1000), loop.quit)  # never hang on quit
+    service.shutdown(SHUTDOWN_GRACE, reason)
+    if service.busy_workers:
+        notice = stopping_notice(service.running_task_names(), SHUTDOWN_GRACE)
+        stop_now = notice.addButton("Stop Now", QMessageBox.ButtonRole.DestructiveRole)
+        stop_now.clicked.connect(service.stop_runs_now)
+        notice.show()
+        loop.exec()
+        notice.close()
+
+
+def stopping_notice(names: list[str], grace: float) -> QMessageBox:
+    """What quitting waits for: the tasks still running, by name (plain text)."""
+    shown = ", ".join(f"“{name}”" for name in names[:3])
+    if len(names) > 3:
+        shown += f" and {len(names) - 3} more"
+    one = len(names) == 1
+    notice = QMessageBox(
+        QMessageBox.Icon.Information,
+        "taskgui is stopping",
+        f"Waiting for {shown} to finish. {'It is' if one else 'They are'} stopped in "
+        f"{grace:g} s if still running, and retried as the retry policy allows.",
+    )
+    notice.setTextFormat(Qt.TextFormat.PlainText)
+    notice.setWindowModality(Qt.WindowModality.NonModal)
+    return notice
+
+
+def _acquire(lock: SchedulerLock) -> None:
+    """Take the scheduler lock, waiting a moment for a CLI command (not for a daemon)."""
+    try:
+        lock.acquire()
+    except SchedulerAlreadyRunningError as error:
+        if describe_owner(error.pid).startswith("taskgui daemon"):
+            raise  # it will not let go: follow it at once
+        lock.acquire_waiting(LOCK_WAIT, time.sleep)
+
+
+def _session(
+    app: QApplication,
+    *,
+    service: AnyScheduler,
+    clock: Clock,
+    path: Path,
+    owner: str,
+    instance: SingleInstance,
+    settings: Settings,
+    run_here: Callable[[DesktopShell], None] | None = None,
+) -> tuple[int, DesktopShell]:
+    """The window, the tray and notifications around ``service``, until the app quits."""
+    database = path if path != default_database_path() else None
+    autostart = Autostart.for_user(launch_command(database))
+    log_file = configure_logging()  # already set up: this only says where the log is
+    window = MainWindow(
+        service,
+        clock,
+        location=str(path),
+        log_file=str(log_file) if log_file else "",
+        schedule_owner=owner,
+    )
+    tray_available = QSystemTrayIcon.isSystemTrayAvailable()
+    notifier = None
+    if not tray_available:
+        notifier = desktop_notifier(DESKTOP_ID, app_icon_file())
+    shell = DesktopShell(
+        window, settings, autostart, tray_available=tray_available, notifier=notifier
+    )
+    instance.message_received.connect(shell.handle_message)
+    if run_here is not None:
+        window.run_here_requested.connect(lambda: run_here(shell))
+    # Ctrl+C in the terminal or a SIGTERM from the session quits the same way as Quit,
+    # so running commands are recorded, not orphaned (without asking: nobody could answer;
+    # app.quit would close the window, and closing without a tray asks what to do).
+    bridge = SignalBridge(lambda: shell.request_quit(asked=True))
+    shell.start()
+    log.info("the window shows %s; %s runs its schedule", path, owner)
+    code = app.exec()
+    bridge.close()
+    shell.close()
+    return int(code), shell
+
+
+def _on_schedule_loaded(repository: SqliteRepository) -> None:
+    """Once every stored task is in memory (the window's first snapshot sees to it)."""
+    # The schedule lives as long as the process: move it out of the cyclic
+    # collector's reach, or each full collection walks every task again (~0.1 s at
+    # 100,000 tasks: a visible stall, and a late dispatch).
+    gc.freeze()
+    quarantined = repository.quarantined()
+    if quarantined:
+        listed = "\n".join(f"task {q.task_id}: {q.error}" for q in quarantined)
+        QTimer.singleShot(
+            0,
+            lambda: warn(
+                None,
+                "taskgui — tasks set aside",
+                "Some stored tasks could not be read and were set aside (kept in the "
+                f"database, not scheduled):\n\n{listed}",
+            ),
+        )
+
+
+def _start_service(
+    repository: SqliteRepository, clock: Clock, settings: Settings
+) -> SchedulerService:
+    """The scheduler over ``repository``, started (its recovery done)."""
+    service = SchedulerService(repository, clock, workers=settings.workers)
+    service.loaded.connect(
+        partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
+    )
+    service.start()
+    return service
+
+
+class _LocalSchedule:
+    """The schedule run in this process: its lock, its open store and its scheduler."""
+
+    def __init__(
+        self, lock: SchedulerLock, repository: SqliteRepository, service: SchedulerService
+    ) -> None:
+        self.lock = lock
+        self.repository = repository
+        self.service = service
+
+    def close(self) -> None:
+        """Stop the scheduler (every run recorded), then let go of the file."""
+        try:
+            shut_down(self.service)
+        finally:
+            self.repository.close()
+            self.lock.release()
+
+
+class Takeover:
+    """Runs the schedule in this window once the process it followed has stopped.
+
+    ``run_here`` is what "Run the Schedule in This Window" does: take the lock (as a
+    start would: a CLI command holding it briefly is waited for), open the file with
+    crash recovery (runs the stopped process left open are recorded as interrupted
+    and retried) and hand the new scheduler to the shell, which hands it to the
+    window. ``close`` ends whichever of the two this window ends up following.
+    """
+
+    def __init__(self, path: Path, settings: Settings, remote: RemoteScheduler) -> None:
+        self._path = path
+        self._settings = settings
+        self._remote = remote
+        self.local: _LocalSchedule | None = None
+
+    def run_here(self, shell: DesktopShell) -> None:
+        if self.local is not None:
+            return
+        window = shell.window
+        try:
+            local = self._take()
+        except SchedulerAlreadyRunningError as error:  # another start was quicker
+            window.statusBar().showMessage(
+                f"{describe_owner(error.pid)} runs this schedule now", 15_000
+            )
+            return
+        except TaskguiError as error:
+            _show_error(window, str(error))
+            return
+        except Exception as error:  # a slot must never raise into Qt
+            log.exception("running the schedule in this window failed")
+            _show_error(window, f"Could not run the schedule here: {error}")
+            return
+        if local is None:  # the file is damaged and the person chose to leave it
+            return
+        self.local = local
+        self._remote.shutdown()
+        shell.adopt(local.service)
+        log.info("this window now runs %s", self._path)
+
+    def _take(self) -> _LocalSchedule | None:
+        lock = SchedulerLock(self._path)
+        _acquire(lock)
+        try:
+            repository = _open_store(self._path, reset_corrupt=False)
+            if repository is None:
+                lock.release()
+                return None
+            lock.record_files(repository.files)  # see store.lock: for a CLI to check
+            try:
+                service = _start_service(repository, SystemClock(), self._settings)
+            except BaseException:
+                repository.close()
+                raise
+        except BaseException:
+            lock.release()
+            raise
+        return _LocalSchedule(lock, repository, service)
+
+    def close(self) -> None:
+        if self.local is not None:
+            self.local.close()
+        else:
+            self._remote.shutdown()
+
+
+def _show_error(parent: QWidget | None, message: str) -> None:
+    """An error a person must see, in the log too."""
+    log.error("%s", message)
+    warn(parent, "taskgui", message)
+
+
+def _run_here(
+    app: QApplication,
+    path: Path,
+    reset_corrupt: bool,
+    instance: SingleInstance,
+    settings: Settings,
+    *,
+    lock: SchedulerLock,
+) -> tuple[int, bool]:
+    """This window runs the schedule (the caller holds ``lock``). Returns the exit code
+    and whether the person asked to keep the schedule running without the window."""
+    repository: SqliteRepository | None = None
+    try:
+        repository = _open_store(path, reset_corrupt)
+        if repository is None:
+            return 1, False
+        lock.record_files(repository.files)  # see store.lock: for a CLI to check
+        clock = SystemClock()
+        service = _start_service(repository, clock, settings)
+        code, shell = _session(
+            app,
+            service=service,
+            clock=clock,
+            path=path,
+            owner=LOCAL_OWNER,
+            instance=instance,
+            settings=settings,
+        )
+        handover = shell.handover_requested
+        shut_down(service, HANDOVER_REASON if handover else QUIT_REASON)
+        return code, handover
+    except TaskguiError as error:
+        _start_failed(error)
+        return 1, False
+    finally:
+        if repository is not None:
+            repository.close()
+
+
+def _hand_over(path: Path, workers: int, log_file: Path | None) -> int:
+    """Start taskgui daemon for the schedule this window ran (the lock is free now)."""
+    result = hand_over(launch_command(), path, workers)
+    if result.done:
+        return 0
+    where = f"\n\nThe log: {log_file}" if log_file else ""
+    _show_error(
+        None,
+        f"The schedule could not be handed to taskgui daemon ({result.problem}), so it "
+        f"is not running now. Start taskgui, or taskgui daemon, again.{where}",
+    )
+    return 1
+
+
+def _run_remote(
+    app: QApplication,
+    path: Path,
+    pid: int | None,
+    instance: SingleInstance,
+    settings: Settings,
+) -> int:
+    """Another process runs the schedule: show it, and send it our changes."""
+    clock = SystemClock()
+    try:
+        refuse_if_holder_lost_its_file(path)  # it stops soon; never open a fresh file
+        # Never move a damaged file aside here: the process running it still uses it.
+        repository = SqliteRepository(path)
+    except TaskguiError as error:
+        _start_failed(error)
+        return 1
+    try:
+        service = RemoteScheduler(repository, clock)
+        service.start()
+        owner = service.owner or describe_owner(pid)
+        log.info("%s runs %s; this window follows it", owner, path)
+        takeover = Takeover(path, settings, service)
+        code, _shell = _session(
+            app,
+            service=service,
+            clock=clock,
+            path=path,
+            owner=owner,
+            instance=instance,
+            settings=settings,
+            run_here=takeover.run_here,
+        )
+        takeover.close()
+        return code
+    except TaskguiError as error:
+        _start_failed(error)
+        return 1
+    finally:
+        repository.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the window on the schedule in ``--db`` (or the default database)."""
+    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    log_file = configure_logging()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("taskgui")
+    app.setApplicationDisplayName("taskgui")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName(DESKTOP_ID)
+    app.setWindowIcon(app_icon())
+    # The shell decides when closing the window quits (not when it hides to the tray,
+    # nor when a dialog opened from the tray closes).
+    app.setQuitOnLastWindowClosed(False)
+    path = resolve_database_path(args.db)
+    instance = SingleInstance(server_name(path))
+    if instance.send(SHOW):
+        log.info("taskgui already shows %s; brought its window to the front", path)
+        return 0
+    if not instance.listen() and instance.send(SHOW):  # another start won a race
+        return 0
+    try:
+        make_config_folder()
+        # In this order: the lock file lives in the folder, which a new account lacks.
+        make_database_folder(path)
+    except TaskguiError as error:
+        instance.close()
+        _start_failed(error)
+        return 1
+    settings = Settings.for_user()
+    try:
+        lock = SchedulerLock(path)
+        try:
+            _acquire(lock)
+        except SchedulerAlreadyRunningError as error:
+            return _run_remote(app, path, error.pid, instance, settings)
+        except TaskguiError as error:
+            _start_failed(error)
+            return 1
+        try:
+            code, handover = _run_here(app, path, args.reset_corrupt, instance, settings, lock=lock)
+        finally:
+            lock.release()
+        return _hand_over(path, settings.workers, log_file) if handover else code
+    finally:
+        instance.close()

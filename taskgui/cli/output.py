@@ -1,0 +1,337 @@
+"""How the command line shows tasks and runs: JSON for scripts, tables for people.
+
+Kept apart from ``cli.py`` so the parsing and the exit-code rules stay readable. The
+JSON field names are a scripting contract (``id``, ``state``, ``next_run_at``, ...):
+add fields, never rename them. Times in JSON are aware UTC with milliseconds, e.g.
+``2026-11-30T05:12:03.123+00:00``; tables show local time, because a person reads them.
+
+Names, commands, folders and errors come from whoever wrote the task (or the crontab
+it was imported from), so every table and ``show`` line passes them through
+``terminal_text.visible``: an escape sequence or a bidi override in a name is printed
+as ``\x1b`` or ``\u202e``, never obeyed by the terminal. JSON goes through
+``json_text``, which escapes the same characters the JSON way (same values).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from taskgui.core.duration import format_duration
+from taskgui.core.recurrence import Cron, Every
+from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.states import TaskState, WaitReason
+from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import Command, TaskId, TaskSpec
+from taskgui.core.terminal_text import visible, visible_json
+from taskgui.store.protocols import RunRecord
+
+NAME_WIDTH = 32
+SCHEDULE_WIDTH = 40
+ERROR_WIDTH = 60
+NONE_TEXT = "-"
+
+
+# ------------------------------------------------------------------------- values
+
+
+def iso(moment: datetime | None) -> str | None:
+    """ISO 8601 in UTC with milliseconds and offset: precise, sortable, parseable."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def local(moment: datetime | None) -> str:
+    """A moment as this machine's wall time, the way a person reads a clock."""
+    if moment is None:
+        return NONE_TEXT
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _seconds(value: timedelta | None) -> float | None:
+    return None if value is None else value.total_seconds()
+
+
+def _shorten(text: str, width: int) -> str:
+    """One line of ``width`` characters at most, then every control made visible.
+
+    Cut before escaping, so no escape is cut in half (an escaped cell may be wider).
+    """
+    text = " ".join(text.split())
+    return visible(text if len(text) <= width else text[: width - 1] + "…")
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON a terminal cannot be steered by (see the module doc)."""
+    return visible_json(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def describe_retry(policy: RetryPolicy) -> str:
+    """One line a person can check against what they asked for."""
+    if not policy.retries:
+        return "no retry"
+    if policy.backoff is Backoff.FIXED:
+        delays = f"every {format_duration(policy.base_delay)}"
+    else:
+        delays = (
+            f"exponential from {format_duration(policy.base_delay)} "
+            f"up to {format_duration(policy.max_delay)}"
+        )
+    jitter = ", with jitter" if policy.jitter else ""
+    return f"up to {policy.max_attempts} attempts, {delays}{jitter}"
+
+
+# ------------------------------------------------------------------- waiting
+
+# ``waiting`` in JSON: a WaitReason's value (worker, concurrency_key, previous_run, as
+# the process running the schedule recorded it), or one of these two.
+PAUSED = "paused"
+NO_SCHEDULER = "no_scheduler"  # due, but no process runs the schedule
+
+_WAIT_WORDS = {
+    WaitReason.WORKER.value: "worker",
+    WaitReason.CONCURRENCY_KEY.value: "key",
+    WaitReason.PREVIOUS_RUN.value: "previous run",
+    PAUSED: "paused",
+    NO_SCHEDULER: "no scheduler",
+}
+_WAITING_STATES = (TaskState.PENDING, TaskState.RETRYING)
+
+
+def wait_reasons(
+    snapshots: Sequence[TaskSnapshot],
+    recorded: Mapping[TaskId, WaitReason],
+    now: datetime,
+    *,
+    scheduled: bool,
+) -> dict[TaskId, str]:
+    """What each task waits for, where it waits: what the window shows for it.
+
+    ``recorded`` is what the process running the schedule wrote (``wait_reasons`` of
+    the repository); ``scheduled`` says whether such a process runs now. Without one, a
+    due task waits for it rather than for whatever it last waited for.
+    """
+    reasons: dict[TaskId, str] = {}
+    for snapshot in snapshots:
+        status = snapshot.status
+        task_id = snapshot.spec.id
+        if status.state is TaskState.PAUSED:
+            reasons[task_id] = PAUSED
+        elif status.state not in _WAITING_STATES:
+            continue
+        elif not scheduled:
+            if status.next_run_at is not None and status.next_run_at <= now:
+                reasons[task_id] = NO_SCHEDULER
+        elif (reason := recorded.get(task_id)) is not None:
+            reasons[task_id] = reason.value
+    return reasons
+
+
+def wait_words(snapshot: TaskSnapshot, waiting: str | None) -> str:
+    """A wait reason as a table cell: ``worker``, ``key backup``, ``no scheduler``."""
+    if waiting is None:
+        return NONE_TEXT
+    words = _WAIT_WORDS.get(waiting, waiting.replace("_", " "))
+    key = snapshot.spec.concurrency_key
+    return f"{words} {key}" if waiting == WaitReason.CONCURRENCY_KEY.value and key else words
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _recurrence_json(spec: TaskSpec) -> dict[str, Any]:
+    recurrence = spec.recurrence
+    if isinstance(recurrence, Every):
+        return {
+            "kind": "every",
+            "interval_seconds": recurrence.interval.total_seconds(),
+            "mode": recurrence.mode.value,
+        }
+    if isinstance(recurrence, Cron):
+        return {"kind": "cron", "expr": recurrence.expr, "tz": recurrence.tz}
+    return {"kind": "once"}
+
+
+def _retry_json(policy: RetryPolicy) -> dict[str, Any]:
+    return {
+        "backoff": policy.backoff.value,
+        "max_attempts": policy.max_attempts,
+        "delay_seconds": policy.base_delay.total_seconds(),
+        "max_delay_seconds": policy.max_delay.total_seconds(),
+        "factor": policy.factor,
+        "jitter": policy.jitter,
+    }
+
+
+def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, Any]:
+    """Everything about a task, as plain JSON values (the ``show --json`` contract).
+
+    ``waiting`` is what it waits for (see ``wait_reasons``).
+    """
+    spec, status = snapshot.spec, snapshot.status
+    return {
+        "id": spec.id,
+        "name": spec.name,
+        "state": status.state.value,
+        "priority": spec.priority,
+        "next_run_at": iso(status.next_run_at),
+        "next_run_kind": status.slot_kind.value if status.slot_kind else None,
+        "attempts": status.attempt,
+        "max_attempts": spec.max_attempts,
+        "schedule": spec.describe_schedule(),
+        "command": spec.command.line,
+        "shell": spec.command.use_shell,
+        "shell_path": spec.command.shell_path,
+        "cwd": spec.command.cwd,
+        "env": spec.command.env_dict,
+        "paused": spec.paused,
+        "last_outcome": status.last_outcome.value if status.last_outcome else None,
+        "last_run_at": iso(status.last_run_at),
+        "concurrency_key": spec.concurrency_key,
+        "waiting": waiting,
+        "first_run_at": iso(spec.first_run_at),
+        "recurrence": _recurrence_json(spec),
+        "retry": _retry_json(spec.retry),
+        "timeout_seconds": _seconds(spec.timeout),
+        "overlap": spec.overlap.value,
+        "misfire": spec.misfire.value,
+        "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
+    }
+
+
+def run_json(run: RunRecord) -> dict[str, Any]:
+    """One run of history as plain JSON values (the ``history --json`` contract)."""
+    return {
+        "id": run.id,
+        "task_id": run.task_id,
+        "attempt": run.attempt,
+        "kind": run.kind.value,
+        "scheduled_at": iso(run.scheduled_at),
+        "started_at": iso(run.started_at),
+        "finished_at": iso(run.finished_at),
+        "outcome": run.outcome.value if run.outcome else None,
+        "exit_code": run.exit_code,
+        "output": run.output,
+        "error": run.error,
+        "pid": run.pid,  # the command's process (group), once it started
+        "missed": run.missed,  # occurrences a "missed" record stands for; 0 for a run
+    }
+
+
+# ------------------------------------------------------------------------- tables
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> list[str]:
+    """Columns padded to their widest cell; ``numeric`` columns are right-aligned."""
+    widths = [len(header) for header in headers]
+    for row in rows:
+        widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = (
+            cell.rjust(width) if index in numeric else cell.ljust(width)
+            for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        )
+        return "  ".join(padded).rstrip()
+
+    return [line(headers), *(line(row) for row in rows)]
+
+
+def task_table(
+    snapshots: Sequence[TaskSnapshot], waiting: Mapping[TaskId, str] | None = None
+) -> list[str]:
+    """The ``list`` view: one line per task, the columns a person scans for."""
+    waits = waiting or {}
+    rows = [
+        [
+            str(snap.spec.id),
+            _shorten(snap.spec.name, NAME_WIDTH),
+            snap.status.state.value,
+            wait_words(snap, waits.get(snap.spec.id)),
+            str(snap.spec.priority),
+            local(snap.status.next_run_at),
+            _shorten(snap.spec.describe_schedule(), SCHEDULE_WIDTH),
+            f"{snap.status.attempt}/{snap.spec.max_attempts}",
+        ]
+        for snap in snapshots
+    ]
+    headers = ("ID", "NAME", "STATE", "WAITING", "PRI", "NEXT RUN", "SCHEDULE", "ATTEMPTS")
+    return table(headers, rows, numeric={0, 4, 7})
+
+
+def _relative(moment: datetime | None, now: datetime) -> str:
+    if moment is None:
+        return NONE_TEXT
+    delta = moment - now
+    when = f"in {format_duration(delta)}" if delta.total_seconds() >= 0 else "due now"
+    return f"{local(moment)} ({when})"
+
+
+def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None) -> list[str]:
+    """The ``show`` view: ``key: value`` lines with the keys aligned."""
+    spec, status = snapshot.spec, snapshot.status
+    state = status.state.value
+    if waiting is not None and waiting != PAUSED:
+        state += f" (waiting: {wait_words(snapshot, waiting)})"
+    command = spec.command
+    env = ", ".join(f"{name}={value}" for name, value in command.env) or NONE_TEXT
+    pairs = [
+        ("id", str(spec.id)),
+        ("name", spec.name),
+        ("state", state),
+        ("command", command.line),
+        ("shell", _shell_text(command)),
+        ("cwd", command.cwd or NONE_TEXT),
+        ("env", env),
+        ("schedule", spec.describe_schedule()),
+        ("first run", local(spec.first_run_at)),
+        ("next run", _relative(status.next_run_at, now)),
+        ("next run is", status.slot_kind.value if status.slot_kind else NONE_TEXT),
+        ("priority", str(spec.priority)),
+        ("attempts", f"{status.attempt}/{spec.max_attempts}"),
+        ("retry", describe_retry(spec.retry)),
+        ("timeout", format_duration(spec.timeout) if spec.timeout else "none"),
+        ("concurrency key", spec.concurrency_key or NONE_TEXT),
+        ("overlap", spec.overlap.value),
+        ("misfire", f"{spec.misfire.value} (grace {format_duration(spec.misfire_grace)})"),
+        ("paused", "yes" if spec.paused else "no"),
+        ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),
+        ("last run", local(status.last_run_at)),
+    ]
+    width = max(len(key) for key, _ in pairs) + 1
+    return [f"{key + ':':<{width}} {visible(value)}" for key, value in pairs]
+
+
+def _duration(run: RunRecord) -> str:
+    if run.started_at is None or run.finished_at is None:
+        return NONE_TEXT
+    return format_duration(run.finished_at - run.started_at)
+
+
+def history_table(runs: Sequence[RunRecord]) -> list[str]:
+    """The ``history`` view, newest first (the order the repository returns)."""
+    rows = [
+        [
+            str(run.id),
+            str(run.attempt),
+            run.kind.value,
+            local(run.scheduled_at),
+            local(run.started_at),
+            _duration(run),
+            run.outcome.value if run.outcome else "running",
+            NONE_TEXT if run.exit_code is None else str(run.exit_code),
+            _shorten(run.error or "", ERROR_WIDTH),
+        ]
+        for run in runs
+    ]
+    headers = ("RUN", "ATTEMPT", "KIND", "SCHEDULED", "STARTED", "TOOK", "OUTCOME", "EXIT", "ERROR")
+    return table(headers, rows, numeric={0, 1, 7})
+
+
+def _shell_text(command: Command) -> str:
+    if not command.use_shell:
+        return "no (split into arguments)"
+    return f"yes ({command.shell_path})" if command.shell_path else "yes"

@@ -1,0 +1,315 @@
+"""``taskgui export`` and ``taskgui import``: flags, reading and writing, the report.
+
+Kept out of ``cli.py`` so that file only registers the two commands. The rules that
+matter (the file format, the crontab, what is skipped) live in ``core``; the writes in
+``store.transfer``. What is here is the part only a command line has: files and
+stdin, the scheduler lock, and how the report is printed.
+
+Import reaches a running scheduler the way ``taskgui add`` does: the tasks are
+inserted in one transaction, then a running scheduler is told about each. With
+``--replace`` the replaced tasks must also leave the schedule: with no scheduler
+running, the CLI takes the lock and deletes them through the engine itself; while one
+runs, it asks that process to delete them and waits for its answers. The add is
+atomic either way; the deletes follow it (see ``store.transfer``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from taskgui.cli.add_arguments import local_zone_name
+from taskgui.cli.output import json_text
+from taskgui.control.operations import Operations
+from taskgui.control.recovery import recover
+from taskgui.control.transfer import PartialImportError, export_document, replace_planned
+from taskgui.core.clock import Clock
+from taskgui.core.engine.engine import Engine
+from taskgui.core.errors import InvalidTaskError, TaskguiError
+from taskgui.core.operation import Op
+from taskgui.core.recurrence import load_zone
+from taskgui.core.task import TaskId, TaskSpec
+from taskgui.core.terminal_text import visible_json
+from taskgui.core.transfer.crontab import parse_crontab
+from taskgui.core.transfer.export_file import TransferFormatError, dump_document, parse_document
+from taskgui.core.transfer.plan import ImportPlan, ParsedImport, plan_import
+from taskgui.store.errors import SchedulerAlreadyRunningError
+from taskgui.store.protocols import TaskRepository
+from taskgui.store.sqlite.lock import SchedulerLock, is_locked
+from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.system.accounts import crontab_source
+from taskgui.system.files import refuse_unless_regular, write_private
+
+STDIO = "-"
+Request = Callable[[Op, TaskId], None]  # submit a request and wait for its answer
+Note = Callable[[str], None]
+
+EXPORT_SUMMARY = "Write every task definition as JSON (to stdout without FILE)."
+EXPORT_EXAMPLES = """
+taskgui export backup.json
+taskgui export --with-history > everything.json
+"""
+IMPORT_SUMMARY = "Import tasks from an export file or a crontab."
+IMPORT_DESCRIPTION = """\
+Import tasks from a file written by 'taskgui export', or with --crontab from a
+crontab. The whole file is checked first; then every task is added in one
+transaction, or none is. A task whose name already exists is skipped (with
+--replace, the existing task is deleted and the imported one added). Tasks that
+had finished when they were exported are left out, and run history in the file is
+not imported. The report lists what was added and every line or task that was
+skipped, with the reason.
+
+Crontab: five-field entries and @hourly/@daily/@weekly/@monthly/@yearly become cron
+tasks (no retries, as in cron), read as cronie reads them; VAR=value lines set the
+environment of the entries below them, CRON_TZ their time zone, SHELL the shell they
+run with and HOME their working folder; the comment lines directly above an entry
+name it. A system crontab (/etc/crontab, /etc/cron.d/*) has a user after each
+schedule: the lines for you are imported without it, the others are reported. @reboot
+and lines that cannot be converted are reported, never dropped.
+"""
+IMPORT_EXAMPLES = """
+taskgui import backup.json
+taskgui import --replace --dry-run backup.json
+crontab -l | taskgui import --crontab -
+taskgui import --crontab --tz Europe/Berlin --json old-crontab.txt
+sudo taskgui import --crontab --dry-run /etc/crontab
+"""
+
+
+# --------------------------------------------------------------------------- flags
+
+
+def export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file", nargs="?", metavar="FILE", help="where to write (default or '-': stdout)"
+    )
+    parser.add_argument(
+        "--with-history", action="store_true", help="add every task's recorded runs"
+    )
+
+
+def import_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = IMPORT_DESCRIPTION
+    parser.add_argument("file", metavar="FILE", help="the file to read; '-' reads stdin")
+    parser.add_argument(
+        "--crontab", action="store_true", help="FILE is a crontab (e.g. from 'crontab -l')"
+    )
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--system-crontab",
+        dest="system",
+        action="store_const",
+        const=True,
+        help="with --crontab: it has a user after each schedule, like /etc/crontab "
+        "(default: recognised by its path or its lines)",
+    )
+    kind.add_argument(
+        "--user-crontab",
+        dest="system",
+        action="store_const",
+        const=False,
+        help="with --crontab: it has no user column, like the output of 'crontab -l'",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="delete existing tasks that have an imported task's name, instead of skipping",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="show what would be imported; change nothing"
+    )
+    parser.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="with --crontab: the zone of schedules before any CRON_TZ line (default: local)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+# -------------------------------------------------------------------------- export
+
+
+def check_export_target(name: str | None) -> None:
+    """Refuse (exit 2) an export file name that names no file to replace: empty, a
+    folder, or something that is not a regular file (a pipe, a device, a link)."""
+    if name in (None, STDIO):
+        return
+    assert name is not None
+    if not name.strip():
+        raise InvalidTaskError("the export file name is empty; give a file name, or '-' for stdout")
+    target = Path(name)
+    if not target.name or target.name == ".." or target.is_dir():
+        raise InvalidTaskError(f"{name} is a folder; give the name of a file to write")
+    try:
+        refuse_unless_regular(target)
+    except OSError as error:
+        raise InvalidTaskError(f"{error.strerror} ({name})") from None
+
+
+def export(
+    args: argparse.Namespace,
+    repository: TaskRepository,
+    clock: Clock,
+    note: Note,
+    *,
+    stdout: TextIO | None = None,
+) -> int:
+    """Write the document to FILE (created private: definitions may hold secrets)."""
+    document = export_document(repository, clock.now(), with_history=args.with_history)
+    quarantined = repository.quarantined()
+    if quarantined:
+        ids = ", ".join(str(task.task_id) for task in quarantined)
+        note(f"{len(quarantined)} damaged task(s) could not be read and are not exported: {ids}")
+    text = dump_document(document)
+    if args.file in (None, STDIO):
+        (stdout or sys.stdout).write(visible_json(text))  # the same JSON, terminal-safe
+        return 0
+    write_private(Path(args.file), text)
+    count = len(document["tasks"])
+    print(f"exported {count} task{'' if count == 1 else 's'} to {args.file}", file=stdout)
+    return 0
+
+
+# -------------------------------------------------------------------------- import
+
+
+def read_import(
+    args: argparse.Namespace, clock: Clock, *, stdin: TextIO | None = None
+) -> ParsedImport:
+    """Read FILE and check all of it; every refusal comes before a database is opened."""
+    if args.tz is not None and not args.crontab:
+        raise InvalidTaskError("--tz goes with --crontab")
+    if args.system is not None and not args.crontab:
+        flag = "--system-crontab" if args.system else "--user-crontab"
+        raise InvalidTaskError(f"{flag} goes with --crontab")
+    text = read_input(args.file, stdin or sys.stdin)
+    source = "stdin" if args.file == STDIO else args.file
+    try:
+        if args.crontab:
+            zone = args.tz if args.tz is not None else local_zone_name()
+            load_zone(zone)
+            path = None if args.file == STDIO else args.file
+            kind = crontab_source(path, system=args.system)
+            return parse_crontab(text, now=clock.now(), default_tz=zone, source=kind)
+        return parse_document(text)
+    except TransferFormatError as error:
+        raise TransferFormatError(f"{source}: {error}", error.problems) from None
+
+
+def report_dry_run(args: argparse.Namespace, parsed: ParsedImport, clock: Clock) -> int:
+    """--dry-run into a database that does not exist yet: planned against no tasks."""
+    plan = plan_import(parsed, [], clock.now(), replace_existing=args.replace)
+    _print_report(args, plan, None)
+    return 0
+
+
+def import_(
+    args: argparse.Namespace,
+    parsed: ParsedImport,
+    repository: SqliteRepository,
+    database: Path,
+    clock: Clock,
+    *,
+    request: Request,
+) -> int:
+    """Plan what ``read_import`` read against the existing tasks; write (unless --dry-run)."""
+    now = clock.now()
+    plan = plan_import(parsed, repository.list_tasks(), now, replace_existing=args.replace)
+    stored = None if args.dry_run else commit(plan, repository, database, clock, request)
+    _print_report(args, plan, stored)
+    return 0
+
+
+def _print_report(
+    args: argparse.Namespace, plan: ImportPlan, stored: list[TaskSpec] | None
+) -> None:
+    """The report of a dry run (``stored`` None) or of what was added."""
+    report = plan.report if stored is None else plan.report.done()
+    if args.json:
+        data = report.to_json()
+        if stored is not None:
+            data["ids"] = [spec.id for spec in stored]
+        print(json_text(data))
+    else:
+        print(report.render())
+
+
+def read_input(name: str, stdin: TextIO) -> str:
+    """The text of FILE, or of stdin for '-'; OSError (exit 1) when it cannot be read."""
+    if name == STDIO:
+        return stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidTaskError(f"{name} is not UTF-8 text") from None
+
+
+def commit(
+    plan: ImportPlan,
+    repository: SqliteRepository,
+    database: Path,
+    clock: Clock,
+    request: Request,
+) -> list[TaskSpec]:
+    """Write the plan and make sure whoever runs the schedule follows it."""
+    if not plan.to_delete:
+        # Insert first, check the lock second (as 'taskgui add' does): a scheduler that
+        # starts in between loads the rows, one already running gets the requests.
+        stored = _insert(repository, plan, clock)
+        if stored and is_locked(database):
+            _announce(repository, stored, clock)
+        return stored
+    lock = SchedulerLock(database)
+    try:
+        lock.acquire()
+    except SchedulerAlreadyRunningError:
+        return _replace_remotely(plan, repository, clock, request)
+    try:
+        engine = Engine()
+        now = clock.now()
+        recovery = recover(repository, engine, now)
+        # Lazy, as in cli.py: keeps the runtime package out of commands that never need it.
+        from taskgui.system.orphans import stop_orphaned_runs  # noqa: PLC0415
+
+        stop_orphaned_runs(recovery.interrupted, database=str(database.resolve()))
+        return replace_planned(Operations(engine, repository), plan, now)
+    finally:
+        lock.release()
+
+
+def _insert(repository: SqliteRepository, plan: ImportPlan, clock: Clock) -> list[TaskSpec]:
+    """The plan's new tasks in one ``add_tasks`` call: one transaction, all or none."""
+    return repository.add_tasks(plan.to_add, clock.now()) if plan.to_add else []
+
+
+def _announce(repository: SqliteRepository, stored: list[TaskSpec], clock: Clock) -> None:
+    now = clock.now()
+    for spec in stored:
+        repository.submit_request(Op.ADDED, spec.id, None, now)
+
+
+def _replace_remotely(
+    plan: ImportPlan, repository: SqliteRepository, clock: Clock, request: Request
+) -> list[TaskSpec]:
+    """A scheduler runs: add and announce the new tasks, then ask it to delete the old.
+
+    Not atomic across the two steps: for a moment both the old and the new tasks are
+    scheduled, and if a delete is refused or unanswered, both stay (nothing is lost;
+    the error names the ids to delete).
+    """
+    stored = _insert(repository, plan, clock)
+    _announce(repository, stored, clock)
+    failed: list[TaskId] = []
+    causes: list[str] = []
+    for task_id in plan.delete_ids:
+        try:
+            request(Op.DELETE, task_id)
+        except TaskguiError as error:
+            failed.append(task_id)
+            causes.append(str(error))
+    if failed:
+        raise PartialImportError(stored, failed, "; ".join(dict.fromkeys(causes)))
+    return stored

@@ -1,0 +1,95 @@
+"""What a person can do to the schedule, as engine call + commit, in one place.
+
+The Qt scheduler service, the CLI (when no scheduler is running) and the request
+handler (when one is) all change the schedule through these methods, so the rule
+"the engine decides, the repository commits, then anyone acts" is written once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from taskgui.core.engine.engine import Engine
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.events import Event
+from taskgui.core.operation import Op
+from taskgui.core.task import TaskId, TaskSpec
+from taskgui.store.protocols import TaskRepository, check_storable
+from taskgui.store.requests import decode_spec
+
+
+class Operations:
+    """Engine + repository: every change decided by the engine, committed, returned."""
+
+    def __init__(self, engine: Engine, repository: TaskRepository) -> None:
+        self.engine = engine
+        self.repository = repository
+
+    def _commit(self, events: list[Event], now: datetime) -> list[Event]:
+        self.repository.apply(events, now)
+        return events
+
+    def add(self, specs: Sequence[TaskSpec], now: datetime) -> tuple[list[TaskSpec], list[Event]]:
+        """Store new tasks (assigning ids) and schedule them."""
+        stored = self.repository.add_tasks(specs, now)
+        events: list[Event] = []
+        for spec in stored:
+            events.extend(self.engine.add(spec))
+        return stored, events
+
+    def update(self, spec: TaskSpec, now: datetime) -> list[Event]:
+        # Refused before the engine takes it: once the engine has, a failed commit
+        # would leave the two disagreeing.
+        check_storable(spec)
+        return self._commit(self.engine.update(spec, now), now)
+
+    def cancel(self, task_id: TaskId, now: datetime) -> list[Event]:
+        return self._commit(self.engine.cancel(task_id), now)
+
+    def pause(self, task_id: TaskId, now: datetime) -> list[Event]:
+        return self._commit(self.engine.pause(task_id), now)
+
+    def resume(self, task_id: TaskId, now: datetime) -> list[Event]:
+        return self._commit(self.engine.resume(task_id), now)
+
+    def run_now(self, task_id: TaskId, now: datetime) -> list[Event]:
+        return self._commit(self.engine.run_now(task_id, now), now)
+
+    def retry_now(self, task_id: TaskId, now: datetime) -> list[Event]:
+        return self._commit(self.engine.retry_now(task_id, now), now)
+
+    def delete(self, task_id: TaskId, now: datetime) -> list[Event]:
+        return self._commit(self.engine.remove(task_id), now)
+
+    def perform(
+        self, op: Op, task_id: TaskId | None, payload: str | None, now: datetime
+    ) -> list[Event]:
+        """Carry out a request from another process."""
+        if task_id is None:
+            raise InvalidTaskError(f"request {op.value} names no task")
+        if op is Op.ADDED:
+            if task_id in self.engine:
+                return []
+            return self.engine.add(self.repository.get(task_id).spec)
+        if op is Op.UPDATE:
+            if payload is None:
+                raise InvalidTaskError("update request carries no definition")
+            spec = decode_spec(payload)
+            if spec.id != task_id:
+                # The row says which task the sender meant; a payload naming another
+                # would rewrite a task nobody asked to change.
+                raise InvalidTaskError(
+                    f"the update of task {task_id} carries the definition of task "
+                    f"{spec.id}; refused"
+                )
+            return self.update(spec, now)
+        handlers = {
+            Op.CANCEL: self.cancel,
+            Op.PAUSE: self.pause,
+            Op.RESUME: self.resume,
+            Op.RUN_NOW: self.run_now,
+            Op.RETRY_NOW: self.retry_now,
+            Op.DELETE: self.delete,
+        }
+        return handlers[op](task_id, now)

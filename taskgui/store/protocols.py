@@ -1,0 +1,195 @@
+"""The repository contract: what the scheduler needs from storage, and nothing more.
+
+Two implementations keep each other honest: ``SqliteRepository`` (the real one) and
+``MemoryRepository`` (for fast tests of the layers above), and one contract test suite
+runs against both. The protocol is also the seam for a shared database server later.
+
+The scheduler writes through ``apply``: it hands over the engine's events, and the
+repository persists them in one transaction *before* the scheduler acts on them
+(commit before acting): a dispatched run is on disk before its process starts, and a
+run's result is on disk before its task is queued again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from taskgui.core.engine.deferred import DeferredTasks
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.events import Event
+from taskgui.core.states import TaskState, WaitReason
+from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
+from taskgui.core.task import TaskId, TaskSpec
+
+DEFAULT_HISTORY_LIMIT = 100
+OUTPUT_CAP_BYTES = 64 * 1024
+INTERRUPTED_ERROR = "taskgui stopped while this ran; it will be retried"
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedTask:
+    """A stored task that could not be decoded; kept on disk, left out of the schedule."""
+
+    task_id: TaskId
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    tasks: list[TaskSnapshot]
+    quarantined: list[QuarantinedTask]
+
+
+@dataclass(frozen=True, slots=True)
+class StartLoad:
+    """What a scheduler starts from: some tasks whole, the rest deferred.
+
+    ``tasks`` always holds the tasks stored as running (loading sends them to their
+    retry policy); a store that can read the rest more cheaply later hands them over
+    as ``deferred`` (see ``taskgui.core.engine.deferred``), else they are in ``tasks`` too.
+    ``quarantined`` is what was set aside so far; deferred rows are judged when read.
+    """
+
+    tasks: list[TaskSnapshot]
+    deferred: DeferredTasks | None
+    quarantined: list[QuarantinedTask]
+
+
+class TaskRepository(Protocol):
+    """Storage of task definitions, their scheduling state and their run history."""
+
+    # How many finished runs each task keeps, and as many records of missed occurrences.
+    history_limit: int
+
+    def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
+        """Store new tasks with their initial status in one transaction; return them
+        with their ids. All or nothing."""
+        ...
+
+    def apply(
+        self,
+        events: Sequence[Event],
+        now: datetime,
+        results: Mapping[RunId, RunResult] | None = None,
+    ) -> None:
+        """Persist engine events in one transaction. ``TaskAdded`` is ignored (stored by
+        ``add_tasks``); ``results`` carries what the runner saw of finished runs."""
+        ...
+
+    def load(self, now: datetime) -> LoadResult:
+        """Every decodable task; rows that cannot be decoded are quarantined (at ``now``)."""
+        ...
+
+    def load_for_start(self, now: datetime) -> StartLoad:
+        """What ``Engine.load`` needs to start scheduling, as cheaply as the store can."""
+        ...
+
+    def get(self, task_id: TaskId) -> TaskSnapshot:
+        """One task; TaskNotFoundError when it does not exist."""
+        ...
+
+    def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]: ...
+
+    def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
+        """The task's runs, newest first."""
+        ...
+
+    def record_run_pid(self, run_id: RunId, pid: int) -> None:
+        """Remember which process runs an open run (to stop it after a crash)."""
+        ...
+
+    def record_run_output(self, run_id: RunId, output: str) -> None:
+        """Keep what an open run printed so far (capped), for other processes to show
+        and for a crash to keep; a run that has ended is left as it is."""
+        ...
+
+    def last_runs(self) -> dict[TaskId, RunRecord]:
+        """Each task's most recent finished run (for a view's "last result" column)."""
+        ...
+
+    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+        """Why each due task waits, as the process running the schedule last stored it
+        (a snapshot read back carries no wait reason: that is the runner's live state)."""
+        ...
+
+    def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
+        """Close every run a previous process left in progress as ``interrupted``."""
+        ...
+
+    def quarantined(self) -> list[QuarantinedTask]: ...
+
+    def close(self) -> None: ...
+
+
+CUT_MARKER = "[... earlier output cut ...]\n"
+_CUT_MARKER_BYTES = len(CUT_MARKER.encode("utf-8"))
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """``text`` with any lone surrogate replaced by U+FFFD, so SQLite can store it.
+
+    A runner that decodes output with ``errors="surrogateescape"`` hands over lone
+    surrogates for bytes that are not UTF-8; sqlite3 cannot bind them and would fail
+    the whole transaction, losing the run's result. One bad byte is not worth that.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def cap_output(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
+    """Keep the tail of ``text`` within ``limit`` bytes of UTF-8, the marker that says
+    so included: the end of a log is where the error is. Storable (see storable_text)."""
+    if text.isascii():  # the usual case: one byte per character, no surrogates
+        if len(text) <= limit:
+            return text
+        return CUT_MARKER + text[len(text) - max(limit - _CUT_MARKER_BYTES, 0) :]
+    text = storable_text(text)
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    tail = data[len(data) - max(limit - _CUT_MARKER_BYTES, 0) :]
+    start = 0
+    while start < len(tail) and tail[start] & 0xC0 == 0x80:
+        start += 1  # a continuation byte: the character began before the cut
+    return CUT_MARKER + tail[start:].decode("utf-8")
+
+
+def unstorable_text_error(spec: TaskSpec) -> InvalidTaskError | None:
+    """The error to refuse ``spec`` with if SQLite could not store its text, else None.
+
+    The name and the concurrency key are stored as they are; a lone surrogate in them
+    (say, from ``os.fsdecode`` of a file name that is not UTF-8) cannot be. The JSON
+    columns escape such characters and are fine.
+    """
+    for what, value in (("name", spec.name), ("concurrency key", spec.concurrency_key)):
+        if value is None or value.isascii():
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "backslashreplace").decode("utf-8")
+            return InvalidTaskError(
+                f'the task\'s {what} "{shown}" holds characters that cannot be saved '
+                f"(bytes that are not UTF-8, shown as \\u escapes); retype the {what}"
+            )
+    return None
+
+
+def check_storable(spec: TaskSpec) -> None:
+    """Raise InvalidTaskError if SQLite could not store ``spec``'s text."""
+    error = unstorable_text_error(spec)
+    if error is not None:
+        raise error
+
+
+__all__ = ["RunRecord"]  # re-exported: it moved to core, where views can reach it

@@ -1,0 +1,437 @@
+"""The desktop shell: what makes the window an app that lives beside the desktop.
+
+It owns the decisions that are about the app rather than the task list:
+
+* **Closing.** Where there is a tray, closing the window hides it and the schedule
+  keeps running; the first time, a tray message says so (remembered in the settings).
+  Without a tray there would be no way back, so closing quits; when the schedule runs
+  here, the person is told first and chooses (``close_choice``): quit, keep it running
+  in the background (``handover_requested``: the app starts ``taskgui daemon`` for the
+  database once it has let go of it), or stay. The answer can be remembered.
+* **Quitting** asks first when tasks are running here, naming them, because they are
+  stopped (and retried at the next start). A schedule run by ``taskgui daemon`` goes
+  on regardless.
+* **Notifications**: a task that exhausts its retries (on by default) or fails and
+  will retry (off by default) raises a notice through the ``Notifier``; clicking it
+  brings up the window with the task selected and its history open.
+* **The tray**: its menu, and a badge while something failed.
+* **Settings**, and a second start of the app (``show``) raising the window.
+
+The question and quit callables are injected so tests never block on a dialog or end
+the test run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject
+from PySide6.QtWidgets import QWidget
+
+from taskgui.core.errors import TaskguiError
+from taskgui.core.events import RetryScheduled, TaskExhausted
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
+from taskgui.runtime.remote import AnyScheduler, RemoteScheduler
+from taskgui.ui.desktop.autostart import Autostart
+from taskgui.ui.desktop.close_choice import CloseChoice, CloseChooser, ask_close_choice
+from taskgui.ui.desktop.settings import Settings
+from taskgui.ui.desktop.settings_dialog import SettingsDialog
+from taskgui.ui.desktop.single_instance import SHOW
+from taskgui.ui.desktop.tray import Tray
+from taskgui.ui.notify.notifier import (
+    BannerNotifier,
+    Notifier,
+    TrayNotifier,
+    notice_for_exhausted,
+    notice_for_retry,
+)
+from taskgui.ui.plain_text import ask_yes_no
+from taskgui.ui.table.formatting import outcome_text
+from taskgui.ui.window.actions import Verb, allowed
+from taskgui.ui.window.main_window import MainWindow
+from taskgui.ui.window.questions import Confirm
+
+log = logging.getLogger(__name__)
+
+SettingsDialogFactory = Callable[..., SettingsDialog]
+
+CLOSE_HINT_TITLE = "taskgui is still running"
+CLOSE_HINT_TEXT = (
+    "Your tasks keep running on schedule. Click the tray icon to open the window again, "
+    "or choose Quit from its menu to stop."
+)
+
+
+def runs_again(snapshot: TaskSnapshot) -> bool:
+    """Whether a task is on its way to another attempt: running, retrying, or due for a
+    run a person asked for (it may wait for a worker first)."""
+    status = snapshot.status
+    return status.state in (TaskState.RUNNING, TaskState.RETRYING) or (
+        status.state is TaskState.PENDING and status.slot_kind in (SlotKind.MANUAL, SlotKind.RETRY)
+    )
+
+
+def running_question(names: Sequence[str]) -> str:
+    """``“Backup” is running. Quit and stop it? It will be retried at the next start.``"""
+    shown = ", ".join(f"“{name}”" for name in names[:3])
+    if len(names) > 3:
+        shown += f" and {len(names) - 3} more"
+    if len(names) == 1:
+        return f"{shown} is running. Quit and stop it? It will be retried at the next start."
+    return (
+        f"{len(names)} tasks are running ({shown}). Quit and stop them? They will be "
+        "retried at the next start."
+    )
+
+
+class DesktopShell(QObject):
+    """Tray, notifications, close/quit policy, settings. See the module docstring."""
+
+    def __init__(
+        self,
+        window: MainWindow,
+        settings: Settings,
+        autostart: Autostart,
+        *,
+        tray_available: bool,
+        notifier: Notifier | None = None,
+        ask: Confirm = ask_yes_no,
+        choose_close: CloseChooser = ask_close_choice,
+        quit_app: Callable[[], None] = QCoreApplication.quit,
+        settings_dialog_factory: SettingsDialogFactory = SettingsDialog,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.window = window
+        self.service = window.service
+        self.settings = settings
+        self.autostart = autostart
+        self.tray_available = tray_available
+        self.runs_here = not isinstance(self.service, RemoteScheduler)
+        self._ask = ask
+        self._choose_close = choose_close
+        self._quit_app = quit_app
+        self._settings_dialog_factory = settings_dialog_factory
+        self.settings_dialog: SettingsDialog | None = None
+        self.quitting = False
+        # Set when the person chose to keep the schedule running without the window:
+        # the app hands it to taskgui daemon once this process has let go of it.
+        self.handover_requested = False
+        self._errors: dict[int, str] = {}  # task id -> error of its latest failed run
+        self._unseen: set[int] = set()  # exhausted while the window was not looked at
+
+        self.tray: Tray | None = Tray(self) if tray_available else None
+        if notifier is None:
+            notifier = (
+                TrayNotifier(self.tray.icon, self)
+                if self.tray is not None
+                else BannerNotifier(window.banner, self)
+            )
+        self.notifier = notifier
+        window.intercept_close = True
+        self._describe_quit()
+        self._connect()
+
+    def _describe_quit(self) -> None:
+        self.window.window_actions["quit"].setStatusTip(
+            "Stop the scheduler and quit"
+            if self.runs_here
+            else "Quit taskgui; the process that runs the schedule goes on"
+        )
+
+    def _service_links(self) -> list[tuple[Any, Callable[..., None]]]:
+        """Every (signal of the service, slot): connected, and undone on ``adopt``."""
+        service = self.service
+        links: list[tuple[Any, Callable[..., None]]] = [
+            (service.run_finished, self._on_service_run_finished),
+            (service.retry_scheduled, self._on_service_retry_scheduled),
+            (service.task_exhausted, self._on_service_task_exhausted),
+            (service.task_changed, self._on_service_task_changed),
+        ]
+        if isinstance(service, RemoteScheduler):
+            links.append((service.owner_changed, self.window.set_schedule_owner))
+        return links
+
+    def adopt(self, service: AnyScheduler) -> None:
+        """The schedule now runs in this process, in ``service``: follow it from now on."""
+        for signal, slot in self._service_links():
+            signal.disconnect(slot)
+        self.service = service
+        self.runs_here = not isinstance(service, RemoteScheduler)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
+        self.window.adopt(service)
+        self._describe_quit()
+
+    def _connect(self) -> None:
+        window = self.window
+        window.close_requested.connect(self._on_window_close_requested)
+        window.quit_requested.connect(self._on_window_quit_requested)
+        window.settings_requested.connect(self._on_window_settings_requested)
+        window.model.counts_changed.connect(self._on_model_counts_changed)
+        window.installEventFilter(self)
+        for signal, slot in self._service_links():
+            signal.connect(slot)
+        self.notifier.activated.connect(self._on_notifier_activated)
+        tray = self.tray
+        if tray is not None:
+            tray.toggle_window_requested.connect(self._on_tray_toggle_window_requested)
+            tray.new_task_requested.connect(self._on_tray_new_task_requested)
+            tray.pause_all_requested.connect(window.window_actions["pause_all"].trigger)
+            tray.resume_all_requested.connect(window.window_actions["resume_all"].trigger)
+            tray.settings_requested.connect(self._on_window_settings_requested)
+            tray.quit_requested.connect(self._on_window_quit_requested)
+            tray.menu.aboutToShow.connect(self._on_tray_menu_about_to_show)
+
+    # ------------------------------------------------------------------- life
+
+    def start(self) -> None:
+        """Show the window (or only the tray icon, when asked to start minimized)."""
+        geometry = self.settings.window_geometry
+        if geometry:
+            self.window.restoreGeometry(QByteArray(geometry))
+        if self.tray is not None:
+            self.tray.show()
+        if self.tray is not None and self.settings.start_minimized:
+            self._update_tray()
+            return
+        self.window.show()
+
+    def close(self) -> None:
+        """Take the tray icon and notifications away (the app is ending)."""
+        self.notifier.close()
+        if self.tray is not None:
+            self.tray.close()
+
+    def show_window(self) -> None:
+        self.window.reveal()
+
+    def hide_to_tray(self) -> None:
+        self._save_geometry()
+        self.window.hide()
+        if self.tray is not None and not self.settings.close_hint_shown:
+            self.tray.show_message(CLOSE_HINT_TITLE, CLOSE_HINT_TEXT)
+            self.settings.close_hint_shown = True
+
+    def running_names(self) -> list[str]:
+        """The tasks running in this process (quitting would stop them)."""
+        return self.service.running_task_names() if self.runs_here else []
+
+    def request_quit(self, *, asked: bool = False) -> bool:
+        """Quit, after asking if that stops running tasks (unless the person was just
+        ``asked``); False if the person declined."""
+        running = self.running_names() if not asked else []
+        if running and not self._ask(self.window, "Quit taskgui", running_question(running)):
+            return False
+        self._save_geometry()
+        self.quitting = True
+        self.window.close_for_quit()
+        if self.tray is not None:
+            self.tray.hide()
+        self._quit_app()
+        return True
+
+    def open_task_history(self, task_id: int) -> None:
+        """Bring up the window with the task selected and its history open."""
+        self.show_window()
+        self.window.select_task(task_id)
+        self.window.history_requested.emit(task_id)
+
+    def open_settings(self) -> SettingsDialog:
+        if self.settings_dialog is not None:
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return self.settings_dialog
+        note = (
+            ""
+            if self.runs_here
+            else "Set by the process that runs this schedule (taskgui daemon --workers N)."
+        )
+        dialog = self._settings_dialog_factory(
+            self.settings,
+            self.autostart,
+            workers_editable=self.runs_here,
+            workers_note=note,
+            tray_available=self.tray_available,
+            parent=self.window,
+        )
+        dialog.applied.connect(self._on_settings_dialog_applied)
+        dialog.finished.connect(self._on_settings_dialog_finished)
+        self.settings_dialog = dialog
+        if not self.window.isVisible():
+            self.show_window()
+        dialog.open()
+        return dialog
+
+    def handle_message(self, message: str) -> None:
+        """A message from another start of the app (``show``)."""
+        if message == SHOW:
+            self.show_window()
+
+    # ---------------------------------------------------------------- helpers
+
+    def _save_geometry(self) -> None:
+        try:
+            self.settings.window_geometry = bytes(self.window.saveGeometry().data())
+        except Exception:
+            log.exception("saving the window geometry failed")
+
+    def _failing(self) -> int:
+        counts = self.window.model.counts()
+        failing = counts.get(TaskState.EXHAUSTED, 0) + counts.get(TaskState.RETRYING, 0)
+        return failing or len(self._unseen)
+
+    def _update_tray(self) -> None:
+        if self.tray is not None:
+            self.tray.set_failed(self._failing())
+            self.tray.set_window_visible(self.window.isVisible())
+
+    def _task_name(self, task_id: int) -> str:
+        try:
+            return self.service.task(task_id).spec.name
+        except TaskguiError:
+            return f"task {task_id}"
+
+    # ------------------------------------------------------------------ slots
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.window and isinstance(watched, QWidget):
+            kind = event.type()
+            if kind in (QEvent.Type.Show, QEvent.Type.Hide):
+                self._update_tray()
+            elif kind == QEvent.Type.WindowActivate and self._unseen:
+                self._unseen.clear()
+                self._update_tray()
+        return False
+
+    def close_without_tray(self) -> None:
+        """Closing with no tray to hide in: quit, or hand the schedule over (see the
+        module docstring). A schedule run elsewhere goes on anyway: just quit."""
+        if not self.runs_here:
+            self.request_quit()
+            return
+        choice = CloseChoice(self.settings.close_without_tray)
+        asked = choice is CloseChoice.ASK
+        if asked:
+            choice, remember = self._choose_close(self.window, self.running_names())
+            if remember and choice is not CloseChoice.CANCEL:
+                self.settings.close_without_tray = choice.value
+        if choice is CloseChoice.CANCEL:
+            return
+        if choice is CloseChoice.BACKGROUND:
+            self.handover_requested = True
+        if not self.request_quit(asked=asked):
+            self.handover_requested = False
+
+    def _on_window_close_requested(self) -> None:
+        try:
+            if self.tray is not None:
+                self.hide_to_tray()
+            else:
+                self.close_without_tray()
+        except Exception:
+            log.exception("closing the window failed")
+
+    def _on_window_quit_requested(self) -> None:
+        try:
+            self.request_quit()
+        except Exception:
+            log.exception("quitting failed")
+
+    def _on_window_settings_requested(self) -> None:
+        try:
+            self.open_settings()
+        except Exception:
+            log.exception("opening the settings failed")
+
+    def _on_settings_dialog_applied(self) -> None:
+        if not self.runs_here:
+            return
+        try:
+            self.service.set_workers(self.settings.workers)
+        except TaskguiError as error:
+            self.window.statusBar().showMessage(str(error), 15_000)
+        self.window.refresh_status()
+
+    def _on_settings_dialog_finished(self, _result: int) -> None:
+        dialog, self.settings_dialog = self.settings_dialog, None
+        if dialog is not None:
+            dialog.deleteLater()
+
+    def _on_model_counts_changed(self) -> None:
+        self._update_tray()
+
+    def _on_service_run_finished(
+        self, ticket: RunTicket, outcome: RunOutcome, result: RunResult
+    ) -> None:
+        if outcome.is_failure:
+            self._errors[ticket.task_id] = result.error or outcome_text(outcome)
+        else:
+            self._errors.pop(ticket.task_id, None)
+
+    def _on_service_retry_scheduled(self, event: RetryScheduled) -> None:
+        try:
+            if self.settings.notify_failures:
+                error = self._errors.get(event.task_id, "")
+                self.notifier.notify(notice_for_retry(event, self._task_name(event.task_id), error))
+        except Exception:
+            log.exception("notifying a failed run failed")
+
+    def _on_service_task_exhausted(self, event: TaskExhausted, error: str) -> None:
+        try:
+            if not self.window.isActiveWindow():
+                self._unseen.add(event.task_id)
+            if self.settings.notify_exhausted:
+                try:
+                    recurring = self.service.task(event.task_id).spec.recurrence.is_recurring
+                except TaskguiError:
+                    recurring = False
+                error = error or self._errors.get(event.task_id, "")
+                self.notifier.notify(notice_for_exhausted(event, error, recurring))
+            self._update_tray()
+        except Exception:
+            log.exception("notifying an exhausted task failed")
+
+    def _on_service_task_changed(self, snapshot: TaskSnapshot) -> None:
+        """A task that gave up and now runs again (Retry Now, its next occurrence):
+        "gave up" is no longer the news about it."""
+        try:
+            if runs_again(snapshot):
+                self.notifier.withdraw(snapshot.id)
+                if snapshot.id in self._unseen:
+                    self._unseen.discard(snapshot.id)
+                    self._update_tray()
+        except Exception:
+            log.exception("withdrawing a notice failed")
+
+    def _on_notifier_activated(self, task_id: int) -> None:
+        try:
+            self.open_task_history(task_id)
+        except Exception:
+            log.exception("opening the history of task %s failed", task_id)
+
+    def _on_tray_toggle_window_requested(self) -> None:
+        if self.window.isVisible() and not self.window.isMinimized():
+            self.hide_to_tray()
+        else:
+            self.show_window()
+
+    def _on_tray_new_task_requested(self) -> None:
+        self.show_window()
+        self.window.actions_[Verb.NEW].trigger()
+
+    def _on_tray_menu_about_to_show(self) -> None:
+        tray = self.tray
+        if tray is None:
+            return
+        model = self.window.model
+        model.flush_pending()
+        snapshots = [s for i in model.task_ids() if (s := model.snapshot_of(i)) is not None]
+        tray.set_can_pause_resume(
+            any(allowed(Verb.PAUSE, s) for s in snapshots),
+            any(allowed(Verb.RESUME, s) for s in snapshots),
+        )
+        tray.set_window_visible(self.window.isVisible())

@@ -1,0 +1,1 @@
+"""A task's run history and what each run printed."""

@@ -1,0 +1,1 @@
+"""Telling a person what matters: the in-window banner and desktop notifications."""

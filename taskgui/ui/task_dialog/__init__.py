@@ -1,0 +1,1 @@
+"""The dialog that creates, edits and duplicates a task, and its editors."""

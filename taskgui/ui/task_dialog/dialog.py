@@ -1,0 +1,464 @@
+"""The dialog that creates, edits and duplicates a task.
+
+It validates as a person types by building the ``TaskSpec`` (and its parts) from the
+widgets, so every rule and every message is core's, the same the CLI gives. Each
+message appears under the field it is about, and Create/Save stays disabled until
+the whole task is valid: a person never meets an error after pressing it.
+
+Opening a task and saving it unchanged gives back an equal ``TaskSpec``; the few values
+the widgets do not show (the backoff factor, the misfire grace period, a first run's
+sub-second part) are carried over from the task being edited.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+from collections.abc import Callable
+from datetime import UTC, datetime
+from enum import Enum
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from taskgui.core.clock import Clock
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.task import DEFAULT_MISFIRE_GRACE, MAX_COMMAND_LENGTH, Command, TaskSpec
+from taskgui.ui.plain_text import plain_tooltip, window_title
+from taskgui.ui.task_dialog.advanced_editor import AdvancedEditor, text_box
+from taskgui.ui.task_dialog.fields import (
+    MessageLabel,
+    add_row,
+    checked,
+    field_cell,
+    guarded_slot,
+    named,
+    new_form,
+    one_place,
+)
+from taskgui.ui.task_dialog.retry_editor import RetryEditor
+from taskgui.ui.task_dialog.schedule_editor import ScheduleEditor
+
+# (parent, folder to start in) -> the chosen path, or "" when the person cancelled.
+PathPicker = Callable[[QWidget, str], str]
+
+PRIORITY_RANGE = (-1000, 1000)
+# Checking the form costs little, but with a command this long every check copies it
+# out of the editor and through Command's rules: wait for the typing to pause instead.
+DEBOUNCE_FROM = 10_000
+VALIDATION_DELAY_MS = 150
+MINIMUM_WIDTH = 820
+_PROBE_COMMAND = Command(line="true")
+_PROBE_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+class DialogMode(Enum):
+    """What the dialog is for; decides its title, button text and the result's id."""
+
+    CREATE = "create"
+    EDIT = "edit"
+    DUPLICATE = "duplicate"
+
+
+def pick_program(parent: QWidget, start: str) -> str:
+    """The platform's file dialog, asking for a program or script to run."""
+    path, _filter = QFileDialog.getOpenFileName(parent, "Choose a Program or Script", start)
+    return path
+
+
+def pick_folder(parent: QWidget, start: str) -> str:
+    """The platform's folder dialog, asking for the working directory."""
+    return QFileDialog.getExistingDirectory(parent, "Choose the Working Directory", start)
+
+
+class TaskDialog(QDialog):
+    """Create, edit or duplicate a task; ``result_spec()`` is the task after accept.
+
+    File pickers are injected (``pick_program``, ``pick_folder``) so tests never open a
+    native dialog. The widgets are public attributes (and have object names) so tests
+    and the main window can drive them.
+
+    Validation runs at once after every change, except while the command is long
+    (over ``DEBOUNCE_FROM`` characters): then it waits until the typing pauses for
+    ``VALIDATION_DELAY_MS``, so holding a key down in a huge command checks it once.
+    Whatever reads the outcome (``problems``, ``accept``) checks first if one waits.
+
+    Signals:
+        validated(): the form was checked (its messages and Create/Save are current).
+    QDialog's ``accepted`` / ``finished`` say when it closed.
+    """
+
+    validated = Signal()
+
+    def __init__(
+        self,
+        clock: Clock,
+        parent: QWidget | None = None,
+        *,
+        spec: TaskSpec | None = None,
+        mode: DialogMode = DialogMode.CREATE,
+        pick_program: PathPicker = pick_program,
+        pick_folder: PathPicker = pick_folder,
+    ) -> None:
+        super().__init__(parent)
+        if spec is None and mode is not DialogMode.CREATE:
+            raise ValueError(f"{mode.value} needs the task to start from")
+        self._mode = mode
+        self._source = spec
+        self._pick_program = pick_program
+        self._pick_folder = pick_folder
+        self._result: TaskSpec | None = None
+        self._misfire_grace = spec.misfire_grace if spec else DEFAULT_MISFIRE_GRACE
+        self.setObjectName("task_dialog")
+        self.setWindowTitle(
+            {
+                DialogMode.CREATE: "New Task",
+                DialogMode.EDIT: window_title(f"Edit Task — {spec.name if spec else ''}"),
+                DialogMode.DUPLICATE: "Duplicate Task",
+            }[mode]
+        )
+        self.schedule = ScheduleEditor(clock)
+        self.retry = RetryEditor()
+        self.advanced = AdvancedEditor()
+        task_group = self._build_task_group()
+        self.general_error = MessageLabel(lines=2)
+        self.general_error.setObjectName("general_error")
+        # The whole of the first message that did not fit under its field.
+        self.cut_message = MessageLabel(lines=2)
+        self.cut_message.setObjectName("cut_message")
+        self.cut_message.setAccessibleName("Message in full")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        if ok_button is None:  # cannot happen: the box was made with an Ok button
+            raise RuntimeError("QDialogButtonBox lost its Ok button")
+        text = "Save" if mode is DialogMode.EDIT else "Create"
+        self.ok_button = named(ok_button, "ok_button", text)
+        self.ok_button.setText(text)
+        self.ok_button.setDefault(True)
+        self._lay_out(task_group)
+        self._validation = QTimer(self)
+        self._validation.setSingleShot(True)
+        self._validation.setInterval(VALIDATION_DELAY_MS)
+        if spec is not None:
+            self._load(spec)
+        self._connect()
+        self._revalidate()
+        self.name.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # ------------------------------------------------------------ building
+
+    def _build_task_group(self) -> QGroupBox:
+        self.name = named(QLineEdit(), "name", "Name")
+        self.name.setPlaceholderText("e.g. Nightly backup")
+        self.name_error = MessageLabel(field=self.name)
+        self.command = text_box(
+            "command",
+            "Command",
+            3,
+            "e.g. rsync -a ~/docs /mnt/backup",
+            max_length=MAX_COMMAND_LENGTH,
+        )
+        self.command_error = MessageLabel(field=self.command)
+        self.command_browse = named(
+            QPushButton("&Browse…"),
+            "command_browse",
+            "Browse for a program",
+            "Insert the path of a program or script",
+        )
+        self.cwd = named(QLineEdit(), "cwd", "Working directory")
+        self.cwd.setPlaceholderText("default: your home folder")
+        self.cwd.setClearButtonEnabled(True)
+        self.cwd_error = MessageLabel(field=self.cwd)
+        self.cwd_warning = MessageLabel(warning=True, field=self.cwd)
+        self.cwd_browse = named(
+            QPushButton("Br&owse…"),
+            "cwd_browse",
+            "Browse for the working directory",
+            "Choose the folder the command runs in",
+        )
+        for button in (self.command_browse, self.cwd_browse):
+            button.setAutoDefault(False)  # Enter means Create wherever the focus is
+        self.priority = named(
+            QSpinBox(),
+            "priority",
+            "Priority",
+            "higher runs first, when several tasks are due at once",
+        )
+        self.priority.setRange(*PRIORITY_RANGE)
+
+        group = QGroupBox("Task")
+        form = new_form(group)
+        command_row = QHBoxLayout()
+        command_row.addWidget(self.command, 1)
+        command_row.addWidget(self.command_browse, 0, Qt.AlignmentFlag.AlignTop)
+        cwd_row = QHBoxLayout()
+        cwd_row.addWidget(self.cwd, 1)
+        cwd_row.addWidget(self.cwd_browse)
+        add_row(form, "&Name", self.name, field_cell(self.name, self.name_error))
+        add_row(form, "Co&mmand", self.command, field_cell(command_row, self.command_error))
+        add_row(
+            form,
+            "&Working directory",
+            self.cwd,
+            field_cell(cwd_row, one_place(self.cwd_error, self.cwd_warning)),
+        )
+        add_row(form, "&Priority", self.priority)
+        return group
+
+    def _lay_out(self, task_group: QGroupBox) -> None:
+        left = QVBoxLayout()
+        left.addWidget(task_group)
+        left.addWidget(self.schedule)
+        left.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(self.retry)
+        right.addWidget(self.advanced)
+        right.addStretch(1)
+        columns = QHBoxLayout()
+        columns.setSpacing(16)
+        columns.addLayout(left, 5)
+        columns.addLayout(right, 4)
+        outer = QVBoxLayout(self)
+        outer.setSpacing(10)
+        outer.addLayout(columns, 1)
+        bottom = QHBoxLayout()
+        bottom.setSpacing(16)
+        bottom.addWidget(one_place(self.general_error, self.cut_message), 1)
+        bottom.addWidget(self.buttons, 0, Qt.AlignmentFlag.AlignBottom)
+        outer.addLayout(bottom)
+        self.setMinimumWidth(MINIMUM_WIDTH)
+
+        # Left column, then right column: the order a person reads the form in.
+        chain = [
+            self.name,
+            self.command,
+            self.command_browse,
+            self.cwd,
+            self.cwd_browse,
+            self.priority,
+            *self.schedule.focus_order(),
+            *self.retry.focus_order(),
+            *self.advanced.focus_order(),
+            *self.buttons.buttons(),
+        ]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    def _connect(self) -> None:
+        for line in (self.name, self.cwd):
+            line.textChanged.connect(self._on_field_changed)
+        self.command.textChanged.connect(self._on_field_changed)
+        self.priority.valueChanged.connect(self._on_field_changed)
+        self.schedule.changed.connect(self._on_field_changed)
+        self.retry.changed.connect(self._on_field_changed)
+        self.advanced.changed.connect(self._on_field_changed)
+        self.command.refused.connect(self._on_command_refused)
+        self._validation.timeout.connect(self._on_validation_timeout)
+        self.command_browse.clicked.connect(self._on_command_browse_clicked)
+        self.cwd_browse.clicked.connect(self._on_cwd_browse_clicked)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+    def _load(self, spec: TaskSpec) -> None:
+        copy = self._mode is DialogMode.DUPLICATE
+        self.name.setText(spec.name + " (copy)" if copy else spec.name)
+        self.command.setPlainText(spec.command.line)
+        self.cwd.setText(spec.command.cwd or "")
+        low, high = PRIORITY_RANGE  # widened for a task given a larger one elsewhere
+        self.priority.setRange(min(low, spec.priority), max(high, spec.priority))
+        self.priority.setValue(spec.priority)
+        if self._mode is DialogMode.EDIT:
+            self.schedule.warn_about_loaded_time = False
+            self.schedule.past_warning = "this time has passed; it runs as soon as it is saved"
+        self.schedule.set_schedule(spec.first_run_at, spec.recurrence, follow_if_past=copy)
+        self.retry.set_policy(spec.retry)
+        self.advanced.set_values(spec)
+
+    # ------------------------------------------------------------ reading
+
+    def result_spec(self) -> TaskSpec | None:
+        """The task as accepted (id kept when editing, else 0); None before accept."""
+        return self._result
+
+    def _working_directory(self) -> tuple[str | None]:
+        """The folder typed, ``~`` expanded; a 1-tuple because None means "default"."""
+        text = self.cwd.text().strip()
+        if not text:
+            return (None,)
+        path = os.path.expanduser(text)
+        if not os.path.isabs(path):
+            example = os.path.join(os.path.expanduser("~"), "project")
+            raise InvalidTaskError(f"the working directory must be a full path, like {example}")
+        return (path,)
+
+    def _build_spec(self) -> TaskSpec | None:
+        """The task the widgets describe, every message shown; None when invalid."""
+        probe = checked(
+            self.name_error,
+            lambda: TaskSpec(
+                name=self.name.text(), command=_PROBE_COMMAND, first_run_at=_PROBE_TIME
+            ),
+        )
+        line = self.command.toPlainText()
+        command_ok = checked(self.command_error, lambda: Command(line=line))
+        cwd = checked(self.cwd_error, self._working_directory)
+        missing = cwd is not None and cwd[0] is not None and not os.path.isdir(cwd[0])
+        self.cwd_warning.show_message(
+            "this folder does not exist; runs fail until it does" if missing else None
+        )
+        schedule = self.schedule.schedule()
+        retry = self.retry.policy()
+        advanced = self.advanced.values()
+        if (
+            probe is None
+            or command_ok is None
+            or cwd is None
+            or schedule is None
+            or retry is None
+            or advanced is None
+        ):
+            self.general_error.show_message(None)
+            return None
+        editing = self._mode is DialogMode.EDIT and self._source is not None
+        return checked(
+            self.general_error,
+            lambda: TaskSpec(
+                id=self._source.id if editing and self._source else 0,
+                name=probe.name,
+                command=Command(
+                    line=line,
+                    use_shell=advanced.use_shell,
+                    cwd=cwd[0],
+                    env=advanced.env,
+                    # The shell a crontab's SHELL= chose goes with the task it came with.
+                    shell_path=self._source.command.shell_path
+                    if self._source and advanced.use_shell
+                    else None,
+                ),
+                first_run_at=schedule.first_run_at,
+                recurrence=schedule.recurrence,
+                priority=self.priority.value(),
+                retry=retry,
+                timeout=advanced.timeout,
+                concurrency_key=advanced.concurrency_key,
+                overlap=advanced.overlap,
+                misfire=advanced.misfire,
+                misfire_grace=self._misfire_grace,
+                paused=advanced.paused,
+            ),
+        )
+
+    def problems(self) -> list[str]:
+        """The errors found now, top to bottom (empty: the task is valid), including
+        those not shown yet under a field nobody has touched."""
+        self._validate_if_waiting()
+        return [
+            label.message()
+            for label in self.findChildren(MessageLabel)
+            if not label.is_warning and label.message() and label is not self.cut_message
+        ]
+
+    # ------------------------------------------------------------ slots
+
+    def _revalidate(self) -> None:
+        self._validation.stop()
+        spec = self._build_spec()
+        self.ok_button.setEnabled(spec is not None)
+        problems = self.problems()
+        self.ok_button.setToolTip(plain_tooltip(f"First fix: {problems[0]}") if problems else "")
+        self._show_cut_message()
+        self.validated.emit()
+
+    def _validate_if_waiting(self) -> None:
+        if self._validation.isActive():
+            self._revalidate()
+
+    def _show_cut_message(self) -> None:
+        """A message too long for its line is said in full at the bottom, by its field."""
+        cut = next(
+            (
+                label
+                for label in self.findChildren(MessageLabel)
+                if label.is_cut() and label not in (self.general_error, self.cut_message)
+            ),
+            None,
+        )
+        if cut is None or self.general_error.shown_message():
+            self.cut_message.show_message(None)
+            return
+        self.cut_message.is_warning = cut.is_warning
+        self.cut_message.restyle()
+        self.cut_message.show_message(f"{cut.field_name()}: {cut.message()}")
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._show_cut_message()  # only now do the messages know their width
+
+    @guarded_slot
+    def _on_field_changed(self, *_args: object) -> None:
+        if self.command.document().characterCount() > DEBOUNCE_FROM:
+            self._validation.start()  # (re)started: checked once the typing pauses
+        else:
+            self._revalidate()
+
+    @guarded_slot
+    def _on_validation_timeout(self) -> None:
+        self._revalidate()
+
+    @guarded_slot
+    def _on_command_refused(self, message: str) -> None:
+        self._validate_if_waiting()  # so that no late check hides the message
+        self.command_error.show_message(message)
+
+    @guarded_slot
+    def _on_command_browse_clicked(self, _checked: bool = False) -> None:
+        path = self._pick_program(self, os.path.expanduser("~"))
+        if path:
+            self.command.textCursor().insertText(shlex.quote(path))
+            self.command.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @guarded_slot
+    def _on_cwd_browse_clicked(self, _checked: bool = False) -> None:
+        start = os.path.expanduser(self.cwd.text().strip() or "~")
+        path = self._pick_folder(self, start)
+        if path:
+            self.cwd.setText(path)
+            self.cwd.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def reveal_problems(self) -> None:
+        """Show every problem, also under fields nobody has touched yet."""
+        for label in self.findChildren(MessageLabel):
+            label.reveal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        # Enter while the task is not valid yet: say everything that stands in the way.
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not self.ok_button.isEnabled():
+            self.reveal_problems()
+        super().keyPressEvent(event)
+
+    @guarded_slot
+    def accept(self) -> None:
+        """Close with the task, unless it is not valid (Enter can beat a disabled button)."""
+        self._validation.stop()
+        spec = self._build_spec()
+        if spec is None:
+            self.reveal_problems()
+            self._revalidate()
+            return
+        self._result = spec
+        super().accept()

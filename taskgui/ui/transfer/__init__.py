@@ -1,0 +1,1 @@
+"""Import and export in the window: the same as the CLI's, with a preview."""

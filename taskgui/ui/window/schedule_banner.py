@@ -1,0 +1,66 @@
+"""The bar that says nobody runs the schedule any more, and offers to run it here.
+
+A window that follows ``taskgui daemon`` shows its schedule live; when the daemon
+stops, rows go on to "due now" and nothing starts. A line in the status bar is easy to
+miss, so the window says it where a person looks, like Hangfire's "No active servers",
+with the way out: run the schedule in this window (it takes the lock and starts the
+scheduler here). The composition root does that; this bar only asks.
+
+Signals:
+    run_here_requested(): "Run the Schedule in This Window" was pressed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QWidget
+
+from taskgui.core.states import TaskState
+from taskgui.ui.icons import action_icon, state_icon
+from taskgui.ui.notify.banner import lay_out_bar, tint
+
+RUN_HERE = "Run the Schedule in This Window"
+
+
+class NoSchedulerBanner(QFrame):
+    """Shown while no process runs the schedule this window shows; hidden otherwise."""
+
+    run_here_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("no-scheduler-banner")
+        self.setAccessibleName("Nobody runs the schedule")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.icon_label = QLabel(self)
+        self.title_label = QLabel("Nothing runs this schedule now", self)
+        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.title_label.font()
+        font.setBold(True)
+        self.title_label.setFont(font)
+        self.message_label = QLabel(self)
+        self.message_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.message_label.setWordWrap(True)
+        self.run_here_button = QPushButton(action_icon("run"), RUN_HERE, self)
+        self.run_here_button.setAccessibleName("Run the schedule in this window")
+        self.run_here_button.clicked.connect(self.run_here_requested)
+        layout = lay_out_bar(self, self.icon_label, self.title_label, self.message_label)
+        layout.addWidget(self.run_here_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        tint(self, urgent=False)
+        self.hide()
+
+    def show_stopped(self, previous_owner: str) -> None:
+        """Say that ``previous_owner`` (or whoever ran it) no longer runs the schedule."""
+        said = (
+            f"It was run by {previous_owner}, which has stopped"
+            if previous_owner
+            else "The process that ran it has stopped"
+        )
+        self.message_label.setText(
+            f"{said}: tasks that come due do not start. Run the schedule in this window, "
+            "or start taskgui daemon again."
+        )
+        size = self.title_label.fontMetrics().height() + 4
+        self.icon_label.setPixmap(state_icon(TaskState.PAUSED).pixmap(size, size))
+        self.setAccessibleDescription(self.message_label.text())
+        self.show()

@@ -1,0 +1,156 @@
+"""Preferences persist (on a file in tmp_path, never the real config) and autostart works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from taskgui.ui.desktop.autostart import (
+    Autostart,
+    autostart_path,
+    desktop_entry,
+    exec_value,
+    launch_command,
+    quote_argument,
+)
+from taskgui.ui.desktop.settings import DEFAULT_WORKERS, Settings
+from taskgui.ui.desktop.settings_dialog import SettingsDialog
+
+
+def test_defaults_are_the_documented_ones(tmp_path: Path) -> None:
+    settings = Settings.at(str(tmp_path / "taskgui.ini"))
+    assert settings.workers == DEFAULT_WORKERS
+    assert settings.notify_exhausted is True
+    assert settings.notify_failures is False
+    assert settings.start_minimized is False
+    assert settings.close_hint_shown is False
+    assert settings.window_geometry is None
+
+
+def test_settings_persist_across_restarts(tmp_path: Path) -> None:
+    path = str(tmp_path / "taskgui.ini")
+    settings = Settings.at(path)
+    settings.workers = 7
+    settings.notify_exhausted = False
+    settings.notify_failures = True
+    settings.start_minimized = True
+    settings.close_hint_shown = True
+    settings.window_geometry = b"\x01\x02geometry"
+    again = Settings.at(path)  # a new QSettings on the same file: a restart
+    assert again.workers == 7
+    assert (again.notify_exhausted, again.notify_failures) == (False, True)
+    assert (again.start_minimized, again.close_hint_shown) == (True, True)
+    assert again.window_geometry == b"\x01\x02geometry"
+    stored = Path(path).read_text(encoding="latin-1")
+    assert "@ByteArray(" in stored and "PyObject" not in stored  # portable, not a pickle
+
+
+def test_a_settings_object_can_wrap_any_qsettings(tmp_path: Path) -> None:
+    store = QSettings(str(tmp_path / "other.ini"), QSettings.Format.IniFormat)
+    store.setValue("scheduler/workers", "not a number")
+    store.setValue("notifications/exhausted", "false")
+    settings = Settings(store)
+    assert settings.workers == DEFAULT_WORKERS
+    assert settings.notify_exhausted is False
+    settings.workers = 1_000
+    assert settings.workers == 64  # kept within what the dialog offers
+
+
+# -------------------------------------------------------------------- autostart
+
+
+def test_the_autostart_entry_respects_xdg_config_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert autostart_path() == tmp_path / "config" / "autostart" / "taskgui.desktop"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/ignored")
+    assert autostart_path() == tmp_path / "home" / ".config" / "autostart" / "taskgui.desktop"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    assert autostart_path() == tmp_path / "home" / ".config" / "autostart" / "taskgui.desktop"
+
+
+def test_autostart_is_written_and_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    autostart = Autostart.for_user(["/usr/bin/python3", "-m", "taskgui"])
+    assert not autostart.enabled
+    autostart.enable()
+    entry = tmp_path / "config" / "autostart" / "taskgui.desktop"
+    assert autostart.enabled and entry.is_file()
+    text = entry.read_text()
+    assert text.startswith("[Desktop Entry]\nType=Application\n")
+    assert "Exec=/usr/bin/python3 -m taskgui\n" in text
+    assert list(entry.parent.iterdir()) == [entry]  # no partial file left behind
+    autostart.disable()
+    assert not entry.exists() and not autostart.enabled
+    autostart.disable()  # already gone: fine
+
+
+def test_the_launch_command_is_this_installation(tmp_path: Path) -> None:
+    script = tmp_path / "bin" / "taskgui"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    assert launch_command(argv0=str(script), executable="/py") == [str(script)]
+    assert launch_command(argv0="/somewhere/__main__.py", executable="/py") == [
+        "/py",
+        "-m",
+        "taskgui",
+    ]
+    database = tmp_path / "my schedule.sqlite3"
+    assert launch_command(database, argv0="x", executable="/py")[-2:] == ["--db", str(database)]
+
+
+def test_exec_arguments_are_quoted_by_the_desktop_entry_rules() -> None:
+    assert quote_argument("plain") == "plain"
+    assert quote_argument("") == '""'
+    assert quote_argument("100%") == "100%%"
+    assert quote_argument("with space") == '"with space"'
+    assert quote_argument('a"b$c`d\\e') == '"a\\"b\\$c\\`d\\\\e"'
+    # Then the whole value is a desktop-entry string, whose own escape doubles "\".
+    assert exec_value(["/opt/my apps/py", "-m", "taskgui", "--db", "/x/a\\b"]) == (
+        '"/opt/my apps/py" -m taskgui --db "/x/a\\\\\\\\b"'
+    )
+    assert "Exec=taskgui\n" in desktop_entry(["taskgui"])
+
+
+def test_the_dialog_writes_the_choices_and_the_entry(tmp_path: Path, qtbot: QtBot) -> None:
+    settings = Settings.at(str(tmp_path / "taskgui.ini"))
+    autostart = Autostart(tmp_path / "autostart" / "taskgui.desktop", ("taskgui",))
+    dialog = SettingsDialog(settings, autostart, tray_available=False)
+    qtbot.addWidget(dialog)
+    assert not dialog.start_minimized.isEnabled()  # no tray to start into
+    assert dialog.notify_exhausted.isChecked() and not dialog.notify_failures.isChecked()
+    dialog.workers.setValue(2)
+    dialog.notify_exhausted.setChecked(False)
+    dialog.start_at_login.setChecked(True)
+    with qtbot.waitSignal(dialog.applied):
+        assert dialog.apply()
+    assert autostart.enabled
+    again = Settings.at(str(tmp_path / "taskgui.ini"))
+    assert (again.workers, again.notify_exhausted) == (2, False)
+    dialog.start_at_login.setChecked(False)
+    dialog.apply()
+    assert not autostart.enabled
+
+
+def test_a_daemon_s_worker_count_is_not_editable_here(tmp_path: Path, qtbot: QtBot) -> None:
+    settings = Settings.at(str(tmp_path / "taskgui.ini"))
+    autostart = Autostart(tmp_path / "taskgui.desktop", ("taskgui",))
+    dialog = SettingsDialog(
+        settings, autostart, workers_editable=False, workers_note="Set by the daemon."
+    )
+    qtbot.addWidget(dialog)
+    assert not dialog.workers.isEnabled()
+    dialog.workers.setValue(9)
+    dialog.apply()
+    assert Settings.at(str(tmp_path / "taskgui.ini")).workers == DEFAULT_WORKERS
+
+
+def test_the_user_store_is_private_to_each_test(private_settings: Path) -> None:
+    settings = Settings.for_user()
+    settings.workers = 5
+    assert Path(settings.store.fileName()).is_relative_to(private_settings)
