@@ -1,8 +1,16 @@
-"""The repository contract: what the scheduler needs from storage, and nothing more.
+"""The store's contracts: what the scheduler and its clients need from storage.
 
-Two implementations keep each other honest: ``SqliteRepository`` (the real one) and
-``MemoryRepository`` (for fast tests of the layers above), and one contract test suite
-runs against both. The protocol is also the seam for a shared database server later.
+Three protocols, one per job, and ``ScheduleStore`` for a backend that offers all
+three (SQLite and memory today; PostgreSQL beside them):
+
+* ``TaskRepository``: task definitions, their scheduling state and run history.
+* ``RequestQueue``: requests from other processes (the CLI, a second window) to the
+  one process that runs the schedule, and their answers.
+* ``ChangeFeed``: "another process changed something, look again", so nobody polls
+  the tasks themselves: SQLite's ``PRAGMA data_version``, PostgreSQL's LISTEN/NOTIFY.
+
+Code above the store knows only these protocols (never a backend's class), and one
+contract suite runs against every backend, so they keep each other honest.
 
 The scheduler writes through ``apply``: it hands over the engine's events, and the
 repository persists them in one transaction *before* the scheduler acts on them
@@ -24,6 +32,7 @@ from taskgui.core.events import Event
 from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.store.requests import RequestRow
 
 DEFAULT_HISTORY_LIMIT = 100
 OUTPUT_CAP_BYTES = 64 * 1024
@@ -123,6 +132,56 @@ class TaskRepository(Protocol):
     def quarantined(self) -> list[QuarantinedTask]: ...
 
     def close(self) -> None: ...
+
+
+class RequestQueue(Protocol):
+    """Requests to the process that runs the schedule, answered in order.
+
+    Another process (the CLI, a window following a daemon) files a request and waits
+    for its answer; the process running the schedule reads the open ones, performs
+    each and answers it (``None``: done; else the error for its sender). Rows are
+    returned raw: judge each with ``requests.read_request``, since anything that can
+    write the store may have written anything into them.
+    """
+
+    def submit_request(
+        self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
+    ) -> int:
+        """File a request (committed at once); return its id."""
+        ...
+
+    def open_requests(self) -> list[RequestRow]:
+        """The requests not yet answered, oldest first, as stored."""
+        ...
+
+    def complete_request(self, request_id: int, error: str | None, now: datetime) -> None:
+        """Answer a request: ``error`` None when it was carried out."""
+        ...
+
+    def request_outcome(self, request_id: int) -> tuple[bool, str | None]:
+        """(answered, error) of a request this process filed."""
+        ...
+
+
+class ChangeFeed(Protocol):
+    """Tells whether another process committed a change since the last look.
+
+    Never blocks and never reads the tasks themselves: a process that follows the
+    schedule reloads only when told. ``fileno`` is a descriptor that becomes readable
+    when a change may have arrived (a PostgreSQL connection that LISTENs), for an
+    event loop to watch; ``None`` means the feed must be asked on a timer (SQLite).
+    """
+
+    def changed(self) -> bool:
+        """True if another process committed since the previous call (the first call
+        after opening: since opening)."""
+        ...
+
+    def fileno(self) -> int | None: ...
+
+
+class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, Protocol):
+    """A backend that can hold a schedule shared by several processes."""
 
 
 CUT_MARKER = "[... earlier output cut ...]\n"
