@@ -10,6 +10,7 @@ exactly as the real services do:
     set upower OnBattery true
     set nm Connectivity 1
     idle 600000            (milliseconds, for both idle monitors)
+    sleep true             (logind's PrepareForSleep(true); "sleep false": the resume)
     drop upower            (release the name: the service "stops")
     own upower             (take it again)
 
@@ -46,6 +47,11 @@ SERVICES = {
         "org.gnome.Mutter.IdleMonitor",
         "/org/gnome/Mutter/IdleMonitor/Core",
         "org.gnome.Mutter.IdleMonitor",
+    ),
+    "logind": (
+        "org.freedesktop.login1",
+        "/org/freedesktop/login1",
+        "org.freedesktop.login1.Manager",
     ),
     "screensaver": (
         "org.freedesktop.ScreenSaver",
@@ -87,6 +93,11 @@ class FakeDesktop:
         body: tuple[object, ...] = (interface, {name: (TYPES[name], value)}, [])
         self.send(new_signal(emitter, "PropertiesChanged", "sa{sv}as", body))
 
+    def prepare_for_sleep(self, starting: bool) -> None:
+        _service, path, interface = SERVICES["logind"]
+        emitter = DBusAddress(path, interface=interface)
+        self.send(new_signal(emitter, "PrepareForSleep", "b", (starting,)))
+
     def answer(self, message: Message) -> None:
         fields = message.header.fields
         path, member = fields.get(HeaderFields.path), fields.get(HeaderFields.member)
@@ -113,6 +124,8 @@ def _read_commands(desktop: FakeDesktop) -> None:
         words = line.split()
         if words[:1] == ["set"]:
             desktop.set(words[1], words[2], words[3])
+        elif words[:1] == ["sleep"]:
+            desktop.prepare_for_sleep(words[1] == "true")
         elif words[:1] == ["idle"]:
             desktop.idle_ms = int(words[1])
         elif words[:1] == ["drop"]:
