@@ -19,6 +19,7 @@ from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError
 from taskgui.core.events import (
     Event,
+    SkipReason,
     RetryScheduled,
     RunDispatched,
     RunFinished,
@@ -59,11 +60,15 @@ class Dispatching(EngineBase):
             assert entry.slot_at is not None
             key = (-entry.spec.priority, entry.slot_at.timestamp(), seq)
             if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
-                # A run_all backlog is owed in full: each missed occurrence waits for
-                # the one before it rather than being skipped as an overlap.
-                owed = late and entry.spec.misfire is MisfirePolicy.RUN_ALL
-                if entry.spec.overlap is OverlapPolicy.SKIP and not owed:
-                    self._skip_for_overlap(entry, now, events)
+                # Due before the run in progress was even dispatched: a backlog (the
+                # scheduler was down, asleep or behind), not an overlap, even inside
+                # the grace period. run_all owes it in full, each occurrence after the
+                # one before; the other policies count it missed for what it was.
+                backlog = late or _due_before_runs(entry)
+                if backlog and entry.spec.misfire is not MisfirePolicy.RUN_ALL:
+                    self._skip(entry, now, events, SkipReason.MISFIRE)
+                elif entry.spec.overlap is OverlapPolicy.SKIP and not backlog:
+                    self._skip(entry, now, events, SkipReason.OVERLAP)
                 else:
                     self._queues.wait_for_previous_run(task_id, key)
                     arrived.append(task_id)
@@ -272,9 +277,12 @@ class Dispatching(EngineBase):
         events.append(TaskChanged(self._snapshot(entry)))
         return False
 
-    def _skip_for_overlap(self, entry: TaskEntry, now: datetime, events: list[Event]) -> None:
+    def _skip(
+        self, entry: TaskEntry, now: datetime, events: list[Event], reason: SkipReason
+    ) -> None:
+        """Count the due occurrence and every later one already past as missed."""
         assert entry.slot_at is not None
-        skipped, next_at = policies.skip_for_overlap(entry.spec, entry.slot_at, now)
+        skipped, next_at = policies.skip_passed(entry.spec, entry.slot_at, now, reason)
         events.append(skipped)
         if next_at is None:
             entry.clear_slot()
@@ -282,3 +290,14 @@ class Dispatching(EngineBase):
             entry.set_slot(SlotKind.OCCURRENCE, next_at)
             self._queue(entry)
         events.append(TaskChanged(self._snapshot(entry)))
+
+
+def _due_before_runs(entry: TaskEntry) -> bool:
+    """Whether the slot was due before every run in progress was dispatched.
+
+    Such an occurrence was already waiting when the scheduler took up the earlier one:
+    it passed while nothing could run it. One that came due later met a run in
+    progress: that is what the overlap policy is for.
+    """
+    assert entry.slot_at is not None
+    return all(entry.slot_at <= ticket.dispatched_at for ticket in entry.runs.values())

@@ -96,15 +96,14 @@ def latest_passed(
     return recurrence.advance(slot_at, catch.missed) or slot_at
 
 
-def skip_for_overlap(
-    spec: TaskSpec, slot_at: datetime, now: datetime
+def skip_passed(
+    spec: TaskSpec, slot_at: datetime, now: datetime, reason: SkipReason
 ) -> tuple[OccurrencesSkipped, datetime | None]:
-    """Skip the due occurrence, and every later one already past, while the previous
-    run goes: the record counting them all, and the next occurrence (None: none)."""
+    """Skip the due occurrence and every later one already past (while the previous
+    run goes, or as a backlog the misfire policy does not run): the record counting
+    them all, and the next occurrence (None: none)."""
     catch = spec.recurrence.catch_up(slot_at, now)
-    skipped = OccurrencesSkipped(
-        spec.id, catch.missed + 1, catch.exact, slot_at, SkipReason.OVERLAP
-    )
+    skipped = OccurrencesSkipped(spec.id, catch.missed + 1, catch.exact, slot_at, reason)
     return skipped, catch.next_at
 
 

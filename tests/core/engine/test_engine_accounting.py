@@ -167,3 +167,54 @@ def test_61_minutes_of_downtime_with_run_all_runs_all_seven() -> None:
     assert 1 not in loop.ledger.skipped
     loop.drain()
     assert_balanced(loop, [spec])
+
+
+# ------------------------------------- a backlog inside the grace period (outside trial)
+
+
+def test_a_backlog_inside_the_grace_period_is_missed_for_downtime_not_overlap() -> None:
+    """Every second; taskgui was down 4 s. Nothing was running: the reason must say so."""
+    spec = make_spec(1, recurrence=Every(timedelta(seconds=1)), overlap=OverlapPolicy.SKIP)
+    engine = Engine()
+    engine.add(spec)
+
+    # The service calls due again at once: the next slot (00:01) is in the past too.
+    events = engine.due(at(4), 4) + engine.due(at(4), 4)
+
+    [dispatched] = [e.run for e in events if isinstance(e, RunDispatched)]
+    assert dispatched.scheduled_at == T0
+    skipped = [e for e in events if isinstance(e, OccurrencesSkipped)]
+    assert [(s.count, s.first_at, s.reason) for s in skipped] == [(4, at(1), SkipReason.MISFIRE)]
+    assert engine.next_deadline() == at(5)
+
+
+@pytest.mark.parametrize("downtime", [100, 66])
+def test_run_all_with_overlap_skip_runs_the_whole_backlog_inside_the_grace_too(
+    downtime: int,
+) -> None:
+    """The README: "with --overlap skip they still all run, one at a time"."""
+    spec = make_spec(
+        1,
+        recurrence=Every(timedelta(seconds=10)),
+        misfire=MisfirePolicy.RUN_ALL,
+        overlap=OverlapPolicy.SKIP,
+        first_run_at=at(10),
+    )
+    loop = ServiceLoop(
+        Engine(),
+        workers=2,
+        rng=random.Random(3),
+        durations=(0.01,),
+        restart=lambda now: reloaded(loop.engine, now, run_all_limit=100),
+    )
+    loop.act(loop.engine.add(spec))
+    loop.let_pass(1)
+    loop.downtime(downtime)
+
+    loop.let_pass(5)
+
+    due = occurrences_until(spec, at(1 + downtime))
+    assert loop.ledger.ran[1][: len(due)] == due
+    assert 1 not in loop.ledger.skipped
+    loop.drain()
+    assert_balanced(loop, [spec])

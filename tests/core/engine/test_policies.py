@@ -47,7 +47,7 @@ def test_run_all_beyond_its_limit_drops_the_oldest() -> None:
 
 def test_overlap_skip_counts_every_passed_occurrence() -> None:
     spec = make_spec(recurrence=Every(MINUTE))
-    skipped, next_at = policies.skip_for_overlap(spec, T0, at(90))
+    skipped, next_at = policies.skip_passed(spec, T0, at(90), SkipReason.OVERLAP)
     assert (skipped.count, skipped.reason, next_at) == (2, SkipReason.OVERLAP, at(120))
 
 
