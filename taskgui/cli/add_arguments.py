@@ -18,6 +18,7 @@ from pathlib import Path
 
 from taskgui.core.duration import parse_duration
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.iso_time import read_iso
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
 from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
@@ -43,17 +44,29 @@ def duration_arg(text: str) -> timedelta:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _quoted(text: str, limit: int = 40) -> str:
+    """``text`` for a message, cut short: a pasted page need not be echoed back."""
+    return repr(text) if len(text) <= limit else repr(text[: limit - 1] + "…")
+
+
 def datetime_arg(text: str) -> datetime:
     """An argparse type for ISO 8601; a time without an offset is local wall time."""
+    moment = read_iso(text)
+    if moment is None:
+        raise argparse.ArgumentTypeError(
+            f"cannot read {_quoted(text)} as a date and time; write it like 2026-03-01T09:30 "
+            "(local time) or 2026-03-01T09:30+01:00"
+        )
     try:
-        moment = datetime.fromisoformat(text.strip())
         if moment.tzinfo is None:
             moment = moment.astimezone()  # interpret as this machine's local time
         return moment.astimezone(UTC)
     except (ValueError, OverflowError, OSError):
+        # A valid date at the very ends of the calendar (year 1, 9999) that cannot be
+        # moved to UTC or the local zone.
         raise argparse.ArgumentTypeError(
-            f"cannot read {text!r} as a date and time; write it like 2026-03-01T09:30 "
-            "(local time) or 2026-03-01T09:30+01:00"
+            f"{_quoted(text)} is too close to the ends of the calendar; give a time between "
+            "the years 1970 and 9998"
         ) from None
 
 

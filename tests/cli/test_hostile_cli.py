@@ -99,6 +99,10 @@ CASES = [
     Case(_add("--cron", "0 0 1 1 *", "--at", "9999-12-31T23:59+00:00"), says="year 9999"),
     Case(_add("--cron", "* * * * *", "--at", "9999-12-31T23:59:30+00:00"), says="year 9999"),
     Case(_add("--at", "9" * 200), says="cannot read"),
+    # Python's fromisoformat reads 200 ones as 1111-11-11 11:11:11.111111 (outside trial).
+    Case(_add("--at", "1" * 200), says="cannot read"),
+    Case(_add("--at", "20260301" + "1" * 30), says="cannot read"),
+    Case(_add("--at", "0001-01-01T00:00:00"), says="ends of the calendar"),
     Case(_add("--priority", "9" * 5_000), says="--priority"),
     # text a task cannot hold
     *(

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.iso_time import read_iso
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
 from taskgui.core.retry import DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, TaskState
@@ -169,10 +170,7 @@ class _Fields:
 
     def moment(self, key: str) -> datetime:
         value = self.text(key)
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            moment = None
+        moment = read_iso(value)
         if moment is None or moment.utcoffset() is None:
             raise FieldError(
                 self.at(key),
