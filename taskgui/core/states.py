@@ -29,10 +29,21 @@ class TaskState(StrEnum):
         """True when the task will not run again unless a person asks it to."""
         return self in _TERMINAL
 
+    @property
+    def ended_as(self) -> str:
+        """How a finished task ended, to follow its name: "task 'x' was cancelled"."""
+        return _ENDED_AS.get(self, f"is {self.value}")
+
 
 _TERMINAL = frozenset(
     {TaskState.SUCCEEDED, TaskState.EXHAUSTED, TaskState.CANCELLED, TaskState.MISSED}
 )
+_ENDED_AS = {
+    TaskState.SUCCEEDED: "has succeeded",
+    TaskState.EXHAUSTED: "gave up after its last attempt",
+    TaskState.CANCELLED: "was cancelled",
+    TaskState.MISSED: "missed its only run",
+}
 
 
 class RunOutcome(StrEnum):

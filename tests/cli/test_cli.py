@@ -408,7 +408,7 @@ def test_resuming_a_cancelled_task_fails_with_exit_1_as_pausing_it_does(run: Run
         result = run(command, str(task_id))
         assert result.code == 1, command
         assert ERROR_LINE.match(result.err)
-        assert f"has cancelled; there is nothing to {command}" in result.err
+        assert f"was cancelled; there is nothing to {command}" in result.err
         assert result.out == ""
 
 

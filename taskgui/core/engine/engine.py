@@ -225,7 +225,7 @@ class Engine(Dispatching):
             return []
         if entry.terminal is not None:
             raise InvalidStateError(
-                f"task {entry.spec.name!r} has already {entry.terminal.value}; nothing to cancel"
+                f"task {entry.spec.name!r} {entry.terminal.ended_as}; nothing to cancel"
             )
         unblocked = self._unqueue(entry)
         entry.clear_slot()
@@ -242,7 +242,7 @@ class Engine(Dispatching):
             return []
         if entry.terminal is not None:
             raise InvalidStateError(
-                f"task {entry.spec.name!r} has {entry.terminal.value}; there is nothing to pause"
+                f"task {entry.spec.name!r} {entry.terminal.ended_as}; there is nothing to pause"
             )
         unblocked = self._unqueue(entry)
         entry.spec = replace(entry.spec, paused=True)
@@ -311,7 +311,7 @@ class Engine(Dispatching):
         entry = self._entry(task_id)
         if entry.terminal is not None:
             raise InvalidStateError(
-                f"task {entry.spec.name!r} has {entry.terminal.value}; edit it to schedule again"
+                f"task {entry.spec.name!r} {entry.terminal.ended_as}; edit it to schedule again"
             )
         if at.utcoffset() is None:
             raise InvalidTaskError("the new run time must carry a time zone")

@@ -447,7 +447,7 @@ def test_cancel_a_finished_task_is_refused() -> None:
     engine.add(make_spec(1))
     run = only_run(engine.due(at(0), 1))
     engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(1))
-    with pytest.raises(InvalidStateError, match="already succeeded"):
+    with pytest.raises(InvalidStateError, match="has succeeded; nothing to cancel"):
         engine.cancel(1)
 
 
