@@ -63,7 +63,8 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     # A CLI started while we run on a file deleted under us must be able to tell.
     lock.record_files(repository.files)
     service = SchedulerService(repository, clock, workers=workers)
-    service.error_occurred.connect(lambda message: log.error("%s", message))
+    # The service logs every error it reports (error_occurred is for a window to show
+    # them): logging them here too wrote each one twice.
     # No window: failures go to the log. Kept in a name for the whole run, because Qt
     # holds the slots of a plain object only as long as the object lives.
     run_log = RunLog(service, service.task, log)

@@ -6,8 +6,10 @@ daemon call it first, so every error of a start is in the log.
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
+import os
 import sys
 from pathlib import Path
 
@@ -31,7 +33,7 @@ def configure_logging(verbose: bool = False) -> Path | None:
     root.addHandler(stderr)
     try:
         path = make_log_folder() / "taskgui.log"
-        handler = logging.handlers.RotatingFileHandler(
+        handler = PrivateRotatingFileHandler(
             path, maxBytes=5_000_000, backupCount=3, encoding="utf-8"
         )
     except (OSError, TaskguiError) as error:
@@ -40,3 +42,17 @@ def configure_logging(verbose: bool = False) -> Path | None:
     handler.setFormatter(formatter)
     root.addHandler(handler)
     return path
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log whose files are 0600 whatever the umask.
+
+    The log holds commands, their errors and paths; under umask 000 the standard
+    handler made ``taskgui.log`` (and each file it rotates to) 0666. The folder is
+    0700 too, but a file should not rely on that.
+    """
+
+    def _open(self) -> io.TextIOWrapper:
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.fchmod(fd, 0o600)  # a file an older taskgui created under a wide umask
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)  # O_APPEND: "a"

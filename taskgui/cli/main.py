@@ -396,8 +396,7 @@ def _unchanged(op: Op, snapshot: TaskSnapshot) -> str | None:
     if op is Op.RESUME and not snapshot.spec.paused:
         if snapshot.state.is_terminal:
             raise InvalidStateError(
-                f"task {snapshot.spec.name!r} {snapshot.state.ended_as}; there is nothing "
-                "to resume"
+                f"task {snapshot.spec.name!r} {snapshot.state.ended_as}; there is nothing to resume"
             )
         return "is not paused; nothing to resume"
     return None

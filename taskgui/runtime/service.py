@@ -722,6 +722,7 @@ class SchedulerService(ScheduleSignals):
             engine = Engine(rng=self._rng)
             recover(self._repository, engine, self._clock.now())
         except StoreError as error:
+            log.error("store error: %s", error)
             self.error_occurred.emit(str(error))
             QTimer.singleShot(STORE_RETRY_MS, self._on_store_retry)
             return
