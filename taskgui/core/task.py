@@ -14,10 +14,11 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from taskgui.core.duration import check_duration
+from taskgui.core.duration import check_duration, format_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.recurrence import Cron, Once, Recurrence
 from taskgui.core.retry import RetryPolicy
+from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.text_rules import has_visible_character, nul_problem, utf8_size
 
@@ -163,6 +164,8 @@ class TaskSpec:
     misfire: MisfirePolicy = MisfirePolicy.RUN_ONCE
     misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE
     paused: bool = False
+    # Each occurrence starts up to this much late (see core/spread.py).
+    spread: Spread | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _checked_name(self.name))
@@ -200,6 +203,22 @@ class TaskSpec:
                     raise InvalidTaskError(
                         f"{attr} policy {value!r} is not one of {choices}"
                     ) from None
+        self._check_spread()
+
+    def _check_spread(self) -> None:
+        """A spread shorter than the gap between two occurrences, or runs would swap
+        order and a late start could pass the next occurrence's own."""
+        if self.spread is None:
+            return
+        if not isinstance(self.spread, Spread):
+            raise InvalidTaskError("the spread must be a Spread")
+        first = self.recurrence.first_at_or_after(self.first_run_at)
+        second = self.recurrence.next_after(first)
+        if second is not None and self.spread.width >= second - first:
+            raise InvalidTaskError(
+                f"the spread ({format_duration(self.spread.width)}) must be shorter than "
+                f"the time between two runs ({format_duration(second - first)})"
+            )
 
     def with_id(self, task_id: TaskId) -> TaskSpec:
         """This definition under a new id (a repository assigns ids on insert).

@@ -573,6 +573,7 @@ class RowDecoder:
             misfire_grace=grace,
             # TaskSpec pauses a task whose schedule is refused; so must this copy.
             paused=bool(paused) or recurrence.refusal is not None,
+            spread=None,  # not stored yet: the engine has it, the store comes next
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

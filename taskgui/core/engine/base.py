@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from datetime import datetime
 
 from taskgui.core.engine.deferred import TaskTable
 from taskgui.core.engine.entry import TaskEntry
@@ -87,6 +88,21 @@ class EngineBase:
             and entry.terminal is None
             and (not entry.spec.paused or entry.slot_kind is SlotKind.MANUAL)
         )
+
+    def _set_occurrence(self, entry: TaskEntry, occurrence: datetime) -> None:
+        """Give the task its next scheduled occurrence, started late by its spread.
+
+        The slot remembers the occurrence itself (``slot_scheduled``): the next one is
+        computed from it, so a spread never drifts the schedule.
+        """
+        spread = entry.spec.spread
+        start = occurrence
+        if spread is not None:
+            try:
+                start = occurrence + spread.offset(entry.spec.id, self._rng.random)
+            except OverflowError:  # an occurrence at the very end of the calendar
+                start = occurrence
+        entry.set_slot(SlotKind.OCCURRENCE, start, scheduled=occurrence)
 
     def _queue(self, entry: TaskEntry) -> None:
         """Put the task's slot in the time queue, if it has one and may run."""

@@ -19,11 +19,11 @@ from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError
 from taskgui.core.events import (
     Event,
-    SkipReason,
     RetryScheduled,
     RunDispatched,
     RunFinished,
     RunWithdrawn,
+    SkipReason,
     TaskChanged,
 )
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
@@ -124,16 +124,16 @@ class Dispatching(EngineBase):
         # the end of the run), so overlap policies see it come due while this runs.
         next_at: datetime | None
         if ticket.kind is SlotKind.OCCURRENCE:
+            # From the occurrence, not from its spread start: no drift.
+            occurrence = entry.slot_scheduled or ticket.scheduled_at
             next_at = (
-                None
-                if entry.uses_fixed_delay
-                else entry.spec.recurrence.next_after(ticket.scheduled_at)
+                None if entry.uses_fixed_delay else entry.spec.recurrence.next_after(occurrence)
             )
         else:
             next_at = entry.deferred_at
         entry.deferred_at = None
         if next_at is not None:
-            entry.set_slot(SlotKind.OCCURRENCE, next_at)
+            self._set_occurrence(entry, next_at)
             self._queue(entry)
         else:
             entry.clear_slot()
@@ -229,7 +229,7 @@ class Dispatching(EngineBase):
         if verdict.exhausted is not None:
             events.append(verdict.exhausted)
         if verdict.next_at is not None:
-            entry.set_slot(SlotKind.OCCURRENCE, verdict.next_at)
+            self._set_occurrence(entry, verdict.next_at)
             self._queue(entry)
         elif verdict.terminal is not None:
             entry.terminal = verdict.terminal
@@ -241,7 +241,8 @@ class Dispatching(EngineBase):
             return  # a parallel run already queued the next attempt
         if entry.slot_kind is SlotKind.OCCURRENCE:
             events += self._unqueue(entry)
-            entry.deferred_at = entry.slot_at
+            # The occurrence, unspread: it gets its spread again when it is queued.
+            entry.deferred_at = entry.slot_scheduled or entry.slot_at
         run_at = now + delay
         attempt = entry.attempt + 1
         # Scheduled for when it is due: history shows whether it ran on time.
@@ -272,7 +273,7 @@ class Dispatching(EngineBase):
             entry.clear_slot()
             entry.terminal = TaskState.MISSED
         else:
-            entry.set_slot(SlotKind.OCCURRENCE, verdict.slot_at)
+            self._set_occurrence(entry, verdict.slot_at)
             self._queue(entry)
         events.append(TaskChanged(self._snapshot(entry)))
         return False
@@ -287,7 +288,7 @@ class Dispatching(EngineBase):
         if next_at is None:
             entry.clear_slot()
         else:
-            entry.set_slot(SlotKind.OCCURRENCE, next_at)
+            self._set_occurrence(entry, next_at)
             self._queue(entry)
         events.append(TaskChanged(self._snapshot(entry)))
 

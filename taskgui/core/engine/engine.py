@@ -184,7 +184,7 @@ class Engine(Dispatching):
         if self._tasks.knows(spec.id):
             raise InvalidTaskError(f"a task with id {spec.id} already exists")
         entry = _Entry(spec)
-        entry.set_slot(SlotKind.OCCURRENCE, spec.recurrence.first_at_or_after(spec.first_run_at))
+        self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
         self._tasks[spec.id] = entry
         self._queue(entry)
         return [TaskAdded(self._snapshot(entry))]
@@ -205,7 +205,7 @@ class Engine(Dispatching):
         if reschedule:
             entry.terminal = None
             entry.deferred_at = None
-            entry.set_slot(SlotKind.OCCURRENCE, policies.first_occurrence_from(spec, now))
+            self._set_occurrence(entry, policies.first_occurrence_from(spec, now))
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
 
@@ -282,7 +282,7 @@ class Engine(Dispatching):
             return self._retry_now(entry, now)
         unblocked = self._unqueue(entry)
         if entry.slot_kind is SlotKind.OCCURRENCE:
-            entry.deferred_at = entry.slot_at
+            entry.deferred_at = entry.slot_scheduled or entry.slot_at  # unspread
         entry.terminal = None
         entry.set_slot(SlotKind.MANUAL, now)
         self._queue(entry)

@@ -78,10 +78,19 @@ class TaskEntry:
     def uses_fixed_delay(self) -> bool:
         return getattr(self.spec.recurrence, "mode", None) is EveryMode.FIXED_DELAY
 
-    def set_slot(self, kind: SlotKind, at: datetime, *, attempt: int = 1) -> None:
+    def set_slot(
+        self,
+        kind: SlotKind,
+        at: datetime,
+        *,
+        attempt: int = 1,
+        scheduled: datetime | None = None,
+    ) -> None:
+        """Queue one run at ``at``; ``scheduled``: the occurrence it stands for, when a
+        spread starts it later (the schedule goes on from the occurrence, not the start)."""
         self.slot_kind = kind
         self.slot_at = at
-        self.slot_scheduled = at  # due then, whatever the slot is for
+        self.slot_scheduled = scheduled or at  # due then, whatever the slot is for
         self.slot_attempt = attempt
 
     def clear_slot(self) -> None:
