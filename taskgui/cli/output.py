@@ -95,6 +95,11 @@ _WAIT_WORDS = {
     WaitReason.WORKER.value: "worker",
     WaitReason.CONCURRENCY_KEY.value: "key",
     WaitReason.PREVIOUS_RUN.value: "previous run",
+    WaitReason.AC_POWER.value: "on battery",
+    WaitReason.NETWORK.value: "offline",
+    WaitReason.UNMETERED.value: "metered connection",
+    WaitReason.IDLE.value: "user active",
+    WaitReason.UNCHECKABLE.value: "condition cannot be checked here",
     PAUSED: "paused",
     NO_SCHEDULER: "no scheduler",
 }

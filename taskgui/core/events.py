@@ -94,6 +94,7 @@ class TaskExhausted:
 class SkipReason(StrEnum):
     MISFIRE = "misfire"  # found late (sleep, downtime, clock jump); policy said skip/coalesce
     OVERLAP = "overlap"  # the previous run was still going; overlap policy said skip
+    CONDITION = "condition"  # its run conditions did not hold before it gave up waiting
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,6 +88,12 @@ class WaitReason(StrEnum):
     WORKER = "worker"  # every worker is busy
     CONCURRENCY_KEY = "concurrency_key"  # another task with the same key is running
     PREVIOUS_RUN = "previous_run"  # overlap policy QUEUE: the previous run is going
+    # A run condition does not hold (core/conditions.py), one member per condition.
+    AC_POWER = "ac_power"  # on battery
+    NETWORK = "network"  # offline
+    UNMETERED = "unmetered"  # on a metered connection
+    IDLE = "idle"  # the user is active
+    UNCHECKABLE = "uncheckable"  # this machine cannot report what a condition needs
 
 
 class SlotKind(StrEnum):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from taskgui.core.conditions import NO_CONDITIONS, RunConditions
 from taskgui.core.duration import check_duration, format_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.recurrence import Cron, Once, Recurrence
@@ -166,6 +167,8 @@ class TaskSpec:
     paused: bool = False
     # Each occurrence starts up to this much late (see core/spread.py).
     spread: Spread | None = None
+    # What the machine must be doing for a run to start (see core/conditions.py).
+    conditions: RunConditions = NO_CONDITIONS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _checked_name(self.name))
@@ -204,6 +207,8 @@ class TaskSpec:
                         f"{attr} policy {value!r} is not one of {choices}"
                     ) from None
         self._check_spread()
+        if not isinstance(self.conditions, RunConditions):
+            raise InvalidTaskError("the run conditions must be RunConditions")
 
     def _check_spread(self) -> None:
         """A spread shorter than the gap between two occurrences, or runs would swap

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from taskgui.core.conditions import NO_CONDITIONS
 from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, stored_cron
@@ -574,6 +575,7 @@ class RowDecoder:
             # TaskSpec pauses a task whose schedule is refused; so must this copy.
             paused=bool(paused) or recurrence.refusal is not None,
             spread=None,  # not stored yet: the engine has it, the store comes next
+            conditions=NO_CONDITIONS,  # likewise
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

@@ -11,6 +11,7 @@ import itertools
 import random
 from datetime import datetime
 
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.engine.deferred import TaskTable
 from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.engine.queues import DispatchQueues
@@ -43,6 +44,8 @@ class EngineBase:
         # The concurrency key each run holds: the one it took, whatever the task's
         # definition says by the time the run ends (a person may edit the key).
         self._run_keys: dict[RunId, str] = {}
+        # What the machine last reported for run conditions; None until it has.
+        self._system: SystemConditions | None = None
         self._seq = itertools.count(1)
         self._run_ids = itertools.count(1)
 

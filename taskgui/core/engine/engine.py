@@ -77,14 +77,22 @@ class Engine(Dispatching):
         return (self._snapshot(entry) for entry in self._tasks.values())
 
     def next_deadline(self) -> datetime | None:
-        """When the earliest queued task becomes due; None when nothing is queued."""
+        """When the earliest queued task becomes due, or a task waiting for its run
+        conditions gives up; None when nothing is queued."""
+        give_up_ts = self._queues.conditions.next_give_up()
+        give_up = None if give_up_ts is None else _EPOCH + timedelta(seconds=give_up_ts)
         if not self._time:
-            return None
+            return give_up
         task_id, _ = self._time.peek()
         at_us = self._tasks.deferred_run_at_us(task_id)
+        due: datetime | None
         if at_us is not None:  # known from the heap alone: no need to load the task
-            return _EPOCH + timedelta(microseconds=at_us)
-        return self._tasks[task_id].slot_at
+            due = _EPOCH + timedelta(microseconds=at_us)
+        else:
+            due = self._tasks[task_id].slot_at
+        if give_up is None or (due is not None and due <= give_up):
+            return due
+        return give_up
 
     @property
     def deferred_count(self) -> int:

@@ -3,13 +3,15 @@
 - the **time heap**: not yet due, keyed ``(run_at, seq)``;
 - the **ready heap**: due, waiting for a worker, keyed ``(-priority, run_at, seq)``;
 - a **key heap** per concurrency key: due, but a task with the same key is running;
-- the **overlap wait**: due, but the task's own previous run is still going.
+- the **overlap wait**: due, but the task's own previous run is still going;
+- the **condition wait**: due, but a run condition does not hold (``condition_wait``).
 
 A task is in at most one of them, and every move is O(log n): nothing here scans.
 """
 
 from __future__ import annotations
 
+from taskgui.core.engine.condition_wait import ConditionWait
 from taskgui.core.engine.heap import IndexedHeap
 from taskgui.core.states import WaitReason
 from taskgui.core.task import TaskId
@@ -21,7 +23,7 @@ ReadyKey = tuple[int, float, int]
 class DispatchQueues:
     """The engine's queues. Holds ids and keys only; the engine owns the tasks."""
 
-    __slots__ = ("_blocked", "_busy_keys", "_overlap_wait", "ready", "time")
+    __slots__ = ("_blocked", "_busy_keys", "_overlap_wait", "conditions", "ready", "time")
 
     def __init__(self) -> None:
         self.time: IndexedHeap[TaskId, TimeKey] = IndexedHeap()
@@ -29,6 +31,7 @@ class DispatchQueues:
         self._blocked: dict[str, IndexedHeap[TaskId, ReadyKey]] = {}
         self._busy_keys: dict[str, int] = {}
         self._overlap_wait: dict[TaskId, ReadyKey] = {}
+        self.conditions = ConditionWait()
 
     def clear(self) -> None:
         self.time.clear()
@@ -36,6 +39,7 @@ class DispatchQueues:
         self._blocked.clear()
         self._busy_keys.clear()
         self._overlap_wait.clear()
+        self.conditions.clear()
 
     def discard(self, task_id: TaskId, concurrency_key: str | None) -> TaskId | None:
         """Take a task out of whichever queue holds it.
@@ -49,6 +53,8 @@ class DispatchQueues:
         if self.ready.discard(task_id):
             return self._unblock(concurrency_key)
         if self._overlap_wait.pop(task_id, None) is not None:
+            return None
+        if self.conditions.release(task_id) is not None:
             return None
         if concurrency_key is None:
             return None
@@ -114,6 +120,8 @@ class DispatchQueues:
             return WaitReason.WORKER
         if task_id in self._overlap_wait:
             return WaitReason.PREVIOUS_RUN
+        if task_id in self.conditions:
+            return self.conditions.reason(task_id)
         if concurrency_key is not None and task_id in self._blocked.get(concurrency_key, ()):
             return WaitReason.CONCURRENCY_KEY
         return None

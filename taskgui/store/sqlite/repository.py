@@ -639,4 +639,5 @@ def _waiting_value(reason: WaitReason | None) -> str | None:
 _SKIP_WHY = {
     "misfire": "taskgui was not running, the machine slept, or the clock jumped",
     "overlap": "the previous run was still going",
+    "condition": "its run conditions did not hold in time",
 }

@@ -136,7 +136,17 @@ def waiting_text(snapshot: TaskSnapshot) -> str:
         return f"waiting: key {key} busy" if key else "waiting for its concurrency key"
     if reason is WaitReason.PREVIOUS_RUN:
         return "waiting for the previous run"
-    return ""
+    return CONDITION_WAIT_TEXT.get(reason, "") if reason is not None else ""
+
+
+# What a due task that waits on a run condition shows (core/conditions.py).
+CONDITION_WAIT_TEXT = {
+    WaitReason.AC_POWER: "waiting: on battery",
+    WaitReason.NETWORK: "waiting: offline",
+    WaitReason.UNMETERED: "waiting: metered connection",
+    WaitReason.IDLE: "waiting: user active",
+    WaitReason.UNCHECKABLE: "waiting: a condition cannot be checked here",
+}
 
 
 def next_run_text(snapshot: TaskSnapshot, now: datetime) -> str:
