@@ -16,11 +16,13 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from taskgui.core.conditions import RunConditions
 from taskgui.core.duration import parse_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.iso_time import read_iso
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
 from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
+from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import Command, TaskSpec
 
@@ -136,6 +138,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-shell", action="store_true", help="split the command into arguments, no shell"
     )
     run.add_argument("--paused", action="store_true", help="add it paused")
+    run.add_argument(
+        "--spread",
+        type=duration_arg,
+        metavar="DURATION",
+        help="start each run up to DURATION late, at random (a fleet is not all at :00)",
+    )
+    run.add_argument(
+        "--spread-fixed",
+        action="store_true",
+        help="with --spread: the same offset every time, from the task's id (like cron's H)",
+    )
+    conditions = parser.add_argument_group("conditions (a due run waits until they hold)")
+    conditions.add_argument("--on-ac-power", action="store_true", help="only on AC power")
+    conditions.add_argument("--network", action="store_true", help="only while online")
+    conditions.add_argument(
+        "--unmetered", action="store_true", help="only on a connection that is not metered"
+    )
+    conditions.add_argument(
+        "--idle", type=duration_arg, metavar="DURATION", help="only after DURATION of user idle"
+    )
+    conditions.add_argument(
+        "--give-up-after",
+        type=duration_arg,
+        metavar="DURATION",
+        help="a run that waited this long is counted missed (default: at the next run)",
+    )
 
 
 # -------------------------------------------------------------------- the spec
@@ -168,7 +196,30 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
         overlap=OverlapPolicy(args.overlap),
         misfire=MisfirePolicy(args.misfire),
         paused=args.paused,
+        spread=_spread(args),
+        conditions=_conditions(args),
     )
+
+
+def _spread(args: argparse.Namespace) -> Spread | None:
+    if args.spread is None:
+        if args.spread_fixed:
+            raise AddUsageError("--spread-fixed goes with --spread DURATION")
+        return None
+    return Spread(args.spread, fixed=args.spread_fixed)
+
+
+def _conditions(args: argparse.Namespace) -> RunConditions:
+    conditions = RunConditions(
+        ac_power=args.on_ac_power,
+        network=args.network,
+        unmetered=args.unmetered,
+        idle_for=args.idle,
+        give_up_after=args.give_up_after,
+    )
+    if args.give_up_after is not None and not conditions:
+        raise AddUsageError("--give-up-after goes with a condition (--on-ac-power, --network, ...)")
+    return conditions
 
 
 def _start(args: argparse.Namespace, now: datetime) -> datetime:

@@ -275,6 +275,14 @@ def _relative(moment: datetime | None, now: datetime) -> str:
     return f"{local(moment)} ({when})"
 
 
+def _conditions_text(spec: TaskSpec) -> str:
+    conditions = spec.conditions
+    text = conditions.describe()
+    if text and conditions.give_up_after is not None:
+        text += f"; give up after {format_duration(conditions.give_up_after)}"
+    return text
+
+
 def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None) -> list[str]:
     """The ``show`` view: ``key: value`` lines with the keys aligned."""
     spec, status = snapshot.spec, snapshot.status
@@ -303,6 +311,8 @@ def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None
         ("overlap", spec.overlap.value),
         ("misfire", f"{spec.misfire.value} (grace {format_duration(spec.misfire_grace)})"),
         ("paused", "yes" if spec.paused else "no"),
+        ("spread", spec.spread.describe() if spec.spread else NONE_TEXT),
+        ("conditions", _conditions_text(spec) or NONE_TEXT),
         ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),
         ("last run", local(status.last_run_at)),
     ]
