@@ -24,6 +24,7 @@ from taskgui.app.logs import configure_logging
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import SystemClock
 from taskgui.core.errors import TaskguiError
+from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import DEFAULT_WORKERS, SchedulerService
 from taskgui.store.private_folders import make_database_folder
@@ -63,6 +64,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     # A CLI started while we run on a file deleted under us must be able to tell.
     lock.record_files(repository.files)
     service = SchedulerService(repository, clock, workers=workers)
+    service.watch_conditions(ConditionMonitor.of_this_machine())
     # The service logs every error it reports (error_occurred is for a window to show
     # them): logging them here too wrote each one twice.
     # No window: failures go to the log. Kept in a name for the whole run, because Qt

@@ -37,6 +37,7 @@ from taskgui.app.logs import configure_logging
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
+from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
@@ -221,6 +222,7 @@ def _start_service(
 ) -> SchedulerService:
     """The scheduler over ``repository``, started (its recovery done)."""
     service = SchedulerService(repository, clock, workers=settings.workers)
+    service.watch_conditions(ConditionMonitor.of_this_machine())
     service.loaded.connect(
         partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
     )

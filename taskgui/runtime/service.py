@@ -48,6 +48,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from taskgui.control.operations import Operations
 from taskgui.control.recovery import Recovery, recover
 from taskgui.core.clock import Clock
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError, UnreadableTaskError
 from taskgui.core.events import (
@@ -69,6 +70,7 @@ from taskgui.core.status import RunId, RunRecord, RunResult, RunTicket, TaskSnap
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.checkpoints import BackgroundCheckpoints
+from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import Hydration
@@ -161,6 +163,9 @@ class SchedulerService(ScheduleSignals):
         self._lost: DatabaseReplacedError | None = None
         # The file whose path must go on naming it (see store.file_identity).
         self._file = repository if isinstance(repository, SqliteRepository) else None
+        # The machine's state for tasks' run conditions (watch_conditions).
+        self._conditions: ConditionMonitor | None = None
+        self._system: SystemConditions | None = None
 
     # ----------------------------------------------------------------- life
 
@@ -189,6 +194,26 @@ class SchedulerService(ScheduleSignals):
             self._perform_requests()
         self._dispatch()
         return recovery
+
+    def watch_conditions(self, monitor: ConditionMonitor) -> None:
+        """Follow the machine's power, network and idle state for tasks' run conditions.
+
+        Until the first reading arrives, a task with conditions waits ("not read yet");
+        a composition root that runs the schedule always calls this.
+        """
+        self._conditions = monitor
+        monitor.setParent(self)
+        monitor.conditions_changed.connect(self._on_conditions_changed)
+        monitor.start()
+
+    @service_slot
+    def _on_conditions_changed(self, system: SystemConditions) -> None:
+        self._system = system
+        events = self._engine.conditions_changed(system, self._clock.now())
+        if self._running:
+            self._dispatch(done=events)  # committed (the wait reasons) with what starts
+        else:
+            self._publish(events)
 
     def shutdown(self, grace: float = 10.0, reason: str = "taskgui stopped") -> None:
         """Stop dispatching; give running commands ``grace`` seconds, then stop them.
@@ -416,6 +441,8 @@ class SchedulerService(ScheduleSignals):
         self._publish(events, results)
         if dispatching and self._healthy:
             self._timer.arm(self._engine.next_deadline())
+            if self._conditions is not None:  # read the idle time when it could hold
+                self._conditions.look_at_idle_in(self._engine.idle_check_in())
 
     def _rearm(self) -> None:
         """After tasks were read: a decoded task can move the head of the schedule."""
@@ -720,6 +747,8 @@ class SchedulerService(ScheduleSignals):
         # Rebuild the engine from what is committed: the truth after a failed write.
         try:
             engine = Engine(rng=self._rng)
+            if self._system is not None:
+                engine.conditions_changed(self._system, self._clock.now())
             recover(self._repository, engine, self._clock.now())
         except StoreError as error:
             log.error("store error: %s", error)

@@ -1,0 +1,83 @@
+"""End to end in one process: a real service, real commands, and a fake UPower and
+NetworkManager on a private D-Bus bus flipping the machine's state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from taskgui.core.conditions import RunConditions
+from taskgui.core.states import TaskState, WaitReason
+from taskgui.runtime.conditions.monitor import ConditionMonitor
+from taskgui.runtime.conditions.sources import IdleFact, NetworkFact, PowerFact
+from tests.helpers.private_bus import FakeDesktopServices, connect, private_bus
+from tests.helpers.service import Harness, spec
+
+WAIT_MS = 10_000
+
+
+@pytest.fixture
+def desktop() -> Iterator[tuple[str, FakeDesktopServices]]:
+    with private_bus() as address:
+        services = FakeDesktopServices(address, ["upower", "nm", "mutter"])
+        try:
+            yield address, services
+        finally:
+            services.stop()
+
+
+def test_a_task_waits_on_battery_and_runs_when_plugged_in(
+    tmp_path: Path, qtbot: QtBot, desktop: tuple[str, FakeDesktopServices]
+) -> None:
+    address, services = desktop
+    services.command("set upower OnBattery true")
+    harness = Harness(tmp_path, qtbot, workers=2)
+    try:
+        bus = connect(address)
+        monitor = ConditionMonitor(PowerFact(bus), NetworkFact(bus), IdleFact(bus))
+        with qtbot.waitSignal(monitor.conditions_changed, timeout=WAIT_MS):
+            harness.service.watch_conditions(monitor)
+        marker = tmp_path / "ran"
+        added = harness.service.add_task(
+            spec("plugged", f"touch {marker}", conditions=RunConditions(ac_power=True))
+        )
+        qtbot.waitUntil(
+            lambda: harness.service.task(added.id).status.waiting is WaitReason.AC_POWER,
+            timeout=WAIT_MS,
+        )
+        # The wait reason is written for the CLI and a window following this process.
+        assert harness.repository.wait_reasons()[added.id] is WaitReason.AC_POWER
+        assert not marker.exists()
+
+        services.command("set upower OnBattery false")
+        harness.wait_state(added.id, TaskState.SUCCEEDED)
+        assert marker.exists()
+    finally:
+        harness.close()
+
+
+def test_offline_then_online(
+    tmp_path: Path, qtbot: QtBot, desktop: tuple[str, FakeDesktopServices]
+) -> None:
+    address, services = desktop
+    services.command("set nm Connectivity 1")
+    harness = Harness(tmp_path, qtbot, workers=1)
+    try:
+        bus = connect(address)
+        harness.service.watch_conditions(
+            ConditionMonitor(PowerFact(bus), NetworkFact(bus), IdleFact(bus))
+        )
+        added = harness.service.add_task(
+            spec("sync", "true", conditions=RunConditions(network=True))
+        )
+        qtbot.waitUntil(
+            lambda: harness.service.task(added.id).status.waiting is WaitReason.NETWORK,
+            timeout=WAIT_MS,
+        )
+        services.command("set nm Connectivity 4")
+        harness.wait_state(added.id, TaskState.SUCCEEDED)
+    finally:
+        harness.close()
