@@ -1,7 +1,8 @@
 """Rows <-> core objects. Times are integer microseconds since the epoch (UTC), exact.
 
-Schedules and policies are versioned JSON objects (``{"v": 1, ...}``), never pickle:
-readable with any SQLite tool, and safe to load. A value from a newer encoder, or one
+Commands, schedules and policies are the versioned JSON objects of
+``taskgui.core.shape`` (``{"v": 1, ...}``), kept as text, never pickle: readable with any
+SQLite tool, and safe to load. A value from a newer encoder, or one
 that no longer validates, raises CodecError so the row can be quarantined rather than
 silently dropped.
 
@@ -14,7 +15,6 @@ validating constructors, so a row that no longer validates is still caught.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -22,8 +22,11 @@ from typing import Any, TypeVar
 
 from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
-from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, stored_cron
-from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.recurrence import Cron, Recurrence
+from taskgui.core.retry import RetryPolicy
+from taskgui.core.shape import stored, values
+from taskgui.core.shape.fields import SHAPE_VERSION
+from taskgui.core.shape.stored import StoredValueError
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.core.task import (
@@ -37,11 +40,8 @@ from taskgui.core.task import (
 )
 from taskgui.store.errors import CodecError
 
-JSON_VERSION = 1
-# A command that names its shell (a crontab's SHELL=) is written as version 2, so a
-# taskgui from before sets the task aside instead of running it with /bin/sh; every
-# other command stays version 1, readable by any taskgui.
-COMMAND_SHELL_VERSION = 2
+JSON_VERSION = SHAPE_VERSION
+COMMAND_SHELL_VERSION = values.COMMAND_SHELL_VERSION
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ZERO = timedelta(0)
 _MEMO_LIMIT = 10_000
@@ -102,128 +102,34 @@ def _seconds(value: timedelta | None) -> float | None:
 
 # ------------------------------------------------------------------- JSON
 
-
-# Shared encoders: ``json.dumps`` with non-default arguments builds a new JSONEncoder on
-# every call. ``_json_string`` turns a str into its JSON literal, exactly as json.dumps.
-_json_compact = json.JSONEncoder(separators=(",", ":")).encode
-_json_string = json.JSONEncoder().encode
-
-
-_SHELL_LINE_HEAD = f'{{"v":{JSON_VERSION},"line":'
-_SHELL_LINE_TAIL = ',"shell":true,"cwd":null,"env":[]}'
+# The shape's text (``taskgui.core.shape``): the store writes nothing of its own.
+encode_command = values.command_text
+encode_recurrence = values.schedule_text
+encode_retry = values.retry_text
+_recurrence_text = values.schedule_text
+_retry_text = values.retry_text
 
 
-def encode_command(command: Command) -> str:
-    """The command as versioned JSON: ``{"v":1,"line":...,"shell":...,"cwd":...,"env":[...]}``.
+def _decoded(decode: Callable[[str], T]) -> Callable[[str], T]:
+    """A shape reader whose refusal is the store's CodecError, message unchanged."""
 
-    Written out by hand rather than through json.dumps of a dict, because every add and
-    every status change encodes its command and lines are usually unique (memoising
-    them would not help); this is several times faster, and the text is identical.
-    """
-    string = _json_string
-    path = command.shell_path
-    if not command.env and command.cwd is None and command.use_shell and path is None:
-        return _SHELL_LINE_HEAD + string(command.line) + _SHELL_LINE_TAIL  # the usual one
-    env = ",".join(f"[{string(name)},{string(value)}]" for name, value in command.env)
-    cwd = "null" if command.cwd is None else string(command.cwd)
-    shell = "true" if command.use_shell else "false"
-    version, shell_path = (
-        (JSON_VERSION, "")
-        if path is None
-        else (COMMAND_SHELL_VERSION, f',"shell_path":{string(path)}')
-    )
-    return (
-        f'{{"v":{version},"line":{string(command.line)},"shell":{shell},'
-        f'"cwd":{cwd},"env":[{env}]{shell_path}}}'
-    )
+    def read(text: str) -> T:
+        try:
+            return decode(text)
+        except StoredValueError as error:
+            raise CodecError(str(error)) from None
 
-
-def encode_recurrence(recurrence: Recurrence) -> str:
-    body: dict[str, Any]
-    if isinstance(recurrence, Every):
-        body = {"kind": "every", "seconds": recurrence.interval.total_seconds()}
-        body["mode"] = recurrence.mode.value
-    elif isinstance(recurrence, Cron):
-        body = {"kind": "cron", "expr": recurrence.expr, "tz": recurrence.tz}
-    else:
-        body = {"kind": "once"}
-    return _json_compact({"v": JSON_VERSION, **body})
-
-
-def encode_retry(policy: RetryPolicy) -> str:
-    return _json_compact(
-        {
-            "v": JSON_VERSION,
-            "backoff": policy.backoff.value,
-            "max_attempts": policy.max_attempts,
-            "base": policy.base_delay.total_seconds(),
-            "max": policy.max_delay.total_seconds(),
-            "factor": policy.factor,
-            "jitter": policy.jitter,
-        }
-    )
-
-
-# Most tasks share a handful of schedules and policies: encode each distinct one once.
-_recurrence_text = lru_cache(maxsize=256)(encode_recurrence)
-_retry_text = lru_cache(maxsize=256)(encode_retry)
+    return read
 
 
 def _load_json(text: str, what: str, newest: int = JSON_VERSION) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise CodecError(f"the stored {what} is not valid JSON ({error})") from None
-    if not isinstance(value, dict):
-        raise CodecError(f"the stored {what} is not a JSON object")
-    version = value.get("v")
-    if type(version) is not int or not JSON_VERSION <= version <= newest:
-        raise CodecError(
-            f"the stored {what} has format version {version!r}; this taskgui reads "
-            f"version {_versions(newest)} (was the file written by a newer taskgui?)"
-        )
-    return value
+    """The stored JSON object ``text`` holds (``shape.stored.load_object``)."""
+    return _decoded(lambda value: stored.load_object(value, what, newest))(text)
 
 
-def _versions(newest: int) -> str:
-    return str(JSON_VERSION) if newest == JSON_VERSION else f"{JSON_VERSION} to {newest}"
-
-
-def _decode_command(text: str) -> Command:
-    data = _load_json(text, "command", COMMAND_SHELL_VERSION)
-    return Command(
-        line=data["line"],
-        use_shell=bool(data.get("shell", True)),
-        cwd=data.get("cwd"),
-        env=tuple((str(k), str(v)) for k, v in data.get("env", [])),
-        shell_path=data.get("shell_path"),
-    )
-
-
-def _decode_recurrence(text: str) -> Recurrence:
-    data = _load_json(text, "schedule")
-    kind = data.get("kind")
-    if kind == "once":
-        return Once()
-    if kind == "every":
-        return Every(timedelta(seconds=data["seconds"]), EveryMode(data.get("mode", "fixed_rate")))
-    if kind == "cron":
-        # A schedule this taskgui refuses (an older one accepted it) is kept, and its
-        # task loads paused with the reason: see RefusedCron.
-        return stored_cron(data["expr"], data.get("tz", "UTC"))
-    raise CodecError(f"unknown schedule kind {kind!r}")
-
-
-def _decode_retry(text: str) -> RetryPolicy:
-    data = _load_json(text, "retry policy")
-    return RetryPolicy(
-        backoff=Backoff(data["backoff"]),
-        max_attempts=int(data["max_attempts"]),
-        base_delay=timedelta(seconds=data["base"]),
-        max_delay=timedelta(seconds=data["max"]),
-        factor=float(data.get("factor", 2.0)),
-        jitter=bool(data.get("jitter", False)),
-    )
+_decode_command = _decoded(stored.command_from_text)
+_decode_recurrence = _decoded(stored.schedule_from_text)
+_decode_retry = _decoded(stored.retry_from_text)
 
 
 class _Memo:
@@ -454,8 +360,8 @@ class RowDecoder:
             return _paused_if_refused(snapshot)
         try:
             return _paused_if_refused(self._snapshot(row))
-        except CodecError:
-            raise
+        except CodecError as error:
+            raise CodecError(f"task {_task_id(row)}: {error}") from None
         except KeyError as error:
             raise CodecError(
                 f"task {_task_id(row)}: a stored value lacks its {error} field"

@@ -9,10 +9,11 @@ import json
 import pytest
 
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.shape.fields import FieldError
+from taskgui.core.shape.values import decode_command
 from taskgui.core.status import initial_status
 from taskgui.core.task import Command
 from taskgui.core.transfer.export_file import command_json
-from taskgui.core.transfer.fields import FieldError, TaskDecoder
 from taskgui.store import codec
 from taskgui.store.errors import CodecError
 from tests.helpers.factories import make_spec
@@ -54,10 +55,10 @@ def test_a_reader_of_version_1_only_refuses_it_rather_than_run_it_with_sh() -> N
 def test_the_export_file_carries_the_shell_as_version_2() -> None:
     value = command_json(BASH)
     assert value["v"] == 2 and value["shell_path"] == "/bin/bash"
-    assert TaskDecoder.command(value) == BASH
+    assert decode_command(value) == BASH
     assert command_json(Command(line="ls"))["v"] == 1
     with pytest.raises(FieldError, match="written by a newer taskgui \\(version 3\\)"):
-        TaskDecoder.command({**value, "v": 3})
+        decode_command({**value, "v": 3})
 
 
 @pytest.mark.parametrize(
