@@ -236,7 +236,7 @@ class TaskDecoder:
             return decode(None)
         try:
             key = json.dumps(value, sort_keys=True)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             return decode(value)
         if key not in cache:
             cache[key] = decode(value)
