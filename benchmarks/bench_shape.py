@@ -408,7 +408,7 @@ def msgspec_candidate() -> dict[str, Callable[..., Any]] | None:  # noqa: PLR091
     def command_text(command: Command) -> str:
         return encode(command_s(command)).decode()
 
-    new_command = getattr(codec, "_new_command", None)
+    new_command = getattr(DECODING, "_new_command", None)
 
     def plain_command(text: str) -> Command | None:
         # The store's trusted path: a command in its canonical form, built unchecked.
@@ -433,7 +433,7 @@ def msgspec_candidate() -> dict[str, Callable[..., Any]] | None:  # noqa: PLR091
         try:
             return command_of(command_decoder.decode(text))
         except (msgspec.DecodeError, ValueError) as error:
-            raise codec.CodecError(str(error)) from None
+            raise DECODING.CodecError(str(error)) from None
 
     def dump_document(snapshots: list[TaskSnapshot], runs: dict[int, list[RunRecord]]) -> str:
         document = DocumentS(
@@ -474,21 +474,28 @@ def msgspec_candidate() -> dict[str, Callable[..., Any]] | None:  # noqa: PLR091
     }
 
 
-class Patched:
-    """``codec``'s module-level names replaced for the length of a ``with``."""
+try:  # where the row decoder's helpers live since core/shape; codec before it
+    from taskgui.store import row_decoder as DECODING  # noqa: N812
+except ImportError:
+    DECODING = codec  # type: ignore[misc]
 
-    def __init__(self, **names: Callable[..., Any]) -> None:
+
+class Patched:
+    """Module-level names of ``module`` replaced for the length of a ``with``."""
+
+    def __init__(self, module: Any, **names: Callable[..., Any]) -> None:
+        self.module = module
         self.names = names
         self.saved: dict[str, Any] = {}
 
     def __enter__(self) -> None:
         for name, value in self.names.items():
-            self.saved[name] = getattr(codec, name)
-            setattr(codec, name, value)
+            self.saved[name] = getattr(self.module, name)
+            setattr(self.module, name, value)
 
     def __exit__(self, *_: object) -> None:
         for name, value in self.saved.items():
-            setattr(codec, name, value)
+            setattr(self.module, name, value)
 
 
 # ------------------------------------------------------------------ timing
@@ -540,7 +547,7 @@ def measure(profile: Profile, tmp: Path) -> tuple[list[Row], list[tuple[float, f
             None
             if candidate is None
             else lambda: _with(
-                Patched(encode_command=candidate["command_text"]),
+                Patched(codec, encode_command=candidate["command_text"]),
                 lambda: [codec.spec_values(spec) for spec in specs],
             ),
         ),
@@ -551,6 +558,7 @@ def measure(profile: Profile, tmp: Path) -> tuple[list[Row], list[tuple[float, f
             if candidate is None
             else lambda: _with(
                 Patched(
+                    DECODING,
                     _plain_command=candidate["plain_command"],
                     _decode_command=candidate["decode_command"],
                 ),
@@ -664,7 +672,7 @@ def _bulk_round(
     taskgui_s = ours("taskgui")
     msgspec_s = float("nan")
     if candidate is not None:
-        with Patched(encode_command=candidate["command_text"]):
+        with Patched(codec, encode_command=candidate["command_text"]):
             msgspec_s = ours("msgspec")
     for path in tmp.iterdir():
         path.unlink()

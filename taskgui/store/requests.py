@@ -160,7 +160,7 @@ def decode_spec(text: str) -> TaskSpec:
     if version != PAYLOAD_VERSION:
         raise InvalidTaskError("the request's definition has an unknown format")
     try:
-        spec, _ = TaskDecoder(stored=True).task(data.get("task"))
+        spec, _ = TaskDecoder(stored=True, memoise=False).task(data.get("task"))
     except FieldError as error:
         where = f"field {error.path!r}: " if error.path else ""
         raise InvalidTaskError(

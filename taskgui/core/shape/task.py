@@ -160,10 +160,13 @@ class TaskDecoder:
     expression costs a fraction of a millisecond, so decoded values are kept by their
     canonical JSON text for the life of the decoder (one file, one request).
     ``stored`` is ``decode_schedule``'s: for definitions a taskgui wrote and sent.
+    ``memoise=False`` for a decoder used once (a request): its keys would cost more
+    than they could save.
     """
 
-    def __init__(self, *, stored: bool = False) -> None:
+    def __init__(self, *, stored: bool = False, memoise: bool = True) -> None:
         self._stored = stored
+        self._memoise = memoise
         self._schedules: dict[str, Recurrence] = {}
         self._retries: dict[str, RetryPolicy] = {}
 
@@ -181,8 +184,12 @@ class TaskDecoder:
         check_savable(name, "name")
         command = decode_command(fields.get("command", MISSING))
         first = fields.moment("first_run_at")
-        recurrence = self._memo(self._schedules, fields.get("schedule", None), self._schedule)
-        retry = self._memo(self._retries, fields.get("retry", None), self._retry)
+        schedule_value, retry_value = fields.get("schedule", None), fields.get("retry", None)
+        if self._memoise:
+            recurrence = self._memo(self._schedules, schedule_value, self._schedule)
+            retry = self._memo(self._retries, retry_value, self._retry)
+        else:
+            recurrence, retry = self._schedule(schedule_value), self._retry(retry_value)
         priority = fields.integer("priority", 0)
         timeout = fields.seconds("timeout_seconds", None, nullable=True)
         key = fields.text("concurrency_key", None, nullable=True)
@@ -213,7 +220,7 @@ class TaskDecoder:
                 misfire_grace=grace,
                 paused=paused,
             ),
-            [
+            lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),
                 ("priority", lambda: alone(priority=priority)),
                 ("timeout_seconds", lambda: alone(timeout=timeout)),

@@ -152,7 +152,7 @@ def decode_command(value: object, path: str = "command") -> Command:
     return build(
         path,
         lambda: Command(line=line, use_shell=shell, cwd=cwd, env=env, shell_path=shell_path),
-        [
+        lambda: [
             ("line", lambda: Command(line=line)),
             ("env", lambda: Command(line="x", env=env)),
             ("shell_path", lambda: Command(line="x", use_shell=shell, shell_path=shell_path)),
@@ -177,15 +177,17 @@ def decode_schedule(value: object, path: str = "schedule", *, stored: bool = Fal
     if kind == "every":
         interval = fields.seconds("seconds")
         mode = fields.choice("mode", EveryMode, EveryMode.FIXED_RATE)
-        return build(path, lambda: Every(interval, mode), [("seconds", lambda: Every(interval))])
+        return build(
+            path, lambda: Every(interval, mode), lambda: [("seconds", lambda: Every(interval))]
+        )
     expr = fields.text("expr")
     tz = fields.text("tz", "UTC")
     if stored:
-        return build(path, lambda: stored_cron(expr, tz), [("tz", lambda: load_zone(tz))])
+        return build(path, lambda: stored_cron(expr, tz), lambda: [("tz", lambda: load_zone(tz))])
     return build(
         path,
         lambda: Cron(expr, tz),
-        [("expr", lambda: Cron(expr, "UTC")), ("tz", lambda: load_zone(tz))],
+        lambda: [("expr", lambda: Cron(expr, "UTC")), ("tz", lambda: load_zone(tz))],
     )
 
 
@@ -208,7 +210,7 @@ def decode_retry(value: object, path: str = "retry") -> RetryPolicy:
             factor=factor,
             jitter=jitter,
         ),
-        [
+        lambda: [
             ("max_attempts", lambda: RetryPolicy(max_attempts=attempts)),
             ("base", lambda: RetryPolicy(base_delay=base, max_delay=max(base, cap))),
             ("factor", lambda: RetryPolicy(factor=factor)),
