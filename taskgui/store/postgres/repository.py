@@ -138,13 +138,14 @@ class PostgresRepository:
         *,
         schema: str = DEFAULT_SCHEMA,
         history_limit: int = DEFAULT_HISTORY_LIMIT,
+        application_name: str = "taskgui",
     ) -> None:
         if history_limit < 1:
             raise ValueError("history_limit must be at least 1")
         self.dsn = dsn
         self.schema = schema
         self.history_limit = history_limit
-        self._session = Session(dsn, schema)
+        self._session = Session(dsn, schema, application_name=application_name)
         self._feed: NotifyFeed | None = None
         self._run_rows: dict[RunId, int] = {}
 

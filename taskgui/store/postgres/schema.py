@@ -103,6 +103,38 @@ MIGRATIONS: Sequence[str] = (
     CREATE TRIGGER requests_changed AFTER INSERT ON requests
         FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
     """,
+    # 2: several nodes, one schedule. ``nodes`` is the registry (heartbeats on the
+    # database's clock); ``leadership`` the one lease row, whose epoch is the fencing
+    # token every dispatch carries; a run names the node that runs it and the epoch
+    # that dispatched it, and one occurrence's attempt can be dispatched once only:
+    # a second insert fails at commit, whatever the timing (runs_once).
+    """
+    CREATE TABLE nodes (
+        name            TEXT PRIMARY KEY,
+        host            TEXT NOT NULL,
+        pid             BIGINT NOT NULL,
+        version         TEXT NOT NULL,
+        started_at      TIMESTAMPTZ NOT NULL,
+        last_heartbeat  TIMESTAMPTZ NOT NULL,
+        clock_offset_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
+        workers         INTEGER NOT NULL DEFAULT 0,
+        stopped_at      TIMESTAMPTZ
+    );
+    CREATE TABLE leadership (
+        id         INTEGER PRIMARY KEY CHECK (id = 1),
+        node       TEXT,
+        epoch      BIGINT NOT NULL,
+        since      TIMESTAMPTZ,
+        expires_at TIMESTAMPTZ NOT NULL
+    );
+    INSERT INTO leadership VALUES (1, NULL, 0, NULL, '-infinity');
+    ALTER TABLE runs ADD COLUMN node TEXT, ADD COLUMN epoch BIGINT,
+        ADD COLUMN priority BIGINT NOT NULL DEFAULT 0, ADD COLUMN concurrency_key TEXT;
+    CREATE UNIQUE INDEX runs_once ON runs (task_id, kind, scheduled_at, attempt)
+        WHERE missed IS NULL;
+    CREATE INDEX runs_unclaimed ON runs (priority DESC, id)
+        WHERE outcome IS NULL AND node IS NULL;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -10,7 +10,7 @@ write whose COMMIT was cut off landed is for the caller to find out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,7 +19,7 @@ from psycopg import Connection, Cursor, sql
 from taskgui.store.postgres.connection import connect, raise_lost, translate_errors
 from taskgui.store.postgres.schema import migrate
 
-Params = tuple[Any, ...] | list[Any]
+Params = tuple[Any, ...] | list[Any] | Mapping[str, Any]
 
 
 class Session:
@@ -31,8 +31,10 @@ class Session:
         schema: str,
         *,
         on_connect: Callable[[Connection[Any]], None] | None = None,
+        application_name: str = "taskgui",
     ) -> None:
         self.dsn = dsn
+        self.application_name = application_name
         self.schema = schema
         self._on_connect = on_connect
         self._connection: Connection[Any] | None = None
@@ -46,7 +48,7 @@ class Session:
         if connection is not None:
             self.reconnects += 1
             connection.close()
-        connection = connect(self.dsn)
+        connection = connect(self.dsn, application_name=self.application_name)
         try:
             with translate_errors(self.dsn):
                 if self.reconnects == 0:
