@@ -9,16 +9,21 @@ things and must be stopped by the fence and the run key, not by luck. Rescued ru
 dispatched again as the next attempt. Every node claims runs and "runs" each by
 appending ``task occurrence attempt node`` to the log file.
 
-Arguments: DSN SCHEMA NODE LOG PERIOD_MS LEASE_MS OCCURRENCES.
+A node wakes when the database notifies a change (new runs to claim), and each batch it
+claims takes WORK_MS to "run", so that work spreads over the nodes as real runs would.
+
+Arguments: DSN SCHEMA NODE LOG PERIOD_MS LEASE_MS OCCURRENCES [WORK_MS].
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import select
 import signal
 import sys
 import threading
+import time
 from datetime import timedelta
 
 from taskgui.core.clock import SystemClock
@@ -26,11 +31,13 @@ from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.runtime.cluster.node import NodeLoop, NodeTimes
 from taskgui.store import codec
 from taskgui.store.postgres.cluster import Cluster, Dispatch, Lease, RescuedRun
+from taskgui.store.postgres.feed import NotifyFeed
 from taskgui.store.postgres.session import Session
 
 
 def main(argv: list[str]) -> int:
-    dsn, schema, name, log_path, period_ms, lease_ms, occurrences = argv
+    dsn, schema, name, log_path, period_ms, lease_ms, occurrences, *rest = argv
+    work_s = int(rest[0]) / 1000 if rest else 0.0
     period_us = int(period_ms) * 1000
     total = int(occurrences)
     logging.basicConfig(level=logging.INFO, format=f"{name} %(message)s", stream=sys.stderr)
@@ -83,13 +90,14 @@ def main(argv: list[str]) -> int:
                 retries.clear()
                 for task_id in tasks:
                     believed[task_id] = max(believed.get(task_id, 0), int(due_k))
-        while claimed := cluster.claim(8):
+        while claimed := cluster.claim(32):
             with open(log_path, "a", encoding="utf-8") as log_file:
                 for run in claimed:
                     k = (codec.to_us(run.scheduled_at) - start_us) // period_us
                     log_file.write(f"{run.task_id} {k} {run.attempt} {name}\n")
-            for run in claimed:
-                cluster.finish(run.run_id, RunOutcome.SUCCEEDED, clock.now())
+            if work_s:
+                time.sleep(work_s)
+            cluster.finish_all([run.run_id for run in claimed], RunOutcome.SUCCEEDED, clock.now())
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -102,7 +110,16 @@ def main(argv: list[str]) -> int:
         on_rescued=rescued,
     )
     print(f"ready {os.getpid()}", flush=True)
-    loop.run(stop, work)
+    feed = NotifyFeed(dsn, schema, own=lambda: session.backend_pid)
+
+    def wake(timeout: float) -> None:
+        descriptor = feed.fileno()
+        if descriptor is not None:
+            select.select([descriptor], [], [], timeout)
+        feed.changed()
+
+    loop.run(stop, work, wake)
+    feed.close()
     session.close()
     return 0
 

@@ -57,6 +57,9 @@ class NodeTimes:
 
 
 Work = Callable[[Lease | None], None]
+# Blocks until the database says something changed (LISTEN/NOTIFY) or ``timeout``
+# seconds pass; without one the loop waits out its interval.
+Wake = Callable[[float], None]
 Rescued = Callable[[Lease, list[RescuedRun]], None]
 
 
@@ -127,16 +130,27 @@ class NodeLoop:
                 offset_ms,
             )
 
-    def run(self, stop: threading.Event, work: Work) -> None:
-        """Step and work every ``interval`` until ``stop`` is set; then stop cleanly."""
+    def run(self, stop: threading.Event, work: Work, wake: Wake | None = None) -> None:
+        """Step every ``interval`` and work after each step and whenever ``wake``
+        returns early (a change was notified), until ``stop`` is set; then stop cleanly.
+        """
+        interval = self.times.interval
         try:
             while not stop.is_set():
                 lease = self.step()
-                try:
-                    work(lease)
-                except StoreError as error:
-                    log.warning("node %s: %s", self._cluster.node, error)
-                stop.wait(self.times.interval)
+                stepped = self._clock.monotonic()
+                while not stop.is_set():
+                    try:
+                        work(lease)
+                    except StoreError as error:
+                        log.warning("node %s: %s", self._cluster.node, error)
+                    left = interval - (self._clock.monotonic() - stepped)
+                    if left <= 0:
+                        break
+                    if wake is None:
+                        stop.wait(left)
+                        break
+                    wake(left)
         finally:
             try:
                 self._cluster.stopped()

@@ -294,6 +294,16 @@ class Cluster:
         )
         return bool(rows)
 
+    def finish_all(self, run_ids: Sequence[int], outcome: RunOutcome, now: datetime) -> set[int]:
+        """Record the end of several claimed runs in one commit; the ids still this
+        node's (the others were rescued meanwhile)."""
+        rows = self._session.query(
+            "UPDATE runs SET outcome = %s, finished_at = %s "
+            "WHERE id = ANY(%s) AND node = %s AND outcome IS NULL RETURNING id",
+            (outcome.value, codec.to_us(now), list(run_ids), self.node),
+        )
+        return {int(row[0]) for row in rows}
+
     # ---------------------------------------------------------------- rescue
 
     def rescue(self, epoch: int, dead_after: timedelta, now: datetime) -> list[RescuedRun] | None:

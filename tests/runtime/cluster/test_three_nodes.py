@@ -54,6 +54,7 @@ class Cluster:
                 str(PERIOD_MS),
                 str(self.lease_ms),
                 str(self.occurrences),
+                "2",  # ms per claimed batch, so the work spreads over the nodes
             ],
             cwd=ROOT,
             stdout=subprocess.PIPE,
