@@ -27,7 +27,7 @@ from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.shape import task as shape
 from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
-from taskgui.core.task import Command, TaskId
+from taskgui.core.task import Command, TaskId, TaskSpec
 from taskgui.core.terminal_text import visible, visible_json
 from taskgui.store.protocols import RunRecord
 

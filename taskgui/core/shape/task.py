@@ -5,6 +5,7 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false}
+          (+ "spread" and "conditions" when set: see ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -28,6 +29,12 @@ from typing import Any, TypeVar
 from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_savable, shown
+from taskgui.core.shape.rules import (
+    conditions_json,
+    decode_conditions,
+    decode_spread,
+    spread_json,
+)
 from taskgui.core.shape.values import (
     command_json,
     decode_command,
@@ -56,6 +63,8 @@ TASK_KEYS = (
     "misfire",
     "misfire_grace_seconds",
     "paused",
+    "spread",
+    "conditions",
 )
 RUN_KEYS = (
     "id",
@@ -104,6 +113,14 @@ def task_json(
         misfire_grace_seconds=spec.misfire_grace.total_seconds(),
         paused=spec.paused,
     )
+    # Written only when set: a task without them is the object it was before they
+    # existed (older files and scripts see no new keys), and reads back the same.
+    spread = spread_json(spec.spread)
+    if spread is not None:
+        value["spread"] = spread
+    conditions = conditions_json(spec.conditions)
+    if conditions is not None:
+        value["conditions"] = conditions
     return value
 
 
@@ -198,6 +215,8 @@ class TaskDecoder:
         misfire = fields.choice("misfire", MisfirePolicy, MisfirePolicy.RUN_ONCE)
         grace = fields.seconds("misfire_grace_seconds", DEFAULT_MISFIRE_GRACE)
         paused = fields.boolean("paused", False)
+        spread = decode_spread(fields.get("spread", None))
+        conditions = decode_conditions(fields.get("conditions", None))
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -219,6 +238,8 @@ class TaskDecoder:
                 misfire=misfire,
                 misfire_grace=grace,
                 paused=paused,
+                spread=spread,
+                conditions=conditions,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),

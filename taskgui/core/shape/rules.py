@@ -1,0 +1,121 @@
+"""The versioned JSON objects for when a run may start: its spread and its conditions.
+
+    spread      {"v": 1, "seconds": 600.0, "fixed": false}
+    conditions  {"v": 1, "ac_power": true, "network": false, "unmetered": false,
+                 "idle_seconds": null, "stop_when_unmet": false,
+                 "give_up_after_seconds": null}
+
+A task without them has ``null`` for both (and the store no text at all), so every
+task written before they existed reads the same. In the store both sit in one
+``rules`` column (``rules_text``), and a task object carries them as two keys.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from taskgui.core.conditions import NO_CONDITIONS, RunConditions
+from taskgui.core.shape.fields import SHAPE_VERSION, FieldError, Fields, build
+from taskgui.core.spread import Spread
+from taskgui.core.task import TaskSpec
+
+SPREAD_KEYS = ("v", "seconds", "fixed")
+CONDITION_KEYS = (
+    "v",
+    "ac_power",
+    "network",
+    "unmetered",
+    "idle_seconds",
+    "stop_when_unmet",
+    "give_up_after_seconds",
+)
+RULES_KEYS = ("v", "spread", "conditions")
+
+
+def spread_json(spread: Spread | None) -> dict[str, Any] | None:
+    if spread is None:
+        return None
+    return {"v": SHAPE_VERSION, "seconds": spread.width.total_seconds(), "fixed": spread.fixed}
+
+
+def conditions_json(conditions: RunConditions) -> dict[str, Any] | None:
+    if not conditions and conditions == NO_CONDITIONS:
+        return None
+
+    def seconds(value: Any) -> float | None:
+        return None if value is None else value.total_seconds()
+
+    return {
+        "v": SHAPE_VERSION,
+        "ac_power": conditions.ac_power,
+        "network": conditions.network,
+        "unmetered": conditions.unmetered,
+        "idle_seconds": seconds(conditions.idle_for),
+        "stop_when_unmet": conditions.stop_when_unmet,
+        "give_up_after_seconds": seconds(conditions.give_up_after),
+    }
+
+
+def decode_spread(value: object, path: str = "spread") -> Spread | None:
+    if value is None:
+        return None
+    fields = Fields(value, path, SPREAD_KEYS)
+    fields.check_version()
+    width = fields.seconds("seconds")
+    fixed = fields.boolean("fixed", False)
+    return build(path, lambda: Spread(width, fixed=fixed), lambda: [])
+
+
+def decode_conditions(value: object, path: str = "conditions") -> RunConditions:
+    if value is None:
+        return NO_CONDITIONS
+    fields = Fields(value, path, CONDITION_KEYS)
+    fields.check_version()
+    ac_power = fields.boolean("ac_power", False)
+    network = fields.boolean("network", False)
+    unmetered = fields.boolean("unmetered", False)
+    idle = fields.seconds("idle_seconds", None, nullable=True)
+    stop = fields.boolean("stop_when_unmet", False)
+    give_up = fields.seconds("give_up_after_seconds", None, nullable=True)
+    return build(
+        path,
+        lambda: RunConditions(
+            ac_power=ac_power,
+            network=network,
+            unmetered=unmetered,
+            idle_for=idle,
+            stop_when_unmet=stop,
+            give_up_after=give_up,
+        ),
+        lambda: [
+            ("idle_seconds", lambda: RunConditions(idle_for=idle)),
+            ("give_up_after_seconds", lambda: RunConditions(give_up_after=give_up)),
+        ],
+    )
+
+
+def rules_text(spec: TaskSpec) -> str | None:
+    """The store's ``rules`` column: compact JSON, or NULL when the task has none."""
+    spread = spread_json(spec.spread)
+    conditions = conditions_json(spec.conditions)
+    if spread is None and conditions is None:
+        return None
+    value = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
+    return json.dumps(value, separators=(",", ":"))
+
+
+def decode_rules_text(text: str | None) -> tuple[Spread | None, RunConditions]:
+    """A ``rules`` column back; FieldError naming the field at fault."""
+    if text is None:
+        return None, NO_CONDITIONS
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise FieldError("rules", "is not JSON") from None
+    fields = Fields(value, "rules", RULES_KEYS)
+    fields.check_version()
+    return (
+        decode_spread(fields.get("spread", None), "rules.spread"),
+        decode_conditions(fields.get("conditions", None), "rules.conditions"),
+    )
