@@ -19,11 +19,11 @@ from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError
 from taskgui.core.events import (
     Event,
-    SkipReason,
     RetryScheduled,
     RunDispatched,
     RunFinished,
     RunWithdrawn,
+    SkipReason,
     TaskChanged,
 )
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
