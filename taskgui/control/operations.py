@@ -12,7 +12,7 @@ from datetime import datetime
 
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.events import Event
+from taskgui.core.events import Event, TaskChanged
 from taskgui.core.operation import Op
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.protocols import TaskRepository, check_storable
@@ -36,7 +36,15 @@ class Operations:
         events: list[Event] = []
         for spec in stored:
             events.extend(self.engine.add(spec))
-        return stored, events
+        return stored, self._commit_drawn_starts(events, now)
+
+    def _commit_drawn_starts(self, events: list[Event], now: datetime) -> list[Event]:
+        """A spread task's first start is drawn by the engine after the insert wrote the
+        unspread one (TaskChanged): commit it, or a restart would lose it. Other adds
+        have nothing to commit, and pay nothing for this."""
+        if any(isinstance(event, TaskChanged) for event in events):
+            self.repository.apply([e for e in events if isinstance(e, TaskChanged)], now)
+        return events
 
     def update(self, spec: TaskSpec, now: datetime) -> list[Event]:
         # Refused before the engine takes it: once the engine has, a failed commit
@@ -71,7 +79,9 @@ class Operations:
         if op is Op.ADDED:
             if task_id in self.engine:
                 return []
-            return self.engine.add(self.repository.get(task_id).spec)
+            return self._commit_drawn_starts(
+                self.engine.add(self.repository.get(task_id).spec), now
+            )
         if op is Op.UPDATE:
             if payload is None:
                 raise InvalidTaskError("update request carries no definition")

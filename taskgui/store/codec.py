@@ -14,8 +14,9 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from taskgui.core.conditions import NO_CONDITIONS
 from taskgui.core.recurrence import Cron
-from taskgui.core.shape import values
+from taskgui.core.shape import rules, values
 from taskgui.core.shape.fields import SHAPE_VERSION
 from taskgui.core.states import SlotKind, TaskState
 from taskgui.core.status import TaskStatus
@@ -54,6 +55,7 @@ TASK_COLUMNS = (
     "misfire",
     "misfire_grace",
     "paused",
+    "rules",
     "state",
     "attempt",
     "next_run_at",
@@ -64,7 +66,8 @@ TASK_COLUMNS = (
     "last_outcome",
     "last_run_at",
 )
-STATUS_COLUMNS = TASK_COLUMNS[13:]
+DEFINITION_COLUMNS = TASK_COLUMNS[1:14]
+STATUS_COLUMNS = TASK_COLUMNS[14:]
 
 
 def _seconds(value: timedelta | None) -> float | None:
@@ -81,11 +84,18 @@ _recurrence_text = values.schedule_text
 _retry_text = values.retry_text
 
 
+def _rules_text(spec: TaskSpec) -> str | None:
+    # Most tasks have neither: skip building JSON only to find it empty.
+    if spec.spread is None and spec.conditions is NO_CONDITIONS:
+        return None
+    return rules.rules_text(spec)
+
+
 # -------------------------------------------------------------------- rows
 
 
 def spec_values(spec: TaskSpec) -> tuple[Any, ...]:
-    """The definition columns (``TASK_COLUMNS[1:13]``) of a task row."""
+    """The definition columns (``DEFINITION_COLUMNS``) of a task row."""
     return (
         spec.name,
         encode_command(spec.command),
@@ -99,6 +109,7 @@ def spec_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire.value,
         spec.misfire_grace.total_seconds(),
         int(spec.paused),
+        _rules_text(spec),
     )
 
 
@@ -158,11 +169,12 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire._value_,
         spec.misfire_grace.total_seconds(),
         1 if spec.paused else 0,
+        _rules_text(spec),
         first if slot_at is spec.first_run_at else to_us(slot_at),
     )
 
 
-NEW_TASK_VALUES = (*TASK_COLUMNS[:13], "slot_at")
+NEW_TASK_VALUES = (*TASK_COLUMNS[:14], "slot_at")
 
 
 def new_task_row(spec: TaskSpec, now_us: int) -> tuple[Any, ...]:

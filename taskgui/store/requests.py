@@ -135,7 +135,9 @@ def answer_request(row: RequestRow, now: datetime, perform: Perform) -> str | No
 # by a taskgui from before it, during an upgrade.
 PAYLOAD_VERSION = 2
 _ROW_PAYLOAD = 1
-_SPEC_COLUMNS = len(codec.TASK_COLUMNS) - len(codec.STATUS_COLUMNS)  # id + definition
+# The version-1 payload is a row of the id and the definition columns as they were
+# then: without ``rules`` (schema 9), which such a definition never had.
+_SPEC_COLUMNS = codec.TASK_COLUMNS.index("rules")
 
 
 def encode_spec(spec: TaskSpec) -> str:
@@ -174,7 +176,7 @@ def _decode_row(row: object) -> TaskSpec:
         raise InvalidTaskError("the request's definition is not a task's row")
     # RowDecoder reads whole rows; a blank status fills the columns it expects.
     try:
-        snapshot = codec.RowDecoder().snapshot((*row, *codec.status_values(TaskStatus())))
+        snapshot = codec.RowDecoder().snapshot((*row, None, *codec.status_values(TaskStatus())))
     except CodecError as error:
         raise InvalidTaskError(f"the request's definition is not valid: {error}") from None
     return snapshot.spec

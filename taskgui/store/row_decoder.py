@@ -15,14 +15,16 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from taskgui.core.conditions import NO_CONDITIONS
+from taskgui.core.conditions import NO_CONDITIONS, RunConditions
 from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
 from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape import stored
-from taskgui.core.shape.fields import SHAPE_VERSION
+from taskgui.core.shape.fields import SHAPE_VERSION, FieldError
+from taskgui.core.shape.rules import decode_rules_text
 from taskgui.core.shape.stored import StoredValueError
+from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.core.task import (
@@ -168,6 +170,16 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
+_NO_RULES: dict[str, Any] = {"spread": None, "conditions": NO_CONDITIONS}
+
+
+def _decode_rules(text: str) -> tuple[Spread | None, RunConditions]:
+    try:
+        return decode_rules_text(text)
+    except FieldError as error:
+        raise CodecError(str(error)) from None
+
+
 class RowDecoder:
     """Decodes task rows (in ``TASK_COLUMNS`` order), sharing repeated JSON values.
 
@@ -216,6 +228,13 @@ class RowDecoder:
                 f"task {_task_id(row)}: unexpected {type(error).__name__} ({error})"
             ) from None
 
+    def _rules(self, text: str | None) -> dict[str, Any]:
+        """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
+        if text is None:
+            return _NO_RULES
+        spread, conditions = self._memo.get("rules", text, _decode_rules)
+        return {"spread": spread, "conditions": conditions}
+
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
         try:
@@ -239,6 +258,7 @@ class RowDecoder:
             misfire_text,
             grace_seconds,
             paused,
+            rules_text,
             state_text,
             attempt,
             next_run_at,
@@ -249,6 +269,10 @@ class RowDecoder:
             last_outcome_text,
             last_run_at,
         ) = row
+        if rules_text is not None:
+            # A task with a spread or conditions (few): TaskSpec checks them together
+            # with its schedule, which only the validating path runs.
+            return None
         # TaskSpec.__post_init__'s checks, for values already in canonical form.
         if not (
             type(task_id) is int
@@ -319,8 +343,8 @@ class RowDecoder:
             misfire_grace=grace,
             # TaskSpec pauses a task whose schedule is refused; so must this copy.
             paused=bool(paused) or recurrence.refusal is not None,
-            spread=None,  # not stored yet: the engine has it, the store comes next
-            conditions=NO_CONDITIONS,  # likewise
+            spread=None,
+            conditions=NO_CONDITIONS,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,
@@ -356,6 +380,7 @@ class RowDecoder:
             misfire,
             misfire_grace,
             paused,
+            rules_text,
             state,
             attempt,
             next_run_at,
@@ -380,6 +405,7 @@ class RowDecoder:
             misfire=MisfirePolicy(misfire),
             misfire_grace=timedelta(seconds=misfire_grace),
             paused=bool(paused),
+            **self._rules(rules_text),
         )
         status = TaskStatus(
             state=TaskState(state),

@@ -12,10 +12,12 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from taskgui.core.conditions import RunConditions
 from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event, RunDispatched
 from taskgui.core.recurrence import Cron, Every, EveryMode
 from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome
 from taskgui.core.status import RunId, RunResult, RunTicket, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command, TaskId, TaskSpec
@@ -131,6 +133,20 @@ def rich_specs() -> dict[str, TaskSpec]:
             priority=1_000_000,
         ),
         "paused": replace(base, paused=True, timeout=timedelta(minutes=1)),
+        "spread-and-conditions": replace(
+            base,
+            recurrence=Every(timedelta(hours=1)),
+            spread=Spread(timedelta(minutes=10, microseconds=5), fixed=True),
+            conditions=RunConditions(
+                ac_power=True,
+                unmetered=True,
+                idle_for=timedelta(minutes=5),
+                stop_when_unmet=True,
+                give_up_after=timedelta(minutes=45),
+            ),
+        ),
+        "random-spread": replace(base, spread=Spread(timedelta(seconds=30))),
+        "network-only": replace(base, conditions=RunConditions(network=True)),
     }
 
 

@@ -151,6 +151,7 @@ class Engine(Dispatching):
         self._run_keys.clear()
         events: list[Event] = []
         interrupted: list[_Entry] = []
+        spread: list[_Entry] = []
         time_items: list[tuple[TaskId, TimeKey]] = []
         tasks = self._tasks
         seq = next(self._seq)
@@ -164,6 +165,11 @@ class Engine(Dispatching):
             if snapshot.status.state is TaskState.RUNNING:
                 interrupted.append(entry)
             elif should_queue(entry):
+                if entry.spec.spread is not None and _unspread(entry):
+                    # Added while no scheduler ran: the store wrote its first start
+                    # without the spread, which is drawn now (and committed).
+                    self._set_occurrence(entry, entry.slot_at)  # type: ignore[arg-type]
+                    spread.append(entry)
                 assert entry.slot_at is not None
                 seq += 1
                 entry.seq = seq
@@ -173,6 +179,7 @@ class Engine(Dispatching):
             time_items += deferred_items
         self._seq = itertools.count(seq + 1)
         self._time.heapify(time_items)
+        events.extend(TaskChanged(self._snapshot(entry)) for entry in spread)
         for entry in interrupted:
             entry.attempt = max(entry.attempt, 1)
             self._after_run(entry, RunOutcome.INTERRUPTED, now, events)
@@ -195,7 +202,12 @@ class Engine(Dispatching):
         self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
         self._tasks[spec.id] = entry
         self._queue(entry)
-        return [TaskAdded(self._snapshot(entry))]
+        snapshot = self._snapshot(entry)
+        if spec.spread is None:
+            return [TaskAdded(snapshot)]
+        # The store wrote the unspread first occurrence with the task (initial_status);
+        # the start the spread drew must be committed too, or a restart loses it.
+        return [TaskAdded(snapshot), TaskChanged(snapshot)]
 
     def update(self, spec: TaskSpec, now: datetime) -> list[Event]:
         """Replace a task's definition, keeping its history and place where it can.
@@ -331,3 +343,12 @@ class Engine(Dispatching):
         entry.set_slot(SlotKind.OCCURRENCE, at.astimezone(UTC))
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
+
+
+def _unspread(entry: _Entry) -> bool:
+    """A pending occurrence whose start is its occurrence time: no spread drawn yet."""
+    return (
+        entry.slot_kind is SlotKind.OCCURRENCE
+        and entry.slot_at is not None
+        and entry.slot_at == entry.slot_scheduled
+    )

@@ -492,8 +492,11 @@ class PostgresRepository:
         return [_run_record(row) for row in rows]
 
 
+_PAUSED_AT = codec.NEW_TASK_VALUES.index("paused") - 1  # the values come without the id
+
+
 def _initial(values: Sequence[Any], slot: int) -> tuple[Any, ...]:
     """A new task's definition values (without the id) and its initial status values."""
-    paused = values[-1]
+    paused = values[_PAUSED_AT]
     state = TaskState.PAUSED.value if paused else TaskState.PENDING.value
     return (*values, state, 0, slot, SlotKind.OCCURRENCE.value, slot, 1, None, None, None)

@@ -135,6 +135,11 @@ MIGRATIONS: Sequence[str] = (
     CREATE INDEX runs_unclaimed ON runs (priority DESC, id)
         WHERE outcome IS NULL AND node IS NULL;
     """,
+    # 3: when a run may start beyond its time (spread, run conditions), as the SQLite
+    # file keeps it: versioned JSON, NULL for a task with neither.
+    """
+    ALTER TABLE tasks ADD COLUMN rules TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

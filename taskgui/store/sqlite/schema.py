@@ -126,6 +126,11 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN waiting TEXT;
     """,
+    # 9: when a run may start beyond its time: its spread and its run conditions, as
+    # versioned JSON (core/shape/rules.py); NULL for a task with neither (most).
+    """
+    ALTER TABLE tasks ADD COLUMN rules TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

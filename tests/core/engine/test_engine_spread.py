@@ -9,11 +9,11 @@ import pytest
 
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.events import Event, RunDispatched
+from taskgui.core.events import Event, RunDispatched, TaskChanged
 from taskgui.core.recurrence import Every
 from taskgui.core.spread import Spread
 from taskgui.core.states import RunOutcome
-from taskgui.core.status import RunTicket
+from taskgui.core.status import RunTicket, TaskSnapshot, initial_status
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
 
 HOUR = timedelta(hours=1)
@@ -125,3 +125,19 @@ def test_a_one_off_task_may_be_spread() -> None:
     engine.add(make_spec(1, spread=Spread(TEN_MINUTES)))
     deadline = engine.next_deadline()
     assert deadline is not None and T0 <= deadline < T0 + TEN_MINUTES
+
+
+def test_a_task_added_while_no_scheduler_ran_gets_its_spread_at_the_next_start() -> None:
+    spec = make_spec(5, recurrence=Every(HOUR), spread=Spread(TEN_MINUTES, fixed=True))
+    stored = TaskSnapshot(spec, initial_status(spec))  # what the CLI's insert wrote
+    assert stored.status.next_run_at == T0
+
+    engine = Engine()
+    events = engine.load([stored], T0 - timedelta(minutes=1))
+
+    offset = Spread(TEN_MINUTES, fixed=True).offset(5, random.random)
+    assert engine.next_deadline() == T0 + offset
+    [changed] = [e for e in events if isinstance(e, TaskChanged)]  # to be committed
+    assert changed.task.status.next_run_at == T0 + offset
+    # Loaded again with its start drawn, it keeps it.
+    assert engine.load([changed.task], T0) == []

@@ -438,11 +438,15 @@ class Expected:
 
 
 def _insert_task_row(connection: sqlite3.Connection, values: tuple[Any, ...]) -> None:
-    """A task row as any version wrote it: ``TASK_COLUMNS``, created and updated at 0."""
+    """A task row as versions 1 to 8 wrote it: ``TASK_COLUMNS`` without ``rules``
+    (version 9's), created and updated at 0."""
+    rules = codec.TASK_COLUMNS.index("rules")
+    assert values[rules] is None, "a task of an old version has no rules"
+    columns = [column for column in codec.TASK_COLUMNS if column != "rules"]
     connection.execute(
-        f"INSERT INTO tasks ({', '.join(codec.TASK_COLUMNS)}, created_at, updated_at) "
-        f"VALUES ({', '.join('?' * len(codec.TASK_COLUMNS))}, 0, 0)",
-        values,
+        f"INSERT INTO tasks ({', '.join(columns)}, created_at, updated_at) "
+        f"VALUES ({', '.join('?' * len(columns))}, 0, 0)",
+        (*values[:rules], *values[rules + 1 :]),
     )
 
 
@@ -608,6 +612,12 @@ def _insert_v7_rows(connection: sqlite3.Connection) -> Expected:
     return _insert_v4_rows(connection)
 
 
+def _insert_v8_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 9 added tasks.rules (spread, conditions): a version-8 file's rows have
+    none, and read back without them."""
+    return _insert_v7_rows(connection)
+
+
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     1: _insert_v1_rows,
     2: _insert_v2_rows,
@@ -616,6 +626,7 @@ ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     5: _insert_v5_rows,
     6: _insert_v6_rows,
     7: _insert_v7_rows,
+    8: _insert_v8_rows,
 }
 
 
