@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from taskgui.core.defaults import DEFAULT_WORKERS
+
 ORGANIZATION = "taskgui"
 APPLICATION = "taskgui"
-DEFAULT_WORKERS = 4
 MAX_WORKERS = 64
 
 _WORKERS = "scheduler/workers"
