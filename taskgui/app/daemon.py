@@ -34,7 +34,6 @@ from taskgui.store.sqlite.opening import open_sqlite
 log = logging.getLogger("taskgui.daemon")
 
 
-
 def _start_failed(error: TaskguiError) -> int:
     """The one line a person sees on stderr, and the same in the log file."""
     print(f"taskgui: error: {error}", file=sys.stderr)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.clock import Clock
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.task import DEFAULT_MISFIRE_GRACE, MAX_COMMAND_LENGTH, Command, TaskSpec
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.plain_text import plain_tooltip, window_title
 from taskgui.ui.task_dialog.advanced_editor import AdvancedEditor, text_box
 from taskgui.ui.task_dialog.fields import (
@@ -44,7 +45,6 @@ from taskgui.ui.task_dialog.fields import (
     add_row,
     checked,
     field_cell,
-    guarded_slot,
     named,
     new_form,
     one_place,
@@ -409,30 +409,30 @@ class TaskDialog(QDialog):
         super().showEvent(event)
         self._show_cut_message()  # only now do the messages know their width
 
-    @guarded_slot
+    @never_raises
     def _on_field_changed(self, *_args: object) -> None:
         if self.command.document().characterCount() > DEBOUNCE_FROM:
             self._validation.start()  # (re)started: checked once the typing pauses
         else:
             self._revalidate()
 
-    @guarded_slot
+    @never_raises
     def _on_validation_timeout(self) -> None:
         self._revalidate()
 
-    @guarded_slot
+    @never_raises
     def _on_command_refused(self, message: str) -> None:
         self._validate_if_waiting()  # so that no late check hides the message
         self.command_error.show_message(message)
 
-    @guarded_slot
+    @never_raises
     def _on_command_browse_clicked(self, _checked: bool = False) -> None:
         path = self._pick_program(self, os.path.expanduser("~"))
         if path:
             self.command.textCursor().insertText(shlex.quote(path))
             self.command.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    @guarded_slot
+    @never_raises
     def _on_cwd_browse_clicked(self, _checked: bool = False) -> None:
         start = os.path.expanduser(self.cwd.text().strip() or "~")
         path = self._pick_folder(self, start)
@@ -451,7 +451,7 @@ class TaskDialog(QDialog):
             self.reveal_problems()
         super().keyPressEvent(event)
 
-    @guarded_slot
+    @never_raises
     def accept(self) -> None:
         """Close with the task, unless it is not valid (Enter can beat a disabled button)."""
         self._validation.stop()

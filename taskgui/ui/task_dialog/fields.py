@@ -9,11 +9,10 @@ slots, the local time zone and the text forms of durations and environment varia
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import ParamSpec, TypeVar
+from typing import TypeVar
 
 from PySide6.QtCore import QDateTime, QEvent, QObject, Qt, QTimeZone
 from PySide6.QtGui import QPalette
@@ -37,31 +36,11 @@ from taskgui.ui.task_dialog.fixed_lines import FixedLinesLabel
 
 log = logging.getLogger(__name__)
 
-P = ParamSpec("P")
-T = TypeVar("T")
 
 FALLBACK_ZONE = "UTC"
 # Readable on light and on dark window backgrounds respectively.
 _ERROR_COLORS = ("#c62828", "#ff7b72")
 _WARNING_COLORS = ("#8a5a00", "#f0b35a")
-
-
-def guarded_slot(func: Callable[P, T]) -> Callable[P, T | None]:
-    """Log instead of raising: an exception must never escape into Qt's event loop.
-
-    PySide would print it and carry on with the dialog in a half-updated state; a log
-    record with the traceback is at least findable, and the dialog stays usable.
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T | None:
-        try:
-            return func(*args, **kwargs)
-        except Exception:
-            log.exception("unexpected error in %s", func.__qualname__)
-            return None
-
-    return wrapper
 
 
 class MessageLabel(FixedLinesLabel):
@@ -188,6 +167,7 @@ def checked(label: MessageLabel, build: Callable[[], T]) -> T | None:
     return value
 
 
+T = TypeVar("T")
 W = TypeVar("W", bound=QWidget)
 
 

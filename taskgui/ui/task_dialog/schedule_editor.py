@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.clock import Clock
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
     add_row,
@@ -44,7 +45,6 @@ from taskgui.ui.task_dialog.fields import (
     field_cell,
     floor_to_second,
     from_qdatetime,
-    guarded_slot,
     local_zone_name,
     named,
     new_form,
@@ -413,12 +413,12 @@ class ScheduleEditor(QGroupBox):
         self._form.setRowVisible(self._zone_cell, kind == RepeatKind.CRON)
         self._form.setRowVisible(self.preview, kind != RepeatKind.ONCE)
 
-    @guarded_slot
+    @never_raises
     def _on_repeat_current_index_changed(self, _index: int) -> None:
         self._show_rows()
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_field_changed(self, *_args: object) -> None:
         self.changed.emit()
 
@@ -429,7 +429,7 @@ class ScheduleEditor(QGroupBox):
             self._move_when(floor_to_second(self._clock.now()))
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_ticker_timeout(self) -> None:
         self.tick()
 
@@ -449,13 +449,13 @@ class ScheduleEditor(QGroupBox):
         finally:
             self._moving_time = False
 
-    @guarded_slot
+    @never_raises
     def _on_when_date_time_changed(self, *_args: object) -> None:
         if not self._moving_time:
             self.follows_clock = False  # a person picked a start
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_quick_button_clicked(self, choice: str, _checked: bool = False) -> None:
         now = to_qdatetime(self._clock.now())
         target: QDateTime
