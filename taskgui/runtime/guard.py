@@ -25,21 +25,22 @@ log = logging.getLogger("taskgui.runtime.service")
 
 P = ParamSpec("P")
 R = TypeVar("R")
-D = TypeVar("D")
 
 
 @overload
-def never_raises(what: Callable[P, R], /) -> Callable[P, R | None]: ...
+def never_raises(what: Callable[P, R], /) -> Callable[P, R]: ...
 @overload
-def never_raises(what: str, /) -> Callable[[Callable[P, R]], Callable[P, R | None]]: ...
-@overload
-def never_raises(what: str, /, *, default: D) -> Callable[[Callable[P, R]], Callable[P, R | D]]: ...
+def never_raises(
+    what: str, /, *, default: object = None
+) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 def never_raises(what: str | Callable[P, R], /, *, default: object = None) -> Any:
     """Wrap a slot (or a model method, or a callback Qt calls): an exception it raises
     is logged as "``what`` failed" with the traceback, and the call returns ``default``.
 
-    ``@never_raises`` alone names the failure after the function. Only ``Exception`` is
-    caught: KeyboardInterrupt and SystemExit still end the program.
+    ``@never_raises`` alone names the failure after the function. The wrapper keeps
+    the function's type, so give a ``default`` of that type unless it returns None or
+    Any (a slot, ``data``). Only ``Exception`` is caught: KeyboardInterrupt and
+    SystemExit still end the program.
     """
 
     def wrap(function: Callable[P, R]) -> Callable[P, object]:
