@@ -139,7 +139,7 @@ class MainWindow(QMainWindow):
         self.model = TaskTableModel(clock, self)
         self.proxy = TaskFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.table = task_table(self.proxy, self)
+        self.table = task_table(self.proxy, self.model.columns, self)
         self.actions_ = TaskActions(self)
         add_verb_icons(self.actions_)
         self.window_actions = build_window_actions(
