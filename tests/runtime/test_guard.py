@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 from taskgui.runtime.guard import never_raises
 
 
-class _Boom(RuntimeError):
+class _BoomError(RuntimeError):
     pass
 
 
@@ -25,14 +25,14 @@ class _Target:
     @never_raises("counting the rows", default=0)
     def row_count(self, fail: bool) -> int:
         if fail:
-            raise _Boom("row count exploded")
+            raise _BoomError("row count exploded")
         return 7
 
     @never_raises
     def on_fired(self, value: int) -> None:
         self.seen.append(value)
         if value < 0:
-            raise _Boom(f"negative {value}")
+            raise _BoomError(f"negative {value}")
 
 
 def test_a_failure_is_logged_with_its_traceback_and_the_default_returned(
@@ -45,7 +45,7 @@ def test_a_failure_is_logged_with_its_traceback_and_the_default_returned(
     (record,) = caplog.records
     assert record.name == __name__  # the wrapped function's own module logger
     assert "counting the rows failed" in record.getMessage()
-    assert record.exc_info is not None and record.exc_info[0] is _Boom
+    assert record.exc_info is not None and record.exc_info[0] is _BoomError
     assert "row count exploded" in caplog.text
 
 
