@@ -46,7 +46,7 @@ from taskgui.core.events import (
     TaskChanged,
     TaskRemoved,
 )
-from taskgui.core.states import OverlapPolicy, RunOutcome, SlotKind, TaskState
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.core.task_rules import (
