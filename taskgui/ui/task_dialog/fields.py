@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from taskgui.core.duration import parse_duration
+from taskgui.core.duration import duration_text, parse_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.recurrence import load_zone
 from taskgui.ui.task_dialog.fixed_lines import FixedLinesLabel
@@ -231,26 +231,6 @@ def field_cell(*items: QWidget | QLayout) -> QWidget:
 
 
 # ------------------------------------------------------------------ durations
-
-
-def duration_text(delta: timedelta) -> str:
-    """Exact text for a duration in the grammar ``parse_duration`` reads: ``1h30m``.
-
-    Unlike ``format_duration`` (two units, rounded, for tables) this keeps every unit,
-    so a duration shown in the dialog and read back is the same value.
-    """
-    if delta <= timedelta(0):
-        return "0s"
-    whole, micros = divmod(delta, timedelta(seconds=1))
-    parts: list[str] = []
-    for suffix, size in (("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)):
-        count, whole = divmod(whole, size)
-        if count:
-            parts.append(f"{count}{suffix}")
-    if micros:
-        milliseconds = micros / timedelta(milliseconds=1)
-        parts.append(f"{milliseconds:.3f}".rstrip("0").rstrip(".") + "ms")
-    return "".join(parts)
 
 
 class DurationEdit(QLineEdit):

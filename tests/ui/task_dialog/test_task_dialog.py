@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
-from taskgui.core.duration import parse_duration
+from taskgui.core.duration import duration_text, parse_duration
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once
 from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
@@ -34,7 +34,6 @@ from taskgui.core.task import Command, TaskSpec
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
-    duration_text,
     from_qdatetime,
     parse_env_lines,
 )
