@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.clock import Clock
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
 from taskgui.runtime.guard import never_raises
+from taskgui.system.local_zone import local_zone_name
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
     add_row,
@@ -45,7 +46,6 @@ from taskgui.ui.task_dialog.fields import (
     field_cell,
     floor_to_second,
     from_qdatetime,
-    local_zone_name,
     named,
     new_form,
     to_qdatetime,
