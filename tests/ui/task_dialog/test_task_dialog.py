@@ -37,7 +37,8 @@ from taskgui.ui.task_dialog.fields import (
     from_qdatetime,
     parse_env_lines,
 )
-from taskgui.ui.task_dialog.schedule_editor import QuickChoice, run_time_text
+from taskgui.ui.task_dialog.schedule_editor import QuickChoice
+from taskgui.ui.task_dialog.schedule_preview import run_time_text
 
 # The offscreen platform says this whenever a shown window's size limits change, which
 # every window with a layout does; it is about the test platform, not about the dialog.
