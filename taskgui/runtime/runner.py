@@ -46,11 +46,10 @@ from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
-from taskgui.runtime.output_tail import OutputReports, TailBuffer
+from taskgui.runtime.output_tail import DEFAULT_OUTPUT_CAP, OutputReports, TailBuffer
 from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark, open_pidfd
 
 SHELL = "/bin/sh"
-DEFAULT_OUTPUT_CAP = 64 * 1024
 DEFAULT_KILL_GRACE = 5.0
 DEFAULT_OUTPUT_INTERVAL = 0.5  # seconds between two reports of the output so far
 
