@@ -46,11 +46,10 @@ from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
-from taskgui.runtime.output_tail import OutputReports, TailBuffer
-from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark
+from taskgui.runtime.output_tail import DEFAULT_OUTPUT_CAP, OutputReports, TailBuffer
+from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark, open_pidfd
 
 SHELL = "/bin/sh"
-DEFAULT_OUTPUT_CAP = 64 * 1024
 DEFAULT_KILL_GRACE = 5.0
 DEFAULT_OUTPUT_INTERVAL = 0.5  # seconds between two reports of the output so far
 
@@ -330,7 +329,7 @@ class CommandRunner:
         out_fd = proc.stdout.fileno()
         os.set_blocking(out_fd, False)
         reports = OutputReports(tail, self._on_output, self._output_interval)
-        pidfd = _open_pidfd(proc.pid)
+        pidfd = open_pidfd(proc.pid)
         try:
             with selectors.DefaultSelector() as selector:
                 selector.register(out_fd, selectors.EVENT_READ, _Source.OUTPUT)
@@ -490,18 +489,6 @@ def _wait(selector: selectors.BaseSelector, timeout: float | None, tail: TailBuf
             with contextlib.suppress(BlockingIOError):
                 os.read(key.fd, 64)
         # _Source.EXIT needs nothing: the caller polls the process after each wait.
-
-
-def _open_pidfd(pid: int) -> int | None:
-    """A descriptor that becomes readable when ``pid`` exits, where the kernel has one."""
-    pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is None:
-        return None
-    try:
-        fd: int = pidfd_open(pid)
-    except OSError:  # kernel < 5.3, or blocked by a seccomp filter
-        return None
-    return fd
 
 
 def _start_failure(error: OSError, program: str, cwd: str) -> str:
