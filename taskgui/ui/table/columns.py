@@ -18,6 +18,7 @@ from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
 from taskgui.core.states import TaskState
 from taskgui.ui.table.formatting import (
@@ -68,6 +69,21 @@ STATE_ORDER = {
     )
 }
 _STATE_COUNT = len(STATE_ORDER)
+
+
+# Mid grey reads as "dim" on light and dark palettes alike; red marks failures.
+_DIM = QColor(128, 128, 128)
+_ALERT = QColor(198, 40, 40)
+
+
+def state_color(state: TaskState) -> QColor | None:
+    """The text colour of every cell of a row in ``state``: red for what failed and
+    needs a look, grey for what is over, the palette's own for the rest."""
+    if state in (TaskState.EXHAUSTED, TaskState.RETRYING):
+        return _ALERT
+    if state.is_terminal:
+        return _DIM
+    return None
 
 
 def _no_tooltip(_entry: RowEntry) -> str | None:

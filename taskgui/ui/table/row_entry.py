@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from taskgui.core.states import TaskState
 from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import TaskId
 from taskgui.ui.table.formatting import LastRun
 
 # A sort key not computed yet (None is no good: no key is None, but it reads as one).
@@ -60,3 +63,21 @@ class RowEntry:
         if status.last_outcome is None:
             return None
         return LastRun(outcome=status.last_outcome, finished_at=status.last_run_at)
+
+
+def found_states(
+    entries: Mapping[TaskId, RowEntry], task_ids: Iterable[TaskId], needle: str
+) -> list[tuple[TaskId, TaskState]]:
+    """(id, state) of each of ``task_ids`` whose search text holds ``needle``; the
+    cached text is read inline, as this runs over every task per keystroke."""
+    found: list[tuple[TaskId, TaskState]] = []
+    for task_id in task_ids:
+        entry = entries.get(task_id)
+        if entry is None:
+            continue
+        haystack = entry.haystack
+        if haystack is None:
+            haystack = entry.search_text()
+        if needle in haystack:
+            found.append((task_id, entry.snapshot.status.state))
+    return found

@@ -35,7 +35,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QIcon
+from PySide6.QtGui import QIcon
 
 from taskgui.core.clock import Clock
 from taskgui.core.states import RunOutcome, TaskState
@@ -44,9 +44,9 @@ from taskgui.core.task import TaskId
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.icons import state_icon
 from taskgui.ui.plain_text import plain_tooltip
-from taskgui.ui.table.columns import STATE_ORDER, Column, ScheduleTexts, task_columns
+from taskgui.ui.table.columns import STATE_ORDER, Column, ScheduleTexts, state_color, task_columns
 from taskgui.ui.table.formatting import LastRun
-from taskgui.ui.table.row_entry import UNSET, RowEntry
+from taskgui.ui.table.row_entry import UNSET, RowEntry, found_states
 from taskgui.ui.table.row_index import RowIndex
 from taskgui.ui.table.update_batches import DEFAULT_MAX_BATCH, UpdateBatches
 
@@ -61,10 +61,6 @@ class Role(IntEnum):
     STATE = SORT_KEY + 2
     SNAPSHOT = SORT_KEY + 3
 
-
-# Mid grey reads as "dim" on light and dark palettes alike; red marks failures.
-_DIM = QColor(128, 128, 128)
-_ALERT = QColor(198, 40, 40)
 
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _DECORATION = int(Qt.ItemDataRole.DecorationRole.value)
@@ -153,7 +149,7 @@ class TaskTableModel(QAbstractTableModel):
         if role == _DISPLAY:
             return self.columns[column].text(entry, self._clock.now())
         if role == _FOREGROUND:
-            return _foreground(entry.snapshot.status.state)
+            return state_color(entry.snapshot.status.state)
         if role == _ALIGNMENT:
             return self.columns[column].alignment
         if role == _DECORATION:
@@ -219,18 +215,7 @@ class TaskTableModel(QAbstractTableModel):
         One pass over the cache: a search over 100,000 tasks asks this once per
         keystroke, so it does not go through ``search_text_of`` per task.
         """
-        entries = self._entries
-        found: list[tuple[TaskId, TaskState]] = []
-        for task_id in task_ids:
-            entry = entries.get(task_id)
-            if entry is None:
-                continue
-            haystack = entry.haystack
-            if haystack is None:
-                haystack = entry.search_text()
-            if needle in haystack:
-                found.append((task_id, entry.snapshot.status.state))
-        return found
+        return found_states(self._entries, task_ids, needle)
 
     def id_at(self, row: int) -> TaskId | None:
         """The task in source ``row``, or None outside the table."""
@@ -458,11 +443,3 @@ class TaskTableModel(QAbstractTableModel):
         if icon is None:
             icon = self._icons[state] = state_icon(state)
         return icon
-
-
-def _foreground(state: TaskState) -> QColor | None:
-    if state in (TaskState.EXHAUSTED, TaskState.RETRYING):
-        return _ALERT
-    if state.is_terminal:
-        return _DIM
-    return None
