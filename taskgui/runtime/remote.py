@@ -41,6 +41,7 @@ from typing import TypeAlias
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from taskgui.core.clock import Clock
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.errors import TaskguiError, TaskNotFoundError
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.core.operation import Op
@@ -129,6 +130,10 @@ class RemoteScheduler(ScheduleSignals):
         self._timer.timeout.connect(self._on_timer_timeout)
 
     # ----------------------------------------------------------------- life
+
+    def conditions_now(self) -> SystemConditions | None:
+        """Not known here: the process that runs the schedule reads its own machine."""
+        return None
 
     def start(self) -> None:
         """Read the schedule as it is and start following it. Raises StoreError."""

@@ -195,6 +195,10 @@ class SchedulerService(ScheduleSignals):
         self._dispatch()
         return recovery
 
+    def conditions_now(self) -> SystemConditions | None:
+        """What the machine last reported for run conditions; None before it has."""
+        return self._system
+
     def watch_conditions(self, monitor: ConditionMonitor) -> None:
         """Follow the machine's power, network and idle state for tasks' run conditions.
 

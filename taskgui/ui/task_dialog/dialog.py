@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from taskgui.core.clock import Clock
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.plain_text import plain_tooltip, window_title
@@ -39,6 +40,7 @@ from taskgui.ui.task_dialog.fields import (
     one_place,
 )
 from taskgui.ui.task_dialog.retry_editor import RetryEditor
+from taskgui.ui.task_dialog.run_rules_editor import RunRulesEditor
 from taskgui.ui.task_dialog.schedule_editor import ScheduleEditor
 from taskgui.ui.task_dialog.task_group import PathPicker, TaskGroup, pick_folder, pick_program
 
@@ -87,6 +89,7 @@ class TaskDialog(QDialog):
         mode: DialogMode = DialogMode.CREATE,
         pick_program: PathPicker = pick_program,
         pick_folder: PathPicker = pick_folder,
+        system: SystemConditions | None = None,
     ) -> None:
         super().__init__(parent)
         if spec is None and mode is not DialogMode.CREATE:
@@ -106,6 +109,7 @@ class TaskDialog(QDialog):
         self.schedule = ScheduleEditor(clock)
         self.retry = RetryEditor()
         self.advanced = AdvancedEditor()
+        self.rules = RunRulesEditor(system)
         task_group = TaskGroup(pick_program, pick_folder)
         # Its fields, by the names the dialog (and its tests) use.
         self.name, self.name_error = task_group.name, task_group.name_error
@@ -150,6 +154,7 @@ class TaskDialog(QDialog):
         right = QVBoxLayout()
         right.addWidget(self.retry)
         right.addWidget(self.advanced)
+        right.addWidget(self.rules)
         right.addStretch(1)
         columns = QHBoxLayout()
         columns.setSpacing(16)
@@ -171,6 +176,7 @@ class TaskDialog(QDialog):
             *self.schedule.focus_order(),
             *self.retry.focus_order(),
             *self.advanced.focus_order(),
+            *self.rules.focus_order(),
             *self.buttons.buttons(),
         ]
         for first, second in itertools.pairwise(chain):
@@ -184,6 +190,7 @@ class TaskDialog(QDialog):
         self.schedule.changed.connect(self._on_field_changed)
         self.retry.changed.connect(self._on_field_changed)
         self.advanced.changed.connect(self._on_field_changed)
+        self.rules.changed.connect(self._on_field_changed)
         self.command.refused.connect(self._on_command_refused)
         self._validation.timeout.connect(self._on_validation_timeout)
         self.buttons.accepted.connect(self.accept)
@@ -198,6 +205,7 @@ class TaskDialog(QDialog):
         self.schedule.set_schedule(spec.first_run_at, spec.recurrence, follow_if_past=copy)
         self.retry.set_policy(spec.retry)
         self.advanced.set_values(spec)
+        self.rules.set_values(spec)
 
     # ------------------------------------------------------------ reading
 
@@ -223,6 +231,7 @@ class TaskDialog(QDialog):
         schedule = self.schedule.schedule()
         retry = self.retry.policy()
         advanced = self.advanced.values()
+        rules = self.rules.values()
         if (
             probe is None
             or command_ok is None
@@ -230,6 +239,7 @@ class TaskDialog(QDialog):
             or schedule is None
             or retry is None
             or advanced is None
+            or rules is None
         ):
             self.general_error.show_message(None)
             return None
@@ -259,6 +269,8 @@ class TaskDialog(QDialog):
                 misfire=advanced.misfire,
                 misfire_grace=self._misfire_grace,
                 paused=advanced.paused,
+                spread=rules.spread,
+                conditions=rules.conditions,
             ),
         )
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtWidgets import QWidget
 
 from taskgui.core.clock import Clock
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.errors import TaskguiError
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
@@ -75,11 +76,17 @@ class TaskCommands:
         """Resume every paused task."""
         self.each(self._service().resume, self._all_where(Verb.RESUME))
 
+    def _system(self) -> SystemConditions | None:
+        """What this machine can report for run conditions (None: not known here)."""
+        return self._service().conditions_now()
+
     def _all_where(self, verb: Verb) -> list[TaskSnapshot]:
         return self._tasks.tasks_where(lambda task: allowed(verb, task))
 
     def new_task(self) -> None:
-        dialog = self._dialog_factory(self._clock, self._window, mode=DialogMode.CREATE)
+        dialog = self._dialog_factory(
+            self._clock, self._window, mode=DialogMode.CREATE, system=self._system()
+        )
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self._service().add_task(spec)
             self._tasks.select_task(stored.id)
@@ -89,8 +96,9 @@ class TaskCommands:
         if len(tasks) != 1:
             return
         dialog = self._dialog_factory(
-            self._clock, self._window, spec=tasks[0].spec, mode=DialogMode.EDIT
-        )
+            self._clock, self._window, spec=tasks[0].spec, mode=DialogMode.EDIT,
+            system=self._system(),
+        )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             self._service().update_task(spec)
 
@@ -99,8 +107,9 @@ class TaskCommands:
         if len(tasks) != 1:
             return
         dialog = self._dialog_factory(
-            self._clock, self._window, spec=tasks[0].spec, mode=DialogMode.DUPLICATE
-        )
+            self._clock, self._window, spec=tasks[0].spec, mode=DialogMode.DUPLICATE,
+            system=self._system(),
+        )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self._service().add_task(spec)
             self._tasks.select_task(stored.id)

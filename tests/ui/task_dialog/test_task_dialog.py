@@ -189,6 +189,7 @@ def test_every_field_has_a_label_with_a_mnemonic_and_an_accessible_name(
         dialog.advanced.overlap,
         dialog.advanced.misfire,
         dialog.advanced.env,
+        dialog.rules.give_up,
     ]
     for field in fields:
         assert "&" in buddies.get(field, ""), field.objectName()
@@ -204,6 +205,9 @@ def test_tab_follows_the_visual_order(qtbot: QtBot, clock: FakeClock, expanded: 
     if expanded:
         dialog.schedule.repeat.setCurrentIndex(2)
         dialog.advanced.set_expanded(True)
+        dialog.rules.set_expanded(True)
+        dialog.rules.idle.setChecked(True)  # its duration field takes a Tab then
+        dialog.rules.spread.setText("5m")  # and so does the fixed-offset box
     dialog.activateWindow()
     dialog.name.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.name)
@@ -219,6 +223,8 @@ def test_tab_follows_the_visual_order(qtbot: QtBot, clock: FakeClock, expanded: 
     schedule, retry, advanced = dialog.schedule, dialog.retry, dialog.advanced
     cron = [schedule.cron_expr, schedule.zone] if expanded else []
     more = advanced.focus_order()[1:] if expanded else []
+    rules = dialog.rules.focus_order()
+    rules_shown = rules if expanded else rules[:1]
     assert visited == [
         dialog.name,
         dialog.command,
@@ -237,6 +243,7 @@ def test_tab_follows_the_visual_order(qtbot: QtBot, clock: FakeClock, expanded: 
         retry.jitter,
         advanced.toggle,
         *more,
+        *rules_shown,
         dialog.ok_button,
         dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel),
     ]
