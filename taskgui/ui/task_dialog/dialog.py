@@ -314,7 +314,8 @@ class TaskDialog(QDialog):
             return
         self.cut_message.is_warning = cut.is_warning
         self.cut_message.restyle()
-        self.cut_message.show_message(f"{cut.field_name()}: {cut.message()}")
+        name = cut.field_name()
+        self.cut_message.show_message(f"{name}: {cut.message()}" if name else cut.message())
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)

@@ -110,7 +110,8 @@ class MessageLabel(FixedLinesLabel):
 
     def is_cut(self) -> bool:
         """Whether the message shown did not fit in its line."""
-        return bool(self.shown_message()) and self.shown_text() != self.text()
+        # Word-wrapped lines differ from the text by their line breaks only.
+        return bool(self.shown_message()) and self.shown_text().split() != self.text().split()
 
     def field_name(self) -> str:
         """The accessible name of the field it is about ("" for the whole form)."""

@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
 from taskgui.core.conditions import Condition, RunConditions, SystemConditions
+from taskgui.core.duration import format_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.spread import Spread
 from taskgui.core.task import TaskSpec
@@ -34,9 +35,9 @@ from taskgui.ui.task_dialog.fields import (
 )
 
 _CANNOT_CHECK = {
-    Condition.AC_POWER: "the power supply",
-    Condition.NETWORK: "the network",
-    Condition.UNMETERED: "whether the connection is metered",
+    Condition.AC_POWER: "power",
+    Condition.NETWORK: "network",
+    Condition.UNMETERED: "metered connection",
     Condition.IDLE: "idle time",
 }
 
@@ -115,9 +116,22 @@ class RunRulesEditor(QWidget):
             "A fixed offset per task (like cron's H) instead of a new one for each run",
         )
         self.spread_error = MessageLabel(field=self.spread)
+        self.spread_note = MessageLabel(warning=True)
+        self.spread_note.setObjectName("spread_note")
+        self._task_id = 0
         self.cannot_check = MessageLabel(lines=2, warning=True)
         self.cannot_check.setObjectName("cannot_check")
 
+        self._lay_out()
+
+        self.toggle.toggled.connect(self._on_toggle_toggled)
+        for box in (self.ac_power, self.network, self.unmetered, self.idle, self.spread_fixed):
+            box.toggled.connect(self._on_field_changed)
+        for line in (self.idle_for, self.give_up, self.spread):
+            line.textChanged.connect(self._on_field_changed)
+        self._follow_boxes()
+
+    def _lay_out(self) -> None:
         # Few letters are left for mnemonics in this dialog (each must be unique): the
         # boxes go without, and Tab reaches every one of them in order.
         self.content = QGroupBox()
@@ -137,19 +151,17 @@ class RunRulesEditor(QWidget):
         spread_row.setContentsMargins(0, 0, 0, 0)
         spread_row.addWidget(self.spread, 1)
         spread_row.addWidget(self.spread_fixed)
-        add_row(form, "Spread over", self.spread, field_cell(spread_row, self.spread_error))
+        add_row(
+            form,
+            "Spread over",
+            self.spread,
+            field_cell(spread_row, self.spread_error, self.spread_note),
+        )
         self.content.hide()
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
         column.addWidget(self.content)
-
-        self.toggle.toggled.connect(self._on_toggle_toggled)
-        for box in (self.ac_power, self.network, self.unmetered, self.idle, self.spread_fixed):
-            box.toggled.connect(self._on_field_changed)
-        for line in (self.idle_for, self.give_up, self.spread):
-            line.textChanged.connect(self._on_field_changed)
-        self._follow_boxes()
 
     def focus_order(self) -> list[QWidget]:
         return [
@@ -182,6 +194,7 @@ class RunRulesEditor(QWidget):
         self.give_up.set_duration(conditions.give_up_after)
         self.spread.set_duration(spec.spread.width if spec.spread else None)
         self.spread_fixed.setChecked(bool(spec.spread and spec.spread.fixed))
+        self._task_id = spec.id
         self._follow_boxes()
         self.set_expanded(bool(conditions) or spec.spread is not None)
 
@@ -237,6 +250,22 @@ class RunRulesEditor(QWidget):
         if self.unmetered.isChecked() and not self.network.isChecked():
             self.network.setChecked(True)  # not metered means online too
         self.cannot_check.show_message(self._cannot_check_text())
+        self.spread_note.show_message(self._spread_text())
+
+    def _spread_text(self) -> str | None:
+        """When a spread run starts, as far as it is known before it is drawn."""
+        try:
+            spread = self._spread()[0]
+        except InvalidTaskError:
+            return None
+        if spread is None:
+            return None
+        if not spread.fixed:
+            return f"Each run starts at a random moment up to {format_duration(spread.width)} late"
+        if not self._task_id:
+            return "A fixed delay per task, chosen from its id when it is saved"
+        offset = spread.offset(self._task_id, lambda: 0.0)
+        return f"Each run starts {format_duration(offset)} after its time"
 
     def _cannot_check_text(self) -> str | None:
         system = self._system
@@ -255,10 +284,7 @@ class RunRulesEditor(QWidget):
         ]
         if not missing:
             return None
-        return (
-            f"This computer cannot report {', '.join(missing)}: the task would wait, "
-            "saying why, until it can"
-        )
+        return f"Cannot be checked here: {', '.join(missing)}. The task would wait, saying so"
 
     @never_raises
     def _on_toggle_toggled(self, expanded: bool) -> None:

@@ -9,6 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
 from taskgui.core.conditions import RunConditions, SystemConditions
+from taskgui.core.duration import format_duration
 from taskgui.core.recurrence import Every
 from taskgui.core.spread import Spread
 from taskgui.core.task import Command, TaskSpec
@@ -97,8 +98,7 @@ def test_a_condition_this_machine_cannot_check_is_said_before_saving(qtbot: QtBo
     rules.ac_power.setChecked(True)
     rules.idle.setChecked(True)
     assert rules.cannot_check.message() == (
-        "This computer cannot report the power supply, idle time: the task would wait, "
-        "saying why, until it can"
+        "Cannot be checked here: power, idle time. The task would wait, saying so"
     )
 
 
@@ -148,3 +148,23 @@ def test_what_cannot_be_checked_is_a_warning_not_a_problem(qtbot: QtBot) -> None
     assert dialog.rules.cannot_check.is_warning
     assert dialog.problems() == []
     assert accept(qtbot, dialog).conditions == RunConditions(ac_power=True)
+
+
+def test_the_spread_says_when_runs_start(qtbot: QtBot) -> None:
+    editor = RunRulesEditor(HOME)
+    qtbot.addWidget(editor)
+    editor.spread.setText("10m")
+    assert editor.spread_note.message() == "Each run starts at a random moment up to 10m late"
+    editor.spread_fixed.setChecked(True)
+    assert editor.spread_note.message() == (
+        "A fixed delay per task, chosen from its id when it is saved"
+    )
+    stored = TaskSpec(
+        id=1, name="x", command=Command(line="true"), first_run_at=NOW,
+        spread=Spread(timedelta(minutes=10), fixed=True),
+    )  # fmt: skip
+    editor.set_values(stored)
+    offset = Spread(timedelta(minutes=10), fixed=True).offset(1, lambda: 0.0)
+    assert (
+        editor.spread_note.message() == f"Each run starts {format_duration(offset)} after its time"
+    )
