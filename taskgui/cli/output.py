@@ -258,6 +258,14 @@ def _relative(moment: datetime | None, now: datetime) -> str:
     return f"{local(moment)} ({when})"
 
 
+def _next_run_text(snapshot: TaskSnapshot, now: datetime) -> str:
+    """When it runs next; a task whose schedule is refused runs at no time at all,
+    whatever time its row still holds."""
+    if snapshot.spec.recurrence.refusal is not None:
+        return "none: its schedule is refused (see schedule)"
+    return _relative(snapshot.status.next_run_at, now)
+
+
 def _conditions_text(spec: TaskSpec) -> str:
     conditions = spec.conditions
     text = conditions.describe()
@@ -284,7 +292,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None
         ("env", env),
         ("schedule", spec.describe_schedule()),
         ("first run", local(spec.first_run_at)),
-        ("next run", _relative(status.next_run_at, now)),
+        ("next run", _next_run_text(snapshot, now)),
         ("next run is", status.slot_kind.value if status.slot_kind else NONE_TEXT),
         ("priority", str(spec.priority)),
         ("attempts", f"{status.attempt}/{spec.max_attempts}"),

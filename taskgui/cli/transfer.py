@@ -238,13 +238,17 @@ def _print_report(
 
 
 def read_input(name: str, stdin: TextIO) -> str:
-    """The text of FILE, or of stdin for '-'; OSError (exit 1) when it cannot be read."""
+    """The text of FILE, or of stdin for '-'; a TaskguiError (exit 1) when it cannot be
+    read, saying which file and why ("no such file or directory", "is a directory")."""
     if name == STDIO:
         return stdin.read()
     try:
         return Path(name).read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InvalidTaskError(f"{name} is not UTF-8 text") from None
+    except OSError as error:
+        why = (error.strerror or str(error)).lower()
+        raise TaskguiError(f"cannot read {name}: {why}") from None
 
 
 def commit(

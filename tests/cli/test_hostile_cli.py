@@ -137,7 +137,11 @@ CASES = [
     Case(("import", "-"), stdin=_export(timeout_seconds=86_400e6), says="timeout must be at most"),
     Case(("import", "-"), stdin=_export(timeout_seconds=1e300), says="timeout_seconds"),
     Case(("import", "--dry-run", "-"), stdin="not json", says="not valid JSON"),
-    Case(("import", "/nonexistent/backup.json"), status=1, says="No such file"),
+    Case(
+        ("import", "/nonexistent/backup.json"),
+        status=1,
+        says="cannot read /nonexistent/backup.json: no such file",
+    ),
     Case(("import", "--tz", "UTC", "-"), stdin="", says="--tz goes with --crontab"),
 ]
 
