@@ -39,6 +39,7 @@ from taskgui.core.errors import (
     TaskguiError,
     TaskNotFoundError,
 )
+from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
 from taskgui.core.states import TaskState
 from taskgui.core.status import TaskSnapshot
@@ -339,12 +340,20 @@ def _cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     with _reader(ctx) as repository:
         snapshots = repository.list_tasks(state)
         waiting = _waiting(repository, snapshots, ctx)
+        set_aside = [task.task_id for task in repository.quarantined()]
     if args.json:
         _print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
     elif not snapshots:
         print(f"no {state.value} tasks" if state else "no tasks")
     else:
         print("\n".join(cli_format.task_table(snapshots, waiting)))
+    if set_aside:
+        ids = ", ".join(str(task_id) for task_id in set_aside[:10])
+        more = f" and {len(set_aside) - 10} more" if len(set_aside) > 10 else ""
+        _note(
+            f"{len(set_aside)} task(s) set aside because they cannot be read (id {ids}"
+            f"{more}): 'taskgui show ID' says why, 'taskgui delete ID' removes one"
+        )
     return EXIT_OK
 
 
@@ -407,6 +416,12 @@ def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
     if not _exists(ctx.database):
         raise TaskNotFoundError(args.id)  # and no database made to say so
     with _repository(ctx) as repository:
+        if op is Op.DELETE and _set_aside(repository, args.id):
+            # Out of every schedule already (no engine holds it): remove the row here,
+            # whoever runs the schedule, rather than ask for a repair by hand.
+            repository.apply([TaskRemoved(args.id)], ctx.clock.now())
+            print(f"task {args.id} deleted (it was set aside: it could not be read)")
+            return EXIT_OK
         snapshot = repository.get(args.id)  # fail fast, before any lock or request
         unchanged = _unchanged(op, snapshot)
         if unchanged is not None:
@@ -429,6 +444,10 @@ def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
                 )
     print(f"task {args.id} {args.done}")
     return EXIT_OK
+
+
+def _set_aside(repository: SqliteRepository, task_id: int) -> bool:
+    return any(task.task_id == task_id for task in repository.quarantined())
 
 
 def _perform_here(repository: SqliteRepository, op: Op, task_id: int, ctx: Context) -> None:

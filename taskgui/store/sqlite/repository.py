@@ -568,7 +568,8 @@ class SqliteRepository:
                 problem = f"task {task_id}: {problem}"
             raise CodecError(
                 f"{problem}; it is kept on disk but left out of the schedule: repair its "
-                f"row in {self.path} with an SQLite tool, or restore the file from a backup",
+                f"row in {self.path} with an SQLite tool, restore the file from a backup, "
+                f"or delete it ('taskgui delete {task_id}')",
                 self.path,
             ) from None
 
