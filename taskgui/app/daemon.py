@@ -28,6 +28,7 @@ from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import SchedulerService
+from taskgui.store.errors import ForeignDatabaseError
 from taskgui.store.private_folders import make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock
 from taskgui.store.sqlite.opening import open_sqlite
@@ -54,6 +55,9 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
         make_database_folder(db_path)
         lock.acquire_waiting(LOCK_WAIT, time.sleep)
         repository, moved = open_sqlite(db_path, clock.now(), reset_corrupt=reset_corrupt)
+    except ForeignDatabaseError as error:  # someone else's file: leave nothing beside it
+        lock.release_and_remove()
+        return _start_failed(error)
     except TaskguiError as error:
         lock.release()
         return _start_failed(error)

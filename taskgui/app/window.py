@@ -41,7 +41,11 @@ from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
 from taskgui.runtime.service import SchedulerService
-from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
+from taskgui.store.errors import (
+    DatabaseCorruptError,
+    ForeignDatabaseError,
+    SchedulerAlreadyRunningError,
+)
 from taskgui.store.paths import default_database_path, resolve_database_path
 from taskgui.store.private_folders import make_config_folder, make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock, refuse_if_holder_lost_its_file
@@ -352,6 +356,10 @@ def _run_here(
         handover = shell.handover_requested
         shut_down(service, HANDOVER_REASON if handover else QUIT_REASON)
         return code, handover
+    except ForeignDatabaseError as error:  # someone else's file: leave nothing beside it
+        lock.release_and_remove()
+        _start_failed(error)
+        return 1, False
     except TaskguiError as error:
         _start_failed(error)
         return 1, False

@@ -12,6 +12,7 @@ than create a fresh file and file its request where nobody reads it
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from collections.abc import Callable
@@ -37,6 +38,7 @@ class SchedulerLock:
         self.database = database
         self.path = lock_path_for(database)
         self._fd: int | None = None
+        self._created = False  # this lock made the lock file (it was not there)
 
     @property
     def held(self) -> bool:
@@ -64,6 +66,7 @@ class SchedulerLock:
             return
         try:
             make_database_folder(self.database)  # a first start locks before it opens
+            created = not self.path.exists()
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as error:
             raise access_error(self.database) or StoreError(
@@ -84,6 +87,7 @@ class SchedulerLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
+        self._created = created
 
     def record_files(self, files: OpenFiles) -> None:
         """Say, in the lock file, which database files the holder has open."""
@@ -91,6 +95,18 @@ class SchedulerLock:
             return
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, f"{os.getpid()}\n{_FILES} {files.encode()}\n".encode(), 0)
+
+    def release_and_remove(self) -> None:
+        """Release, and remove the lock file if this lock made it: for a database that
+        was refused (another program's), which should not get a taskgui file beside it.
+
+        Unlinked while still held, so nobody can have taken it meanwhile; a lock file
+        that was there before is left alone (another taskgui may be waiting on it).
+        """
+        if self._fd is not None and self._created:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        self.release()
 
     def release(self) -> None:
         if self._fd is None:

@@ -135,6 +135,21 @@ def test_the_cli_refuses_another_programs_database_in_one_line(
     assert folder_state(foreign.parent) == before
 
 
+def test_the_daemon_refuses_it_and_leaves_no_lock_file_beside_it(
+    foreign: Path, tmp_path: Path
+) -> None:
+    """The daemon locks before it opens (a first start needs the folder first): the
+    lock file it made beside another program's file goes again (outside trial)."""
+    before = folder_state(foreign.parent)
+
+    result = taskgui("--db", str(foreign), "daemon", home=tmp_path / "home")
+
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1].startswith("taskgui: error: ")
+    assert "another program's SQLite database" in result.stderr
+    assert folder_state(foreign.parent) == before  # no theirs.sqlite3.lock
+
+
 # ------------------------------------------------------------------ our own files
 
 
