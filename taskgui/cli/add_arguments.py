@@ -22,7 +22,7 @@ from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
 from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
-from taskgui.core.task import Command, TaskSpec
+from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
 from taskgui.system.local_zone import local_zone_name
 
 
@@ -125,6 +125,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="runs missed while asleep, down or paused, once back or resumed: one "
         "catch-up run, skip them, or run all (default run_once)",
     )
+    run.add_argument(
+        "--grace",
+        type=duration_arg,
+        metavar="DURATION",
+        help="how late a run may start and still count as on time (default 1m); with "
+        "--misfire skip, a run later than this is recorded as missed",
+    )
     run.add_argument("--cwd", metavar="DIR", help="run in DIR (relative to here)")
     run.add_argument(
         "--env", action="extend", nargs="+", metavar="NAME=VALUE", help="extra variables"
@@ -190,6 +197,7 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
         concurrency_key=args.key,
         overlap=OverlapPolicy(args.overlap),
         misfire=MisfirePolicy(args.misfire),
+        misfire_grace=args.grace if args.grace is not None else DEFAULT_MISFIRE_GRACE,
         paused=args.paused,
         spread=_spread(args),
         conditions=_conditions(args),
