@@ -21,13 +21,14 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn
 
 from taskgui import __version__
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
-from taskgui.cli.add_arguments import add_arguments, spec_from_args
+from taskgui.cli.add_arguments import add_arguments, datetime_arg, duration_arg, spec_from_args
 from taskgui.control.operations import Operations
 from taskgui.control.recovery import recover
 from taskgui.core.clock import Clock, SystemClock
@@ -217,9 +218,22 @@ def build_parser() -> argparse.ArgumentParser:
     history.set_defaults(handler=_cmd_history)
 
     for name, (op, summary, done) in _CHANGES.items():
-        change = _command(commands, name, summary, f"taskgui {name} 7")
+        example = f"taskgui {name} 7"
+        if op is Op.PAUSE:
+            example += "\ntaskgui pause 7 --for 1h\ntaskgui pause 7 --until 2026-12-02T09:00"
+        change = _command(commands, name, summary, example)
         _id_argument(change)
-        change.set_defaults(handler=_cmd_change, op=op, done=done)
+        change.set_defaults(handler=_cmd_change, op=op, done=done, for_=None, until=None)
+        if op is Op.PAUSE:
+            how_long = change.add_mutually_exclusive_group()
+            how_long.add_argument(
+                "--for", dest="for_", type=duration_arg, metavar="DURATION",
+                help="resume by itself after DURATION",
+            )  # fmt: skip
+            how_long.add_argument(
+                "--until", type=datetime_arg, metavar="ISO_DATETIME",
+                help="resume by itself then (local time without an offset)",
+            )  # fmt: skip
 
     daemon = _command(
         commands,
@@ -415,6 +429,8 @@ def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
     op: Op = args.op
     if not _exists(ctx.database):
         raise TaskNotFoundError(args.id)  # and no database made to say so
+    until = _pause_end(args, ctx)
+    payload = None if until is None else until.isoformat()
     with _repository(ctx) as repository:
         if op is Op.DELETE and _set_aside(repository, args.id):
             # Out of every schedule already (no engine holds it): remove the row here,
@@ -423,7 +439,9 @@ def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
             print(f"task {args.id} deleted (it was set aside: it could not be read)")
             return EXIT_OK
         snapshot = repository.get(args.id)  # fail fast, before any lock or request
-        unchanged = _unchanged(op, snapshot)
+        # "pause" of a task paused for a while makes it paused until resumed.
+        for_a_while = op is Op.PAUSE and snapshot.spec.paused_until is not None
+        unchanged = _unchanged(op, snapshot) if until is None and not for_a_while else None
         if unchanged is not None:
             print(f"task {args.id} {unchanged}")
             return EXIT_OK
@@ -431,10 +449,10 @@ def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
         try:
             lock.acquire()
         except SchedulerAlreadyRunningError:
-            _request(repository, op, args.id, ctx)
+            _request(repository, op, args.id, ctx, payload)
         else:
             try:
-                _perform_here(repository, op, args.id, ctx)
+                _perform_here(repository, op, args.id, ctx, payload)
             finally:
                 lock.release()
             if op in (Op.RUN_NOW, Op.RETRY_NOW):
@@ -442,15 +460,34 @@ def _cmd_change(args: argparse.Namespace, ctx: Context) -> int:
                     "no scheduler is running for this database; the run starts when "
                     "'taskgui daemon' or the app starts"
                 )
-    print(f"task {args.id} {args.done}")
+    done = args.done if until is None else f"{args.done} until {cli_format.local(until)}"
+    print(f"task {args.id} {done}")
     return EXIT_OK
+
+
+def _pause_end(args: argparse.Namespace, ctx: Context) -> datetime | None:
+    """When a ``pause --for`` / ``--until`` ends (None: paused until resumed)."""
+    if args.until is not None:
+        until: datetime = args.until
+        if until <= ctx.clock.now():
+            raise InvalidTaskError("--until is in the past; give a time to come")
+        return until
+    if args.for_ is None:
+        return None
+    delay: timedelta = args.for_
+    try:
+        return ctx.clock.now() + delay
+    except OverflowError:
+        raise InvalidTaskError(f"--for {args.for_} is too far in the future") from None
 
 
 def _set_aside(repository: SqliteRepository, task_id: int) -> bool:
     return any(task.task_id == task_id for task in repository.quarantined())
 
 
-def _perform_here(repository: SqliteRepository, op: Op, task_id: int, ctx: Context) -> None:
+def _perform_here(
+    repository: SqliteRepository, op: Op, task_id: int, ctx: Context, payload: str | None = None
+) -> None:
     """Nobody runs the schedule and we hold the lock: load it, change it, commit."""
     engine = Engine()
     now = ctx.clock.now()
@@ -459,12 +496,14 @@ def _perform_here(repository: SqliteRepository, op: Op, task_id: int, ctx: Conte
     from taskgui.system.orphans import stop_orphaned_runs  # noqa: PLC0415
 
     stop_orphaned_runs(recovery.interrupted, database=str(ctx.database.resolve()))
-    Operations(engine, repository).perform(op, task_id, None, now)
+    Operations(engine, repository).perform(op, task_id, payload, now)
 
 
-def _request(repository: SqliteRepository, op: Op, task_id: int, ctx: Context) -> None:
+def _request(
+    repository: SqliteRepository, op: Op, task_id: int, ctx: Context, payload: str | None = None
+) -> None:
     """Ask the process running the schedule to perform ``op`` and wait for its answer."""
-    request_id = repository.submit_request(op, task_id, None, ctx.clock.now())
+    request_id = repository.submit_request(op, task_id, payload, ctx.clock.now())
     deadline = ctx.clock.monotonic() + REQUEST_TIMEOUT_SECONDS
     while True:
         done, error = repository.request_outcome(request_id)

@@ -258,6 +258,14 @@ def _relative(moment: datetime | None, now: datetime) -> str:
     return f"{local(moment)} ({when})"
 
 
+def _paused_text(spec: TaskSpec, now: datetime) -> str:
+    if not spec.paused:
+        return "no"
+    if spec.paused_until is None:
+        return "yes"
+    return f"yes, until {_relative(spec.paused_until, now)}; it resumes by itself"
+
+
 def _next_run_text(snapshot: TaskSnapshot, now: datetime) -> str:
     """When it runs next; a task whose schedule is refused runs at no time at all,
     whatever time its row still holds."""
@@ -301,7 +309,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None
         ("concurrency key", spec.concurrency_key or NONE_TEXT),
         ("overlap", spec.overlap.value),
         ("misfire", f"{spec.misfire.value} (grace {format_duration(spec.misfire_grace)})"),
-        ("paused", "yes" if spec.paused else "no"),
+        ("paused", _paused_text(spec, now)),
         ("spread", spec.spread.describe() if spec.spread else NONE_TEXT),
         ("conditions", _conditions_text(spec) or NONE_TEXT),
         ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),

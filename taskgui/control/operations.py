@@ -13,6 +13,7 @@ from datetime import datetime
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import Event, TaskChanged
+from taskgui.core.iso_time import read_iso
 from taskgui.core.operation import Op
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.protocols import TaskRepository, check_storable
@@ -55,8 +56,8 @@ class Operations:
     def cancel(self, task_id: TaskId, now: datetime) -> list[Event]:
         return self._commit(self.engine.cancel(task_id), now)
 
-    def pause(self, task_id: TaskId, now: datetime) -> list[Event]:
-        return self._commit(self.engine.pause(task_id), now)
+    def pause(self, task_id: TaskId, now: datetime, until: datetime | None = None) -> list[Event]:
+        return self._commit(self.engine.pause(task_id, until), now)
 
     def resume(self, task_id: TaskId, now: datetime) -> list[Event]:
         return self._commit(self.engine.resume(task_id), now)
@@ -94,6 +95,8 @@ class Operations:
                     f"{spec.id}; refused"
                 )
             return self.update(spec, now)
+        if op is Op.PAUSE and payload is not None:
+            return self.pause(task_id, now, pause_end(payload))
         handlers = {
             Op.CANCEL: self.cancel,
             Op.PAUSE: self.pause,
@@ -103,3 +106,11 @@ class Operations:
             Op.DELETE: self.delete,
         }
         return handlers[op](task_id, now)
+
+
+def pause_end(payload: str) -> datetime:
+    """A pause request's payload: when the pause for a while ends (ISO 8601, UTC)."""
+    until = read_iso(payload)
+    if until is None or until.utcoffset() is None:
+        raise InvalidTaskError(f"the end of the pause is not a time: {payload[:40]!r}")
+    return until

@@ -169,6 +169,8 @@ class TaskSpec:
     spread: Spread | None = None
     # What the machine must be doing for a run to start (see core/conditions.py).
     conditions: RunConditions = NO_CONDITIONS
+    # A pause for a while: the task resumes by itself then. Only with ``paused``.
+    paused_until: datetime | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _checked_name(self.name))
@@ -209,6 +211,19 @@ class TaskSpec:
         self._check_spread()
         if not isinstance(self.conditions, RunConditions):
             raise InvalidTaskError("the run conditions must be RunConditions")
+        self._check_paused_until()
+
+    def _check_paused_until(self) -> None:
+        until = self.paused_until
+        if until is None:
+            return
+        if not self.paused:
+            object.__setattr__(self, "paused_until", None)  # resumed: nothing to wait for
+            return
+        if not isinstance(until, datetime) or until.utcoffset() is None:
+            raise InvalidTaskError("a pause's end must be a date and time with a time zone")
+        if until.tzinfo is not UTC:
+            object.__setattr__(self, "paused_until", until.astimezone(UTC))
 
     def _check_spread(self) -> None:
         """A spread shorter than the gap between two occurrences, or runs would swap

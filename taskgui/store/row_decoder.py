@@ -15,16 +15,15 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from taskgui.core.conditions import NO_CONDITIONS, RunConditions
+from taskgui.core.conditions import NO_CONDITIONS
 from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
 from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape import stored
 from taskgui.core.shape.fields import SHAPE_VERSION, FieldError
-from taskgui.core.shape.rules import decode_rules_text
+from taskgui.core.shape.rules import Rules, decode_rules_text
 from taskgui.core.shape.stored import StoredValueError
-from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.core.task import (
@@ -170,10 +169,10 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_NO_RULES: dict[str, Any] = {"spread": None, "conditions": NO_CONDITIONS}
+_NO_RULES: dict[str, Any] = {"spread": None, "conditions": NO_CONDITIONS, "paused_until": None}
 
 
-def _decode_rules(text: str) -> tuple[Spread | None, RunConditions]:
+def _decode_rules(text: str) -> Rules:
     try:
         return decode_rules_text(text)
     except FieldError as error:
@@ -232,8 +231,8 @@ class RowDecoder:
         """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
         if text is None:
             return _NO_RULES
-        spread, conditions = self._memo.get("rules", text, _decode_rules)
-        return {"spread": spread, "conditions": conditions}
+        spread, conditions, until = self._memo.get("rules", text, _decode_rules)
+        return {"spread": spread, "conditions": conditions, "paused_until": until}
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -345,6 +344,7 @@ class RowDecoder:
             paused=bool(paused) or recurrence.refusal is not None,
             spread=None,
             conditions=NO_CONDITIONS,
+            paused_until=None,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

@@ -147,6 +147,9 @@ def rich_specs() -> dict[str, TaskSpec]:
         ),
         "random-spread": replace(base, spread=Spread(timedelta(seconds=30))),
         "network-only": replace(base, conditions=RunConditions(network=True)),
+        "paused-for-a-while": replace(
+            base, paused=True, paused_until=T0 + timedelta(hours=1, microseconds=7)
+        ),
     }
 
 

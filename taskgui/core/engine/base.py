@@ -14,6 +14,7 @@ from datetime import datetime
 from taskgui.core.conditions import SystemConditions
 from taskgui.core.engine.deferred import TaskTable
 from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.heap import IndexedHeap
 from taskgui.core.engine.queues import DispatchQueues
 from taskgui.core.engine.withdraw import WithdrawRecords
 from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
@@ -44,6 +45,8 @@ class EngineBase:
         # The concurrency key each run holds: the one it took, whatever the task's
         # definition says by the time the run ends (a person may edit the key).
         self._run_keys: dict[RunId, str] = {}
+        # Tasks paused for a while, by when they resume by themselves.
+        self._resumes: IndexedHeap[TaskId, float] = IndexedHeap()
         # What the machine last reported for run conditions; None until it has.
         self._system: SystemConditions | None = None
         self._seq = itertools.count(1)
@@ -53,6 +56,7 @@ class EngineBase:
         """Put the time queue right for a task just loaded: the store's guess came from
         raw columns, and a hand-edited row can decode to something else."""
         task_id = entry.spec.id
+        self._follow_pause(entry)
         if not self._should_queue(entry):
             if guessed_queued:
                 self._time.discard(task_id)
@@ -63,6 +67,16 @@ class EngineBase:
             self._time.push(task_id, key)
         elif self._time.key_of(task_id) != key:
             self._time.update(task_id, key)
+
+    def _follow_pause(self, entry: TaskEntry) -> None:
+        """Keep the resume heap in step with the task's pause (for a while, or not)."""
+        task_id, until = entry.spec.id, entry.spec.paused_until
+        if until is None or entry.terminal is not None:
+            self._resumes.discard(task_id)
+        elif task_id in self._resumes:
+            self._resumes.update(task_id, until.timestamp())
+        else:
+            self._resumes.push(task_id, until.timestamp())
 
     def _drop(self, error: UnreadableTaskError) -> TaskDropped:
         self._tasks.drop_deferred(error.task_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from taskgui.core.conditions import Condition, SystemConditions, Unmet
@@ -52,9 +53,7 @@ class Dispatching(EngineBase):
         arrived: list[TaskId] = []
         if tasks.deferred_count:
             self._load_due(now_ts, events)
-        waiting = self._queues.conditions
-        if waiting:
-            self._give_up_waiting(now, events)
+        self._wake_the_waiting(now, events)
         while time_queue and time_queue.peek()[1][0] <= now_ts:
             task_id, (_at_ts, seq) = time_queue.pop()
             entry = tasks[task_id]
@@ -302,6 +301,27 @@ class Dispatching(EngineBase):
             self._set_occurrence(entry, next_at)
             self._queue(entry)
         events.append(TaskChanged(self._snapshot(entry)))
+
+    def resume(self, task_id: TaskId) -> list[Event]:
+        """A person's change (``Engine.resume``), which a pause for a while ends with."""
+        raise NotImplementedError
+
+    def _wake_the_waiting(self, now: datetime, events: list[Event]) -> None:
+        """Before anything is dispatched: pauses for a while that are over end, and runs
+        that waited for their conditions as long as they may are counted missed."""
+        if self._queues.conditions:
+            self._give_up_waiting(now, events)
+        resumes = self._resumes
+        now_ts = now.timestamp()
+        while resumes and resumes.peek()[1] <= now_ts:
+            task_id, _at = resumes.pop()
+            try:
+                events += self.resume(task_id)
+            except InvalidStateError:
+                # It cannot resume (its schedule is refused): it stays paused, for good.
+                entry = self._tasks[task_id]
+                entry.spec = replace(entry.spec, paused_until=None)
+                events.append(TaskChanged(self._snapshot(entry)))
 
     # ------------------------------------------------------------ run conditions
 

@@ -87,6 +87,9 @@ class Engine(Dispatching):
         """When the earliest queued task becomes due, or a task waiting for its run
         conditions gives up; None when nothing is queued."""
         give_up_ts = self._queues.conditions.next_give_up()
+        if self._resumes:
+            resume_ts = self._resumes.peek()[1]
+            give_up_ts = resume_ts if give_up_ts is None else min(give_up_ts, resume_ts)
         give_up = None if give_up_ts is None else _EPOCH + timedelta(seconds=give_up_ts)
         if not self._time:
             return give_up
@@ -153,6 +156,7 @@ class Engine(Dispatching):
         """
         self._tasks.clear()
         self._queues.clear()
+        self._resumes.clear()
         self._runs.clear()
         self._withdraw.clear()
         self._run_keys.clear()
@@ -169,6 +173,8 @@ class Engine(Dispatching):
             if task_id in tasks:
                 raise InvalidTaskError(f"task id {task_id} appears twice")
             entry = tasks[task_id] = restored(snapshot)
+            if snapshot.spec.paused_until is not None:
+                self._follow_pause(entry)
             if snapshot.status.state is TaskState.RUNNING:
                 interrupted.append(entry)
             elif should_queue(entry):
@@ -229,6 +235,7 @@ class Engine(Dispatching):
         ) and entry.terminal is not TaskState.CANCELLED
         unblocked = self._unqueue(entry)
         entry.spec = spec
+        self._follow_pause(entry)
         if reschedule:
             entry.terminal = None
             entry.deferred_at = None
@@ -240,6 +247,7 @@ class Engine(Dispatching):
         """Forget a task; any run still going is asked to stop."""
         entry = self._entry(task_id)
         unblocked = self._unqueue(entry)
+        self._resumes.discard(task_id)
         del self._tasks[task_id]
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskRemoved(task_id))
@@ -256,19 +264,29 @@ class Engine(Dispatching):
         entry.clear_slot()
         entry.deferred_at = None
         entry.terminal = TaskState.CANCELLED
+        self._resumes.discard(task_id)
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskChanged(self._snapshot(entry)))
         return events + unblocked
 
-    def pause(self, task_id: TaskId) -> list[Event]:
-        """Stop starting scheduled runs of a task; a run in progress finishes."""
+    def pause(self, task_id: TaskId, until: datetime | None = None) -> list[Event]:
+        """Stop starting scheduled runs of a task; a run in progress finishes.
+
+        ``until``: a pause for a while; the task resumes by itself then (``due``). A
+        paused task paused again gets the new end (or none).
+        """
         entry = self._entry(task_id)
         if entry.spec.paused:
-            return []
+            if until == entry.spec.paused_until:
+                return []
+            entry.spec = replace(entry.spec, paused_until=until)
+            self._follow_pause(entry)
+            return [TaskChanged(self._snapshot(entry))]
         if (refusal := pause_refusal(entry.spec, entry.state)) is not None:
             raise InvalidStateError(refusal)
         unblocked = self._unqueue(entry)
-        entry.spec = replace(entry.spec, paused=True)
+        entry.spec = replace(entry.spec, paused=True, paused_until=until)
+        self._follow_pause(entry)
         self._queue(entry)  # a run a person asked for still runs (see run_now)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
 
@@ -279,7 +297,8 @@ class Engine(Dispatching):
             return []
         if (refusal := resume_refusal(entry.spec)) is not None:
             raise InvalidStateError(refusal)
-        entry.spec = replace(entry.spec, paused=False)
+        entry.spec = replace(entry.spec, paused=False, paused_until=None)
+        self._resumes.discard(task_id)
         unblocked = self._unqueue(entry)  # a run asked for while paused may be queued
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]

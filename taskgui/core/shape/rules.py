@@ -4,6 +4,7 @@
     conditions  {"v": 1, "ac_power": true, "network": false, "unmetered": false,
                  "idle_seconds": null, "stop_when_unmet": false,
                  "give_up_after_seconds": null}
+    paused_until "2026-12-01T15:00:00+00:00"   (a pause for a while: when it ends)
 
 A task without them has ``null`` for both (and the store no text at all), so every
 task written before they existed reads the same. In the store both sit in one
@@ -13,6 +14,7 @@ task written before they existed reads the same. In the store both sit in one
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS, RunConditions
@@ -30,7 +32,7 @@ CONDITION_KEYS = (
     "stop_when_unmet",
     "give_up_after_seconds",
 )
-RULES_KEYS = ("v", "spread", "conditions")
+RULES_KEYS = ("v", "spread", "conditions", "paused_until")
 
 
 def spread_json(spread: Spread | None) -> dict[str, Any] | None:
@@ -99,16 +101,31 @@ def rules_text(spec: TaskSpec) -> str | None:
     """The store's ``rules`` column: compact JSON, or NULL when the task has none."""
     spread = spread_json(spec.spread)
     conditions = conditions_json(spec.conditions)
-    if spread is None and conditions is None:
+    until = paused_until_json(spec.paused_until)
+    if spread is None and conditions is None and until is None:
         return None
-    value = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
+    value: dict[str, Any] = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
+    if until is not None:
+        value["paused_until"] = until
     return json.dumps(value, separators=(",", ":"))
 
 
-def decode_rules_text(text: str | None) -> tuple[Spread | None, RunConditions]:
+def paused_until_json(until: datetime | None) -> str | None:
+    return None if until is None else until.astimezone(UTC).isoformat()
+
+
+def decode_paused_until(fields: Fields) -> datetime | None:
+    until = fields.moment("paused_until", None, nullable=True)
+    return None if until is None else until.astimezone(UTC)
+
+
+Rules = tuple[Spread | None, RunConditions, datetime | None]
+
+
+def decode_rules_text(text: str | None) -> Rules:
     """A ``rules`` column back; FieldError naming the field at fault."""
     if text is None:
-        return None, NO_CONDITIONS
+        return None, NO_CONDITIONS, None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -118,4 +135,5 @@ def decode_rules_text(text: str | None) -> tuple[Spread | None, RunConditions]:
     return (
         decode_spread(fields.get("spread", None), "rules.spread"),
         decode_conditions(fields.get("conditions", None), "rules.conditions"),
+        decode_paused_until(fields),
     )

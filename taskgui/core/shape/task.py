@@ -32,6 +32,7 @@ from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_
 from taskgui.core.shape.rules import (
     conditions_json,
     decode_conditions,
+    decode_paused_until,
     decode_spread,
     spread_json,
 )
@@ -65,6 +66,7 @@ TASK_KEYS = (
     "paused",
     "spread",
     "conditions",
+    "paused_until",
 )
 RUN_KEYS = (
     "id",
@@ -121,6 +123,8 @@ def task_json(
     conditions = conditions_json(spec.conditions)
     if conditions is not None:
         value["conditions"] = conditions
+    if spec.paused_until is not None:
+        value["paused_until"] = moment(spec.paused_until)
     return value
 
 
@@ -217,6 +221,7 @@ class TaskDecoder:
         paused = fields.boolean("paused", False)
         spread = decode_spread(fields.get("spread", None))
         conditions = decode_conditions(fields.get("conditions", None))
+        paused_until = decode_paused_until(fields)
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -240,6 +245,7 @@ class TaskDecoder:
                 paused=paused,
                 spread=spread,
                 conditions=conditions,
+                paused_until=paused_until,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),

@@ -120,7 +120,11 @@ def next_run_text(snapshot: TaskSnapshot, now: datetime) -> str:
     if status.waiting is not None:
         return waiting_text(snapshot)
     if state is TaskState.PAUSED:
-        return "paused"
+        until = snapshot.spec.paused_until
+        if until is None:
+            return "paused"
+        seconds = _whole_seconds_until(until, now)
+        return f"paused, resumes in {countdown_text(seconds)}" if seconds > 0 else "resuming"
     if status.next_run_at is None:
         return EMPTY
     seconds = _whole_seconds_until(status.next_run_at, now)
