@@ -28,8 +28,8 @@ from datetime import time as wall_time
 from enum import StrEnum
 
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.task import TaskId
 
+TaskId = int  # as core.task has it (which imports this module)
 MAX_STREAK = 1_000  # "after:N" beyond this is a typo, not a policy
 
 

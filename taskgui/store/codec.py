@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
+from taskgui.core.notify_rules import NotifyRule, parse_rule
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, stored_cron
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
@@ -62,6 +63,7 @@ TASK_COLUMNS = (
     "misfire",
     "misfire_grace",
     "paused",
+    "notify",
     "state",
     "attempt",
     "next_run_at",
@@ -72,7 +74,7 @@ TASK_COLUMNS = (
     "last_outcome",
     "last_run_at",
 )
-STATUS_COLUMNS = TASK_COLUMNS[13:]
+STATUS_COLUMNS = TASK_COLUMNS[14:]
 
 
 # ------------------------------------------------------------------ times
@@ -214,6 +216,17 @@ def _decode_recurrence(text: str) -> Recurrence:
     raise CodecError(f"unknown schedule kind {kind!r}")
 
 
+def notify_text(rule: NotifyRule | None) -> str | None:
+    """The ``notify`` column: the rule's text (``after:3``), NULL for the default."""
+    return None if rule is None else rule.text
+
+
+@lru_cache(maxsize=64)
+def decode_notify(text: str) -> NotifyRule:
+    """A stored rule; few distinct ones exist, so one object serves every task."""
+    return parse_rule(text)
+
+
 def _decode_retry(text: str) -> RetryPolicy:
     data = _load_json(text, "retry policy")
     return RetryPolicy(
@@ -249,7 +262,7 @@ class _Memo:
 
 
 def spec_values(spec: TaskSpec) -> tuple[Any, ...]:
-    """The definition columns (``TASK_COLUMNS[1:13]``) of a task row."""
+    """The definition columns (``TASK_COLUMNS[1:14]``) of a task row."""
     return (
         spec.name,
         encode_command(spec.command),
@@ -263,6 +276,7 @@ def spec_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire.value,
         spec.misfire_grace.total_seconds(),
         int(spec.paused),
+        notify_text(spec.notify),
     )
 
 
@@ -322,11 +336,12 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire._value_,
         spec.misfire_grace.total_seconds(),
         1 if spec.paused else 0,
+        None if spec.notify is None else spec.notify.text,
         first if slot_at is spec.first_run_at else to_us(slot_at),
     )
 
 
-NEW_TASK_VALUES = (*TASK_COLUMNS[:13], "slot_at")
+NEW_TASK_VALUES = (*TASK_COLUMNS[:14], "slot_at")
 
 
 def new_task_row(spec: TaskSpec, now_us: int) -> tuple[Any, ...]:
@@ -493,6 +508,7 @@ class RowDecoder:
             misfire_text,
             grace_seconds,
             paused,
+            notify_text_,
             state_text,
             attempt,
             next_run_at,
@@ -573,6 +589,7 @@ class RowDecoder:
             misfire_grace=grace,
             # TaskSpec pauses a task whose schedule is refused; so must this copy.
             paused=bool(paused) or recurrence.refusal is not None,
+            notify=None if notify_text_ is None else decode_notify(notify_text_),
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,
@@ -608,6 +625,7 @@ class RowDecoder:
             misfire,
             misfire_grace,
             paused,
+            notify,
             state,
             attempt,
             next_run_at,
@@ -632,6 +650,7 @@ class RowDecoder:
             misfire=MisfirePolicy(misfire),
             misfire_grace=timedelta(seconds=misfire_grace),
             paused=bool(paused),
+            notify=None if notify is None else decode_notify(notify),
         )
         status = TaskStatus(
             state=TaskState(state),

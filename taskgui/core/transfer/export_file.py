@@ -7,7 +7,7 @@ A document looks like::
                 "first_run_at": ..., "schedule": {"v": 1, ...}, "retry": {"v": 1, ...},
                 "priority": 0, "timeout_seconds": null, "concurrency_key": null,
                 "overlap": "skip", "misfire": "run_once", "misfire_grace_seconds": 60.0,
-                "paused": false}],
+                "paused": false, "notify": "after:3"}],  # notify: only when set
      "runs": {"7": [...]}}            # only when exported with history
 
 ``command``, ``schedule`` and ``retry`` are the same versioned objects the database
@@ -128,6 +128,9 @@ def task_json(snapshot: TaskSnapshot) -> dict[str, Any]:
         "misfire": spec.misfire.value,
         "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
         "paused": spec.paused,
+        # Written only when the task has its own rule, so a file of tasks that follow
+        # the default reads in a taskgui from before per-task rules.
+        **({} if spec.notify is None else {"notify": spec.notify.text}),
     }
 
 

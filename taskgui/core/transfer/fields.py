@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.notify_rules import parse_rule
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
 from taskgui.core.retry import DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, TaskState
@@ -48,6 +49,7 @@ _TASK_KEYS = (
     "misfire",
     "misfire_grace_seconds",
     "paused",
+    "notify",
 )
 _COMMAND_KEYS = ("v", "line", "shell", "cwd", "env", "shell_path")
 _RETRY_KEYS = ("v", "backoff", "max_attempts", "base", "max", "factor", "jitter")
@@ -233,6 +235,11 @@ class TaskDecoder:
         misfire = fields.choice("misfire", MisfirePolicy, MisfirePolicy.RUN_ONCE)
         grace = fields.seconds("misfire_grace_seconds", DEFAULT_MISFIRE_GRACE)
         paused = fields.boolean("paused", False)
+        notify_text = fields.text("notify", None, nullable=True)
+        try:
+            notify = None if notify_text is None else parse_rule(notify_text)
+        except InvalidTaskError as error:
+            raise FieldError("notify", str(error)) from None
 
         def alone(**values: Any) -> TaskSpec:
             return TaskSpec(name="probe", command=command, first_run_at=first, **values)
@@ -252,6 +259,7 @@ class TaskDecoder:
                 misfire=misfire,
                 misfire_grace=grace,
                 paused=paused,
+                notify=notify,
             ),
             [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),
