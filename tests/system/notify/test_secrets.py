@@ -14,7 +14,7 @@ from tests.helpers.private_bus import FakeKeyring, private_bus
 
 @pytest.fixture
 def bus(tmp_path: Path) -> Iterator[str]:
-    with private_bus(tmp_path) as address:
+    with private_bus() as address:
         yield address
 
 

@@ -185,7 +185,7 @@ def test_the_notification_settings_are_checked_then_kept_and_the_password_goes_t
     group.mail_from.setText("taskgui@example.org")
     group.mail_to.setText("me@example.org")
     group.mail_password.setText("s3cret")
-    with private_bus(tmp_path) as address:
+    with private_bus() as address:
         monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
         keyring = FakeKeyring(address)
         try:

@@ -29,7 +29,7 @@ EXHAUSTED = TaskExhausted(task_id=42, name="Fetch mail", attempts=3, outcome=Run
 
 @pytest.fixture
 def bus_address(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    with private_bus(tmp_path) as address:
+    with private_bus() as address:
         # gdbus (which places the Notify call) finds the bus through the environment.
         monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
         yield address
