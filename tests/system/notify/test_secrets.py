@@ -9,7 +9,8 @@ import pytest
 
 from taskgui.system.notify.channel import ChannelError
 from taskgui.system.notify.secrets import SecretServiceStore
-from tests.helpers.private_bus import FakeKeyring, private_bus
+from tests.helpers.jeepney_fakes import FakeKeyring
+from tests.helpers.private_bus import private_bus
 
 
 @pytest.fixture

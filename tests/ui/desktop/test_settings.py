@@ -20,7 +20,8 @@ from taskgui.ui.desktop.autostart import (
 )
 from taskgui.ui.desktop.settings import DEFAULT_WORKERS, Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
-from tests.helpers.private_bus import FakeKeyring, private_bus
+from tests.helpers.jeepney_fakes import FakeKeyring
+from tests.helpers.private_bus import private_bus
 
 
 def test_defaults_are_the_documented_ones(tmp_path: Path) -> None:

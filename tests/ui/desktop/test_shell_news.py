@@ -148,8 +148,9 @@ def test_snooze_on_a_notice_holds_the_task_back_for_an_hour(desktop: Desktop, qt
     with qtbot.waitSignal(desktop.service.task_exhausted, timeout=10_000):
         desktop.service.retry_now(task.id)
     assert len(shell.notifier.raised) == 1
-    assert shell.news.relay.gate.snoozed_until(task.id, desktop.service.task(task.id)
-                                                .status.last_run_at) is not None  # fmt: skip
+    last_run = desktop.service.task(task.id).status.last_run_at
+    assert last_run is not None
+    assert shell.news.relay.gate.snoozed_until(task.id, last_run) is not None
 
 
 def test_a_refused_retry_is_said_in_the_status_bar(desktop: Desktop, qtbot: QtBot) -> None:

@@ -15,7 +15,8 @@ from taskgui.core.events import TaskExhausted
 from taskgui.core.states import RunOutcome
 from taskgui.ui.notify.dbus_notifier import DBusNotifier, find_sender
 from taskgui.ui.notify.notifier import Notice, NoticeKind, notice_for_exhausted
-from tests.helpers.private_bus import FakeNotificationServer, private_bus
+from tests.helpers.jeepney_fakes import FakeNotificationServer
+from tests.helpers.private_bus import private_bus
 
 pytestmark = pytest.mark.skipif(
     shutil.which("dbus-daemon") is None or find_sender() is None,
