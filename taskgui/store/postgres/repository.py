@@ -494,6 +494,6 @@ class PostgresRepository:
 
 def _initial(values: Sequence[Any], slot: int) -> tuple[Any, ...]:
     """A new task's definition values (without the id) and its initial status values."""
-    paused = values[-1]
+    paused = values[codec.TASK_COLUMNS.index("paused") - 1]
     state = TaskState.PAUSED.value if paused else TaskState.PENDING.value
     return (*values, state, 0, slot, SlotKind.OCCURRENCE.value, slot, 1, None, None, None)
