@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QItemSelection, QTimer
+from PySide6.QtCore import QItemSelection, QObject, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from taskgui.core.clock import Clock
@@ -87,10 +87,15 @@ class TimelinePanel(QWidget):
         layout.addWidget(view, 1)
 
 
-class TimelineLink:
-    """Keeps the timeline and the window in step; see the module docstring."""
+class TimelineLink(QObject):
+    """Keeps the timeline and the window in step; see the module docstring.
+
+    A QObject child of the window, so the service's signals stop reaching it when
+    the window goes (the service may outlive it).
+    """
 
     def __init__(self, window: MainWindow, clock: Clock) -> None:
+        super().__init__(window)
         self.window = window
         self.runs = RunCache(window.service.history)
         self.lanes = ProxyLanes(window.proxy, window.model.snapshot_of)
@@ -129,13 +134,19 @@ class TimelineLink:
         self.tabs.setCurrentWidget(self.panel)
 
     def _on_proxy_changed(self, *_args: object) -> None:
-        self.view.refresh()
+        try:
+            self.view.refresh()
+        except Exception:
+            log.exception("refreshing the timeline failed")
 
     def _on_service_run_finished(
         self, ticket: RunTicket, _outcome: RunOutcome, _result: RunResult
     ) -> None:
-        self.runs.forget(ticket.task_id)
-        self.view.viewport().update()
+        try:
+            self.runs.forget(ticket.task_id)
+            self.view.viewport().update()
+        except Exception:
+            log.exception("refreshing the timeline after a run failed")
 
     def _on_table_selection_changed(self, *_args: QItemSelection) -> None:
         try:
