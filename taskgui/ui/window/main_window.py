@@ -26,10 +26,12 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import (
     QCoreApplication,
+    QDateTime,
     QItemSelection,
     QItemSelectionModel,
     QModelIndex,
@@ -62,6 +64,7 @@ from taskgui.ui.table.state_filter import StateFilter
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.table.task_model import Column, Role, TaskTableModel
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.timeline.attach import attach_timeline
 from taskgui.ui.transfer.actions import TransferActions
 from taskgui.ui.window.about import show_about
 from taskgui.ui.window.actions import TaskActions, Verb, allowed
@@ -172,6 +175,7 @@ class MainWindow(QMainWindow):
         self._set_tab_order()
         self.ticker = CountdownTicker(self.table, self.proxy, self.model, self)
         self._load_tasks()
+        self.timeline = attach_timeline(self, clock)  # a "Timeline" tab beside the table
         self.table.sortByColumn(Column.NEXT_RUN, Qt.SortOrder.AscendingOrder)
         self._on_model_counts_changed()
         self.ticker.start()
@@ -342,6 +346,7 @@ class MainWindow(QMainWindow):
             signal.disconnect(slot)
         self.service = service
         self.transfer.retarget(service)
+        self.timeline.follow(service)
         for signal, slot in self._service_links():
             signal.connect(slot)
         self._load_tasks()
@@ -386,8 +391,11 @@ class MainWindow(QMainWindow):
         self.proxy.set_state_filter(state_filter)
         self._on_model_rows_changed()
 
-    def new_task(self) -> None:
+    def new_task(self, at: datetime | None = None) -> None:
+        """The New Task dialog; ``at`` (the timeline's click) prefills the first run."""
         dialog = self._dialog_factory(self._clock, self, mode=DialogMode.CREATE)
+        if at is not None and hasattr(dialog, "schedule"):
+            dialog.schedule.when.setDateTime(QDateTime.fromSecsSinceEpoch(int(at.timestamp())))
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self.service.add_task(spec)
             self.select_task(stored.id)
