@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QItemSelection, QObject, QTimer
+from PySide6.QtCore import QDateTime, QItemSelection, QObject, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from taskgui.core.clock import Clock
@@ -28,6 +28,7 @@ from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.ui.table.task_filter import TaskFilterProxy
+from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.timeline.runs import RunCache
 from taskgui.ui.timeline.view import TimelineView
 
@@ -97,6 +98,7 @@ class TimelineLink(QObject):
     def __init__(self, window: MainWindow, clock: Clock) -> None:
         super().__init__(window)
         self.window = window
+        self._clock = clock
         self.runs = RunCache(window.service.history)
         self.lanes = ProxyLanes(window.proxy, window.model.snapshot_of)
         self.view = TimelineView(self.lanes, self.runs, clock)
@@ -167,8 +169,15 @@ class TimelineLink(QObject):
         QTimer.singleShot(0, self.panel, lambda: self._new_task(at))
 
     def _new_task(self, at: datetime) -> None:
+        """The New Task dialog with its first run at ``at``; the task is selected."""
         try:
-            self.window.new_task(at=at)
+            dialog = TaskDialog(self._clock, self.window, mode=DialogMode.CREATE)
+            dialog.schedule.when.setDateTime(QDateTime.fromSecsSinceEpoch(int(at.timestamp())))
+            if dialog.exec() and (spec := dialog.result_spec()) is not None:
+                stored = self.window.service.add_task(spec)
+                self.window.select_task(stored.id)
+        except TaskguiError as error:
+            self.window.statusBar().showMessage(str(error), 15_000)
         except Exception:
             log.exception("creating a task from the timeline failed")
 

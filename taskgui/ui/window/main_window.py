@@ -26,12 +26,10 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import (
     QCoreApplication,
-    QDateTime,
     QItemSelection,
     QItemSelectionModel,
     QModelIndex,
@@ -391,11 +389,8 @@ class MainWindow(QMainWindow):
         self.proxy.set_state_filter(state_filter)
         self._on_model_rows_changed()
 
-    def new_task(self, at: datetime | None = None) -> None:
-        """The New Task dialog; ``at`` (the timeline's click) prefills the first run."""
+    def new_task(self) -> None:
         dialog = self._dialog_factory(self._clock, self, mode=DialogMode.CREATE)
-        if at is not None and hasattr(dialog, "schedule"):
-            dialog.schedule.when.setDateTime(QDateTime.fromSecsSinceEpoch(int(at.timestamp())))
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self.service.add_task(spec)
             self.select_task(stored.id)
