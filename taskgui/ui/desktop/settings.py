@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from taskgui.core import defaults
 from taskgui.runtime.notify_settings import NOTIFY_EXHAUSTED, NOTIFY_FAILURES, NotifySettings
 
 ORGANIZATION = "taskgui"
 APPLICATION = "taskgui"
-DEFAULT_WORKERS = 4
+DEFAULT_WORKERS = defaults.DEFAULT_WORKERS  # the one definition, named here for readers
 MAX_WORKERS = 64
 
 _WORKERS = "scheduler/workers"

@@ -25,6 +25,7 @@ from taskgui.core.engine.engine import DEFAULT_RUN_ALL_LIMIT
 from taskgui.core.notify_rules import NotifyRule
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import MAX_ENV_BYTES, Command, TaskSpec
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.notify.rule_picker import RulePicker
 from taskgui.ui.task_dialog.bounded_text import BoundedTextEdit
 from taskgui.ui.task_dialog.fields import (
@@ -35,7 +36,6 @@ from taskgui.ui.task_dialog.fields import (
     combo_box,
     env_text,
     field_cell,
-    guarded_slot,
     named,
     new_form,
     parse_env_lines,
@@ -280,12 +280,12 @@ class AdvancedEditor(QWidget):
             notify=self.notify.rule(),
         )
 
-    @guarded_slot
+    @never_raises
     def _on_toggle_toggled(self, expanded: bool) -> None:
         self.content.setVisible(expanded)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_field_changed(self, *_args: object) -> None:
         self.changed.emit()

@@ -17,6 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QDateTime, QItemSelection, QObject, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
@@ -116,14 +117,16 @@ class TimelineLink(QObject):
         self.view.new_task_requested.connect(self._on_view_new_task_requested)
         self.view.reschedule_requested.connect(self._on_view_reschedule_requested)
         proxy = window.proxy
+        # To the view's own slot: connections die with it (the central widget that
+        # holds it goes before this link when the window closes).
         for signal in (
             proxy.rowsInserted,
             proxy.rowsRemoved,
             proxy.modelReset,
             proxy.layoutChanged,
         ):
-            signal.connect(self._on_proxy_changed)
-        proxy.dataChanged.connect(self._on_proxy_changed)
+            signal.connect(self.view.on_lanes_changed)
+        proxy.dataChanged.connect(self.view.on_lanes_changed)
         window.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.follow(window.service)
 
@@ -135,18 +138,13 @@ class TimelineLink(QObject):
     def show(self) -> None:
         self.tabs.setCurrentWidget(self.panel)
 
-    def _on_proxy_changed(self, *_args: object) -> None:
-        try:
-            self.view.refresh()
-        except Exception:
-            log.exception("refreshing the timeline failed")
-
     def _on_service_run_finished(
         self, ticket: RunTicket, _outcome: RunOutcome, _result: RunResult
     ) -> None:
         try:
             self.runs.forget(ticket.task_id)
-            self.view.viewport().update()
+            if shiboken6.isValid(self.view):
+                self.view.viewport().update()
         except Exception:
             log.exception("refreshing the timeline after a run failed")
 

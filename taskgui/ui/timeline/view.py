@@ -155,6 +155,13 @@ class TimelineView(QAbstractScrollArea):
         bar.setPageStep(max(LANE_HEIGHT, visible))
         self.viewport().update()
 
+    def on_lanes_changed(self, *_args: object) -> None:
+        """A slot for the lane source's model signals."""
+        try:
+            self.refresh()
+        except Exception:
+            log.exception("refreshing the timeline failed")
+
     def lane_rows(self) -> range:
         """The lanes in view, by index."""
         first = self.verticalScrollBar().value() // LANE_HEIGHT
