@@ -75,7 +75,8 @@ def run(args: argparse.Namespace, dsn: str, clock: Clock) -> int:
 
     # Known by the main parser's handler: ``args.command`` is add's --command too.
     main_handler = getattr(getattr(args, "handler", None), "__name__", "")
-    handler = getattr(args, "shared_handler", None) or _SHARED.get(main_handler)
+    name = main_handler.lstrip("_").removeprefix("cmd_")
+    handler = getattr(args, "shared_handler", None) or _SHARED.get(name)
     if handler is None:
         raise NotOnPostgresError(
             f"this command is not available on a PostgreSQL schedule yet ({redact(dsn)}); "
@@ -206,5 +207,5 @@ def _migrate(args: argparse.Namespace, clock: Clock) -> int:
     return 0
 
 
-# By the name of the main parser's handler for the command (taskgui.cli.main).
-_SHARED = {"_cmd_add": _add, "_cmd_list": _list, "_cmd_show": _show, "_cmd_history": _history}
+# By the name of the main parser's handler for the command, less its "cmd_" prefix.
+_SHARED = {"add": _add, "list": _list, "show": _show, "history": _history}
