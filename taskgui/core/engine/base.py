@@ -13,6 +13,7 @@ import random
 from taskgui.core.engine.deferred import TaskTable
 from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.engine.queues import DispatchQueues
+from taskgui.core.engine.time_queue import new_time_queue
 from taskgui.core.engine.withdraw import WithdrawRecords
 from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
 from taskgui.core.events import Event, TaskChanged, TaskDropped
@@ -27,14 +28,20 @@ class EngineBase:
     """The engine's state; see ``taskgui.core.engine.engine.Engine``."""
 
     def __init__(
-        self, *, rng: random.Random | None = None, run_all_limit: int = DEFAULT_RUN_ALL_LIMIT
+        self,
+        *,
+        rng: random.Random | None = None,
+        run_all_limit: int = DEFAULT_RUN_ALL_LIMIT,
+        time_queue: str | None = None,
     ) -> None:
+        """``time_queue`` names the structure of tasks not yet due (see
+        ``taskgui.core.engine.time_queue``); None takes the default."""
         if run_all_limit < 1:
             raise ValueError("run_all_limit must be at least 1")
         self._rng = rng or random.Random()
         self._run_all_limit = run_all_limit
         self._tasks = TaskTable(self._on_deferred_loaded)
-        self._queues = DispatchQueues()
+        self._queues = DispatchQueues(new_time_queue(time_queue))
         self._time = self._queues.time
         self._ready = self._queues.ready
         self._runs: dict[RunId, RunTicket] = {}
