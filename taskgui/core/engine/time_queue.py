@@ -63,18 +63,28 @@ class TimeQueue(Protocol):
 TimeQueueFactory = Callable[[], TimeQueue]
 
 QUEUES: dict[str, TimeQueueFactory] = {"heap": IndexedHeap, "wheel": TimingWheel}
-# The one an engine gets unless told otherwise; chosen by the benchmark's figures.
-DEFAULT_TIME_QUEUE = "heap"
+# "auto" picks by size when a schedule is loaded (a cold start): the heap below
+# WHEEL_FROM queued tasks, the wheel from there on. ``benchmarks/bench_time_queue.py``
+# chose both (see the README's table): from a few hundred thousand pending tasks the
+# wheel's pop-heavy workloads run 2-4x faster, below that the heap builds faster and
+# the two are within noise of each other.
+AUTO = "auto"
+DEFAULT_TIME_QUEUE = AUTO
+WHEEL_FROM = 200_000
+NAMES = (AUTO, *sorted(QUEUES))
 
 
-def new_time_queue(name: str | None = None) -> TimeQueue:
-    """An empty time queue: ``name`` from ``QUEUES``, or the default. ValueError for
-    a name that is not one."""
+def resolve(name: str | None, size: int) -> str:
+    """The queue ``name`` stands for with ``size`` tasks queued (None: the default).
+    ValueError for a name that is none of ``NAMES``."""
     chosen = DEFAULT_TIME_QUEUE if name is None else name
-    try:
-        factory = QUEUES[chosen]
-    except KeyError:
-        raise ValueError(
-            f"unknown time queue {chosen!r}; choose one of {', '.join(sorted(QUEUES))}"
-        ) from None
-    return factory()
+    if chosen == AUTO:
+        return "wheel" if size >= WHEEL_FROM else "heap"
+    if chosen not in QUEUES:
+        raise ValueError(f"unknown time queue {chosen!r}; choose one of {', '.join(NAMES)}")
+    return chosen
+
+
+def new_time_queue(kind: str) -> TimeQueue:
+    """An empty queue of a resolved kind (see ``resolve``)."""
+    return QUEUES[kind]()

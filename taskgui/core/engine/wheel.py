@@ -49,6 +49,9 @@ _LEVELS = 12  # TICK * 64**11 is about 2e12 years: every datetime fits
 _LEVEL_BITS = 4  # a bucket id is (index << 4) | level
 _LEVEL_MASK = (1 << _LEVEL_BITS) - 1
 _WIDTHS = tuple(TICK * (1 << (_FANOUT_BITS * level)) for level in range(_LEVELS))
+# The level of a deadline ``ticks`` ahead, by ``ticks.bit_length()``: fewer than 64
+# ticks is level 0, fewer than 64**2 level 1, ... (a table: this runs on every push).
+_LEVEL_BY_BITS = tuple(min(_LEVELS - 1, max(0, (bits - 1) // _FANOUT_BITS)) for bits in range(1100))
 
 
 class TimingWheel(Generic[IdT]):
@@ -137,11 +140,28 @@ class TimingWheel(Generic[IdT]):
         if len({item_id for item_id, _ in listed}) != len(listed):
             raise ValueError("duplicate ids given to heapify")
         self.clear()
-        if listed:
-            self._horizon = min(key[0] for _, key in listed)
-            place = self._place
-            for item_id, key in listed:
-                place(item_id, key)
+        if not listed:
+            return
+        # ``_place`` inlined, and each bucket's start pushed once, by one heapify: a
+        # cold start of a large schedule is this loop.
+        horizon = self._horizon = min(key[0] for _, key in listed)
+        buckets = self._buckets
+        where = self._where
+        level_by_bits, widths = _LEVEL_BY_BITS, _WIDTHS
+        for item_id, key in listed:
+            at = key[0]
+            level = level_by_bits[int((at - horizon) * _TICKS_PER_SECOND).bit_length()]
+            bucket_id = (int(at // widths[level]) << _LEVEL_BITS) | level
+            bucket = buckets.get(bucket_id)
+            if bucket is None:
+                bucket = buckets[bucket_id] = {}
+            bucket[item_id] = key
+            where[item_id] = bucket_id
+        self._starts = [
+            ((bucket_id >> _LEVEL_BITS) * widths[bucket_id & _LEVEL_MASK], bucket_id)
+            for bucket_id in buckets
+        ]
+        heapq.heapify(self._starts)
 
     def ids_with_key_at_most(self, bound: Key) -> list[IdT]:
         """Ids whose key is ``<= bound``, in no particular order, without removing
@@ -171,10 +191,7 @@ class TimingWheel(Generic[IdT]):
         if at < horizon:
             self._near.push(item_id, key)
             return
-        ticks = int((at - horizon) * _TICKS_PER_SECOND)
-        level = (ticks.bit_length() - 1) // _FANOUT_BITS if ticks >> _FANOUT_BITS else 0
-        if level >= _LEVELS:
-            level = _LEVELS - 1
+        level = _LEVEL_BY_BITS[int((at - horizon) * _TICKS_PER_SECOND).bit_length()]
         width = _WIDTHS[level]
         index = at // width
         bucket_id = (int(index) << _LEVEL_BITS) | level

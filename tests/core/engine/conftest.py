@@ -15,7 +15,7 @@ import pytest
 from taskgui.core.engine import time_queue
 from taskgui.core.engine.time_queue import QUEUES
 
-_QUEUE_AGNOSTIC = {"test_heap", "test_time_queue", "test_policies"}
+_QUEUE_AGNOSTIC = {"test_heap", "test_time_queue", "test_time_queue_auto", "test_policies"}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
