@@ -65,12 +65,14 @@ TimeQueueFactory = Callable[[], TimeQueue]
 QUEUES: dict[str, TimeQueueFactory] = {"heap": IndexedHeap, "wheel": TimingWheel}
 # "auto" picks by size when a schedule is loaded (a cold start): the heap below
 # WHEEL_FROM queued tasks, the wheel from there on. ``benchmarks/bench_time_queue.py``
-# chose both (see the README's table): from a few hundred thousand pending tasks the
-# wheel's pop-heavy workloads run 2-4x faster, below that the heap builds faster and
-# the two are within noise of each other.
+# chose it (the README's table): at 100k pending the wheel ran the pop-heavy workloads
+# (hold, cancel-heavy, a 10,000/s schedule rate) in 0.32-0.67x of the heap's time in
+# the same run, at 1M in 0.24-0.36x, and lost only the build (1.45x, 2.2x); at 10k it
+# won cancel-heavy and rate but lost build, push and cancel, so the heap stays there.
+# A schedule that grows past it by adds keeps its queue until the next start.
 AUTO = "auto"
 DEFAULT_TIME_QUEUE = AUTO
-WHEEL_FROM = 200_000
+WHEEL_FROM = 50_000
 NAMES = (AUTO, *sorted(QUEUES))
 
 
