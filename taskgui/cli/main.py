@@ -31,6 +31,7 @@ from taskgui.cli.add_arguments import add_arguments, spec_from_args
 from taskgui.control.operations import Operations
 from taskgui.control.recovery import recover
 from taskgui.core.clock import Clock, SystemClock
+from taskgui.core.defaults import DEFAULT_WORKERS
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import (
     InvalidStateError,
@@ -62,7 +63,6 @@ ERROR_PREFIX = f"{PROG}: error: "
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 REQUEST_POLL_SECONDS = 0.02
 REQUEST_TIMEOUT_SECONDS = 10.0
-DEFAULT_WORKERS = 4
 DEFAULT_HISTORY = 20
 REPORT_HINT = "this is a bug in taskgui; please report it with the command you ran"
 

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from taskgui.cli.add_arguments import local_zone_name
 from taskgui.cli.output import json_text
 from taskgui.control.operations import Operations
 from taskgui.control.recovery import recover
@@ -42,6 +41,7 @@ from taskgui.store.sqlite.lock import SchedulerLock, is_locked
 from taskgui.store.sqlite.repository import SqliteRepository
 from taskgui.system.accounts import crontab_source
 from taskgui.system.files import refuse_unless_regular, write_private
+from taskgui.system.local_zone import local_zone_name
 
 STDIO = "-"
 Request = Callable[[Op, TaskId], None]  # submit a request and wait for its answer

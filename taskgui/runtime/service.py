@@ -48,6 +48,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from taskgui.control.operations import Operations
 from taskgui.control.recovery import Recovery, recover
 from taskgui.core.clock import Clock
+from taskgui.core.defaults import DEFAULT_WORKERS, SHUTDOWN_GRACE
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError, UnreadableTaskError
 from taskgui.core.events import (
@@ -86,7 +87,6 @@ from taskgui.system.process_tree import RUN_MARK, run_mark
 
 log = logging.getLogger(__name__)
 
-DEFAULT_WORKERS = 4
 REQUEST_CHECK_MS = 250
 STORE_RETRY_MS = 5_000
 # Enough for the commit and an idle worker thread's wake-up with room to spare, and
@@ -190,7 +190,7 @@ class SchedulerService(ScheduleSignals):
         self._dispatch()
         return recovery
 
-    def shutdown(self, grace: float = 10.0, reason: str = "taskgui stopped") -> None:
+    def shutdown(self, grace: float = SHUTDOWN_GRACE, reason: str = "taskgui stopped") -> None:
         """Stop dispatching; give running commands ``grace`` seconds, then stop them.
 
         Runs stopped this way are recorded as interrupted, their error saying
