@@ -18,6 +18,7 @@ from taskgui.core.conditions import RunConditions
 from taskgui.core.duration import parse_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.iso_time import read_iso
+from taskgui.core.notify_rules import NotifyRule, parse_rule
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
 from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.spread import Spread
@@ -65,6 +66,14 @@ def datetime_arg(text: str) -> datetime:
             f"{_quoted(text)} is too close to the ends of the calendar; give a time between "
             "the years 1970 and 9998"
         ) from None
+
+
+def notify_arg(text: str) -> NotifyRule:
+    """An argparse type for ``on-failure|after:N|on-recovery|on-give-up|never``."""
+    try:
+        return parse_rule(text)
+    except InvalidTaskError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 # --------------------------------------------------------------------------- flags
@@ -166,6 +175,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DURATION",
         help="a run that waited this long is counted missed (default: at the next run)",
     )
+    run.add_argument(
+        "--notify",
+        type=notify_arg,
+        metavar="RULE",
+        help="when to tell you: on-failure, after:N (failures in a row), on-recovery, "
+        "on-give-up or never (default: the rule in Settings, on-give-up)",
+    )
 
 
 # -------------------------------------------------------------------- the spec
@@ -199,6 +215,7 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
         misfire=MisfirePolicy(args.misfire),
         misfire_grace=args.grace if args.grace is not None else DEFAULT_MISFIRE_GRACE,
         paused=args.paused,
+        notify=getattr(args, "notify", None),
         spread=_spread(args),
         conditions=_conditions(args),
     )

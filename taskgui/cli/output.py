@@ -193,6 +193,7 @@ def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, A
         "overlap": spec.overlap.value,
         "misfire": spec.misfire.value,
         "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
+        "notify": spec.notify.text if spec.notify else None,
         # The task's definition in its one shape, exact to the microsecond: what an
         # export file holds, and what 'taskgui import' reads back.
         "definition": definition,
@@ -312,6 +313,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None
         ("paused", _paused_text(spec, now)),
         ("spread", spec.spread.describe() if spec.spread else NONE_TEXT),
         ("conditions", _conditions_text(spec) or NONE_TEXT),
+        ("notify", spec.notify.text if spec.notify else "default (Settings)"),
         ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),
         ("last run", local(status.last_run_at)),
     ]

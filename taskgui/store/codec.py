@@ -55,6 +55,7 @@ TASK_COLUMNS = (
     "misfire",
     "misfire_grace",
     "paused",
+    "notify",
     "rules",
     "state",
     "attempt",
@@ -66,8 +67,8 @@ TASK_COLUMNS = (
     "last_outcome",
     "last_run_at",
 )
-DEFINITION_COLUMNS = TASK_COLUMNS[1:14]
-STATUS_COLUMNS = TASK_COLUMNS[14:]
+DEFINITION_COLUMNS = TASK_COLUMNS[1:15]
+STATUS_COLUMNS = TASK_COLUMNS[15:]
 
 
 def _seconds(value: timedelta | None) -> float | None:
@@ -109,6 +110,7 @@ def spec_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire.value,
         spec.misfire_grace.total_seconds(),
         int(spec.paused),
+        None if spec.notify is None else spec.notify.text,
         _rules_text(spec),
     )
 
@@ -169,12 +171,13 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire._value_,
         spec.misfire_grace.total_seconds(),
         1 if spec.paused else 0,
+        None if spec.notify is None else spec.notify.text,
         _rules_text(spec),
         first if slot_at is spec.first_run_at else to_us(slot_at),
     )
 
 
-NEW_TASK_VALUES = (*TASK_COLUMNS[:14], "slot_at")
+NEW_TASK_VALUES = (*TASK_COLUMNS[:15], "slot_at")
 
 
 def new_task_row(spec: TaskSpec, now_us: int) -> tuple[Any, ...]:

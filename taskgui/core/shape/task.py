@@ -4,8 +4,8 @@
            "first_run_at": "2026-03-01T08:30:00+00:00", "schedule": {...},
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
-           "misfire_grace_seconds": 60.0, "paused": false}
-          (+ "spread" and "conditions" when set: see ``shape.rules``)
+           "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
+          (+ "spread", "conditions" and "paused_until" when set: ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -16,7 +16,8 @@ ISO 8601 with an offset (written in UTC with every microsecond, so a round trip 
 exact; the CLI writes milliseconds, and any offset reads back), durations are seconds.
 ``state`` is information, not definition: an import uses it only to leave finished
 tasks out, and a definition alone (a request's) has none. Only ``name``, ``command``
-and ``first_run_at`` are required; every other key takes its default.
+and ``first_run_at`` are required; every other key takes its default. ``notify`` (a
+``core.notify_rules`` rule) is written only for a task that has its own.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.notify_rules import parse_rule
 from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_savable, shown
@@ -64,6 +67,7 @@ TASK_KEYS = (
     "misfire",
     "misfire_grace_seconds",
     "paused",
+    "notify",
     "spread",
     "conditions",
     "paused_until",
@@ -115,6 +119,10 @@ def task_json(
         misfire_grace_seconds=spec.misfire_grace.total_seconds(),
         paused=spec.paused,
     )
+    if spec.notify is not None:
+        # Only when the task has a rule of its own: a file of tasks that follow the
+        # default still reads in a taskgui from before per-task rules.
+        value["notify"] = spec.notify.text
     # Written only when set: a task without them is the object it was before they
     # existed (older files and scripts see no new keys), and reads back the same.
     spread = spread_json(spec.spread)
@@ -219,6 +227,11 @@ class TaskDecoder:
         misfire = fields.choice("misfire", MisfirePolicy, MisfirePolicy.RUN_ONCE)
         grace = fields.seconds("misfire_grace_seconds", DEFAULT_MISFIRE_GRACE)
         paused = fields.boolean("paused", False)
+        notify_text = fields.text("notify", None, nullable=True)
+        try:
+            notify = None if notify_text is None else parse_rule(notify_text)
+        except InvalidTaskError as error:
+            raise FieldError("notify", str(error)) from None
         spread = decode_spread(fields.get("spread", None))
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
@@ -243,6 +256,7 @@ class TaskDecoder:
                 misfire=misfire,
                 misfire_grace=grace,
                 paused=paused,
+                notify=notify,
                 spread=spread,
                 conditions=conditions,
                 paused_until=paused_until,

@@ -135,8 +135,13 @@ MIGRATIONS: Sequence[str] = (
     CREATE INDEX runs_unclaimed ON runs (priority DESC, id)
         WHERE outcome IS NULL AND node IS NULL;
     """,
-    # 3: when a run may start beyond its time (spread, run conditions), as the SQLite
-    # file keeps it: versioned JSON, NULL for a task with neither.
+    # 3: when to tell a person about a task's runs (core.notify_rules), as SQLite's
+    # schema 9 has it; NULL follows the default in the settings.
+    """
+    ALTER TABLE tasks ADD COLUMN notify TEXT;
+    """,
+    # 4: when a run may start beyond its time (spread, run conditions), as the SQLite
+    # file keeps it (schema 10): versioned JSON, NULL for a task with neither.
     """
     ALTER TABLE tasks ADD COLUMN rules TEXT;
     """,

@@ -126,7 +126,12 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN waiting TEXT;
     """,
-    # 9: when a run may start beyond its time: its spread and its run conditions, as
+    # 9: when to tell a person about a task's runs (core.notify_rules: "on-failure",
+    # "after:3", ...); NULL follows the default in the settings, as every task did.
+    """
+    ALTER TABLE tasks ADD COLUMN notify TEXT;
+    """,
+    # 10: when a run may start beyond its time: its spread and its run conditions, as
     # versioned JSON (core/shape/rules.py); NULL for a task with neither (most).
     """
     ALTER TABLE tasks ADD COLUMN rules TEXT;

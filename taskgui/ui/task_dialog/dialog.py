@@ -269,6 +269,7 @@ class TaskDialog(QDialog):
                 misfire=advanced.misfire,
                 misfire_grace=self._misfire_grace,
                 paused=advanced.paused,
+                notify=advanced.notify,
                 spread=rules.spread,
                 conditions=rules.conditions,
             ),

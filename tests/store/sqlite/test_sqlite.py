@@ -438,15 +438,17 @@ class Expected:
 
 
 def _insert_task_row(connection: sqlite3.Connection, values: tuple[Any, ...]) -> None:
-    """A task row as versions 1 to 8 wrote it: ``TASK_COLUMNS`` without ``rules``
-    (version 9's), created and updated at 0."""
-    rules = codec.TASK_COLUMNS.index("rules")
-    assert values[rules] is None, "a task of an old version has no rules"
-    columns = [column for column in codec.TASK_COLUMNS if column != "rules"]
+    """A task row as any version wrote it: ``TASK_COLUMNS``, created and updated at 0.
+
+    Columns a later version added (``notify``) are left out where the file lacks them:
+    their values here are what the migration gives every old row (NULL)."""
+    have = {row[1] for row in connection.execute("PRAGMA table_info(tasks)")}
+    pairs = [(c, v) for c, v in zip(codec.TASK_COLUMNS, values, strict=True) if c in have]
+    assert all(v is None for c, v in zip(codec.TASK_COLUMNS, values, strict=True) if c not in have)
     connection.execute(
-        f"INSERT INTO tasks ({', '.join(columns)}, created_at, updated_at) "
-        f"VALUES ({', '.join('?' * len(columns))}, 0, 0)",
-        (*values[:rules], *values[rules + 1 :]),
+        f"INSERT INTO tasks ({', '.join(c for c, _ in pairs)}, created_at, updated_at) "
+        f"VALUES ({', '.join('?' * len(pairs))}, 0, 0)",
+        [v for _, v in pairs],
     )
 
 
@@ -613,9 +615,15 @@ def _insert_v7_rows(connection: sqlite3.Connection) -> Expected:
 
 
 def _insert_v8_rows(connection: sqlite3.Connection) -> Expected:
-    """Version 9 added tasks.rules (spread, conditions): a version-8 file's rows have
-    none, and read back without them."""
+    """Version 9 added tasks.notify only (NULL: the default rule): a version-8 file's
+    rows are those of version 7, each read back with ``notify=None``."""
     return _insert_v7_rows(connection)
+
+
+def _insert_v9_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 10 added tasks.rules (spread, run conditions, a pause's end): a version-9
+    file's rows have none, and read back without them."""
+    return _insert_v8_rows(connection)
 
 
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
@@ -627,6 +635,7 @@ ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     6: _insert_v6_rows,
     7: _insert_v7_rows,
     8: _insert_v8_rows,
+    9: _insert_v9_rows,
 }
 
 
