@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TypeAlias
 
@@ -219,8 +220,8 @@ class RemoteScheduler(ScheduleSignals):
     def cancel(self, task_id: TaskId) -> None:
         self._request(Op.CANCEL, task_id)
 
-    def pause(self, task_id: TaskId) -> None:
-        self._request(Op.PAUSE, task_id)
+    def pause(self, task_id: TaskId, until: datetime | None = None) -> None:
+        self._request(Op.PAUSE, task_id, None if until is None else until.isoformat())
 
     def resume(self, task_id: TaskId) -> None:
         self._request(Op.RESUME, task_id)

@@ -359,9 +359,10 @@ class SchedulerService(ScheduleSignals):
         if self._take_back_runs_of(task_id):
             self._change(self._ops.cancel(task_id, self._clock.now()))
 
-    def pause(self, task_id: TaskId) -> None:
+    def pause(self, task_id: TaskId, until: datetime | None = None) -> None:
+        """Pause a task; ``until``: for a while (it resumes by itself then)."""
         self._refuse_if_lost()
-        self._change(self._ops.pause(task_id, self._clock.now()))
+        self._change(self._ops.pause(task_id, self._clock.now(), until))
 
     def resume(self, task_id: TaskId) -> None:
         self._refuse_if_lost()

@@ -75,6 +75,7 @@ from taskgui.ui.window.window_actions import (
     build_menus,
     build_toolbar,
     build_window_actions,
+    pause_for_menu,
 )
 
 __all__ = ["LOCAL_OWNER", "Confirm", "MainWindow", "ask_yes_no", "delete_question"]
@@ -441,6 +442,9 @@ class MainWindow(QMainWindow):
     def build_context_menu(self) -> QMenu:
         menu = QMenu(self)
         add_verb_groups(menu, self.actions_)
+        pause_for = pause_for_menu(menu, self.commands, self._safely)
+        pause_for.setEnabled(self.actions_[Verb.PAUSE].isEnabled())
+        menu.insertMenu(self.actions_[Verb.RESUME], pause_for)
         return menu
 
     def close_for_quit(self) -> None:

@@ -8,6 +8,7 @@ through a callable at each use, because the window may ``adopt`` another one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, time, timedelta
 
 from PySide6.QtWidgets import QWidget
 
@@ -67,6 +68,15 @@ class TaskCommands:
             Verb.DUPLICATE: self.duplicate_selected,
             Verb.DELETE: self.delete_selected,
         }
+
+    def pause_for(self, delta: timedelta) -> None:
+        """Pause the selected tasks for a while: they resume by themselves."""
+        until = self._clock.now() + delta
+        self.each(lambda task_id: self._service().pause(task_id, until))
+
+    def pause_until_tomorrow_morning(self) -> None:
+        """Pause the selected tasks until 09:00 tomorrow, local time."""
+        self.each(lambda task_id: self._service().pause(task_id, tomorrow_at_nine(self._clock)))
 
     def pause_all(self) -> None:
         """Pause every task that can be paused now."""
@@ -137,3 +147,10 @@ class TaskCommands:
         if problems:
             self._report("\n".join(problems))
         self._acted()
+
+
+def tomorrow_at_nine(clock: Clock) -> datetime:
+    """09:00 local time tomorrow (as an aware UTC time), the usual "after the night"."""
+    local = clock.now().astimezone()
+    morning = datetime.combine(local.date() + timedelta(days=1), time(9, 0))
+    return morning.astimezone().astimezone(UTC)  # a naive time is read as local

@@ -9,6 +9,7 @@ shortcut. The File menu is where app-wide entries go (import and export, for one
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QMenu, QMenuBar, QToolBar, QWidget
 
 from taskgui.ui.icons import action_icon
 from taskgui.ui.window.actions import TaskActions, Verb
+from taskgui.ui.window.task_commands import TaskCommands
 
 VERB_ICONS = {
     Verb.NEW: "new",
@@ -117,3 +119,20 @@ def build_toolbar(parent: QWidget, verbs: TaskActions) -> QToolBar:
     for verb in (Verb.EDIT, Verb.HISTORY, Verb.DELETE):
         toolbar.addAction(verbs[verb])
     return toolbar
+
+
+def pause_for_menu(
+    parent: QWidget, commands: TaskCommands, safely: Callable[[Callable[[], None]], None]
+) -> QMenu:
+    """Pause for a while: the selected tasks resume by themselves then."""
+    menu = QMenu("Pause &For", parent)
+    menu.setObjectName("pause_for")
+    choices: tuple[tuple[str, Callable[[], None]], ...] = (
+        ("1 &Hour", lambda: commands.pause_for(timedelta(hours=1))),
+        ("&4 Hours", lambda: commands.pause_for(timedelta(hours=4))),
+        ("Until &Tomorrow 09:00", commands.pause_until_tomorrow_morning),
+    )
+    for text, handler in choices:
+        action = menu.addAction(text)
+        action.triggered.connect(lambda _=False, chosen=handler: safely(chosen))
+    return menu

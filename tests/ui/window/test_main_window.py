@@ -434,3 +434,25 @@ def test_at_760_pixels_the_search_box_gets_a_line_of_its_own(
     assert placeholder < search.width()
     window.resize(1400, 600)
     qtbot.waitUntil(lambda: not bar.two_rows, timeout=2_000)
+
+
+def test_pause_for_an_hour_from_the_context_menu(window: MainWindow, qtbot: QtBot) -> None:
+    later = window.service.add_task(
+        spec("later", "true", first_run_at=CLOCK.now() + timedelta(hours=1))
+    )
+    qtbot.waitUntil(lambda: window.select_task(later.id), timeout=5_000)
+    menu = window.build_context_menu()
+    pause_for = menu.findChild(QMenu, "pause_for")
+    assert isinstance(pause_for, QMenu) and pause_for.isEnabled()
+    assert "Pause &For" in [action.text() for action in menu.actions()]
+    hour = next(a for a in pause_for.actions() if a.text() == "1 &Hour")
+    before = CLOCK.now()
+    hour.trigger()
+    wait_state(qtbot, window, later.id, TaskState.PAUSED)
+    until = window.service.task(later.id).spec.paused_until
+    assert until is not None and timedelta(minutes=59) < until - before <= timedelta(
+        hours=1, seconds=5
+    )
+    # A paused task offers no second pause from the menu (Resume ends it early).
+    again = window.build_context_menu().findChild(QMenu, "pause_for")
+    assert isinstance(again, QMenu) and not again.isEnabled()
