@@ -21,7 +21,7 @@ run's result is on disk before its task is queued again.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -180,7 +180,43 @@ class ChangeFeed(Protocol):
     def fileno(self) -> int | None: ...
 
 
-class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, Protocol):
+class Checkpointer(Protocol):
+    """Folds a store's write-ahead log back into it, on a thread of its own."""
+
+    def checkpoint(self) -> tuple[int, int]: ...
+
+    def close(self) -> None: ...
+
+
+class StoreUpkeep(Protocol):
+    """What the one process running the schedule looks after, beyond reads and writes.
+
+    A file can be deleted or replaced under an open connection (SQLite), a server has
+    no such failure (PostgreSQL), memory has neither; each backend answers for itself,
+    so the service never asks which backend it has.
+    """
+
+    # How a command's TASKGUI_DB names this store, for a taskgui the command starts to
+    # open the same one; None when nothing outside this process can open it.
+    location: str | None
+
+    def take_over_checkpoints(self) -> Callable[[], Checkpointer] | None:
+        """Stop checkpointing inside commits, and return what opens a ``Checkpointer``
+        for the caller to run on a thread of its own; None if the store needs none."""
+        ...
+
+    def verify_file(self, *, companions: bool = True) -> None:
+        """Raise DatabaseReplacedError if the store's name no longer leads to what this
+        connection has open (``companions``: its side files too). Cheap: every wake."""
+        ...
+
+    def save_what_is_open(self, now: datetime) -> str:
+        """After ``verify_file`` failed: keep what this connection still reads, and
+        say what was done (for the person's message)."""
+        ...
+
+
+class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, StoreUpkeep, Protocol):
     """A backend that can hold a schedule shared by several processes."""
 
 
