@@ -331,7 +331,9 @@ class MemoryRepository:
         self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
     ) -> int:
         request_id = next(self._data.request_ids)
-        row = RequestRow(request_id, op, task_id, payload, codec.to_us(now))
+        # Kept as SQLite keeps a bound value: a str subclass (an Op) as plain text.
+        text = None if payload is None else str(payload)
+        row = RequestRow(request_id, str(op), task_id, text, codec.to_us(now))
         self._data.requests[request_id] = _StoredRequest(row)
         self._commit()
         return request_id
