@@ -26,8 +26,7 @@ following and says so with ``store_lost``, rather than show a schedule nobody ru
 
 QtCore only; the window sees it through the same signals as the real service.
 
-Signals: those of ``ScheduleSignals``, and
-    owner_changed(str): who runs the schedule now ("" for nobody).
+Signals: those of ``ScheduleSignals`` (``owner_changed`` among them).
 """
 
 from __future__ import annotations
@@ -37,9 +36,8 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer
 
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError, TaskNotFoundError
@@ -49,7 +47,6 @@ from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.schedule_signals import ScheduleSignals
-from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseReplacedError, StoreError
 from taskgui.store.requests import encode_spec
 from taskgui.store.sqlite.lock import holder_pid, is_locked, lock_path_for
@@ -110,7 +107,7 @@ class _Request:
 class RemoteScheduler(ScheduleSignals):
     """A schedule run elsewhere, seen and steered through its database."""
 
-    owner_changed = Signal(str)
+    runs_here = False  # see control.client: another process runs it
 
     def __init__(
         self,
@@ -149,8 +146,9 @@ class RemoteScheduler(ScheduleSignals):
         self._last = self._repository.last_runs()
         self._timer.start()
 
-    def shutdown(self, grace: float = 0.0) -> None:
-        """Stop following. The schedule itself runs on in its own process."""
+    def shutdown(self, grace: float = 0.0, reason: str = "") -> None:
+        """Stop following. The schedule itself runs on in its own process (so neither
+        a grace nor a reason applies: no run of it is stopped)."""
         self._timer.stop()
         self.stopped.emit()
 
@@ -399,7 +397,3 @@ def _ticket_of(record: RunRecord) -> RunTicket:
         scheduled_at=record.scheduled_at,
         dispatched_at=record.started_at or record.scheduled_at,
     )
-
-
-# What the window and the shell accept: the scheduler itself, or a view of one.
-AnyScheduler: TypeAlias = SchedulerService | RemoteScheduler

@@ -80,6 +80,7 @@ class SchedulerService(DispatchLoop):
     """Runs the schedule. See the module docstring."""
 
     loaded = Signal()
+    runs_here = True  # see control.client
 
     def __init__(
         self,
