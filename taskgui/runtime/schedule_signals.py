@@ -19,6 +19,8 @@ Signals:
     error_occurred(str): a message for a person (disk full, database locked, ...).
     store_lost(str): the schedule has stopped for good (its database file was deleted
         or replaced under it); the message says what happened and what was kept.
+    owner_changed(str): who runs the schedule now ("" for nobody); only a client of
+        a schedule run elsewhere emits it (this process never changes hands).
     stopped(): shutdown finished; every run is recorded.
 """
 
@@ -41,4 +43,5 @@ class ScheduleSignals(QObject):
     occurrences_skipped = Signal(object)
     error_occurred = Signal(str)
     store_lost = Signal(str)
+    owner_changed = Signal(str)
     stopped = Signal()

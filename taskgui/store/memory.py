@@ -11,7 +11,7 @@ not store refused or made storable.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -38,6 +38,7 @@ from taskgui.store.protocols import (
     QuarantinedTask,
     RunRecord,
     StartLoad,
+    TaskChanges,
     cap_output,
     check_storable,
     storable_text,
@@ -325,13 +326,42 @@ class MemoryRepository:
             QuarantinedTask(task_id, why) for task_id, why in sorted(self._data.set_aside.items())
         ]
 
+    # ----------------------------------------------------------- following
+
+    def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
+        changed: list[TaskSnapshot] = []
+        new_marks: dict[TaskId, object] = {}
+        for snapshot in sorted(self._schedulable(), key=lambda task: task.id):
+            waiting = self._data.waiting.get(snapshot.id)
+            mark = (snapshot, waiting)
+            new_marks[snapshot.id] = mark
+            if marks.get(snapshot.id) != mark:
+                shown = snapshot.status._replace(waiting=waiting)
+                changed.append(snapshot._replace(status=shown))
+        removed = [task_id for task_id in marks if task_id not in new_marks]
+        return TaskChanges(changed=changed, removed=removed, marks=new_marks)
+
+    def last_run_ids(self) -> dict[TaskId, int]:
+        return {task_id: record.id for task_id, record in self.last_runs().items()}
+
+    def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
+        wanted = set(run_ids)
+        found = [run for runs in self._data.runs.values() for run in runs if run.id in wanted]
+        return sorted(found, key=lambda record: record.id)
+
+    def open_runs(self) -> list[RunRecord]:
+        opened = [run for runs in self._data.runs.values() for run in runs if run.outcome is None]
+        return sorted(opened, key=lambda record: record.id)
+
     # ------------------------------------------------------------ requests
 
     def submit_request(
         self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
     ) -> int:
         request_id = next(self._data.request_ids)
-        row = RequestRow(request_id, op, task_id, payload, codec.to_us(now))
+        # Kept as SQLite keeps a bound value: a str subclass (an Op) as plain text.
+        text = None if payload is None else str(payload)
+        row = RequestRow(request_id, str(op), task_id, text, codec.to_us(now))
         self._data.requests[request_id] = _StoredRequest(row)
         self._commit()
         return request_id

@@ -21,7 +21,7 @@ run's result is on disk before its task is queued again.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -180,6 +180,45 @@ class ChangeFeed(Protocol):
     def fileno(self) -> int | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class TaskChanges:
+    """What changed in the tasks since a follower last looked (see ``FollowedStore``).
+
+    ``changed``: new or different tasks, each with the wait reason the process running
+    the schedule stored laid over it; ``removed``: ids gone (deleted or set aside);
+    ``marks``: opaque, to pass to the next ``task_changes`` call.
+    """
+
+    changed: list[TaskSnapshot]
+    removed: list[TaskId]
+    marks: Mapping[TaskId, object]
+
+
+class FollowedStore(Protocol):
+    """Reads for a process that follows a schedule another one runs: only what changed.
+
+    A follower is told by its ``ChangeFeed`` *that* something changed, not what; these
+    let it read what did without decoding every task and run again.
+    """
+
+    def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
+        """The tasks that differ from ``marks`` (those of the previous answer; {} for
+        every task), in id order."""
+        ...
+
+    def last_run_ids(self) -> dict[TaskId, int]:
+        """The id of each task's most recent finished run (cheap: no run is decoded)."""
+        ...
+
+    def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
+        """Those runs, in id order; ids no longer stored are left out."""
+        ...
+
+    def open_runs(self) -> list[RunRecord]:
+        """The runs in progress, with their output so far, as last written."""
+        ...
+
+
 class Checkpointer(Protocol):
     """Folds a store's write-ahead log back into it, on a thread of its own."""
 
@@ -218,6 +257,10 @@ class StoreUpkeep(Protocol):
 
 class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, StoreUpkeep, Protocol):
     """A backend that can hold a schedule shared by several processes."""
+
+
+class FollowableStore(ScheduleStore, FollowedStore, Protocol):
+    """A shared schedule that a window in another process can follow cheaply."""
 
 
 CUT_MARKER = "[... earlier output cut ...]\n"

@@ -9,7 +9,7 @@ on every dispatch and finish.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
@@ -40,11 +40,13 @@ from taskgui.store.protocols import (
     QuarantinedTask,
     RunRecord,
     StartLoad,
+    TaskChanges,
     cap_output,
     storable_text,
     unstorable_text_error,
 )
 from taskgui.store.requests import RequestRow
+from taskgui.store.sqlite import follow
 from taskgui.store.sqlite.connection import connect, translate_errors
 from taskgui.store.sqlite.deferred_source import (
     SELECT_DEFERRED,
@@ -636,6 +638,17 @@ class SqliteRepository:
             "SELECT MAX(id) FROM runs WHERE outcome IS NOT NULL GROUP BY task_id)"
         )
         return {row[1]: _run_record(row) for row in rows}
+
+    # ------------------------------------------------ following (see follow.py)
+
+    def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
+        return follow.task_changes(self._query, marks)
+
+    def last_run_ids(self) -> dict[TaskId, int]:
+        return follow.last_run_ids(self._query)
+
+    def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
+        return [_run_record(row) for row in follow.runs_by_id(self._query, _RUN_COLUMNS, run_ids)]
 
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         rows = self._query(

@@ -101,3 +101,13 @@ def test_stores_do_not_share_requests(backend: Backend) -> None:
     one, other = backend.open("one"), backend.open("other")
     one.submit_request(Op.PAUSE.value, 1, None, T0)
     assert other.open_requests() == []
+
+
+def test_an_operation_filed_as_an_op_reads_back_as_plain_text(
+    sender: ScheduleStore, store: ScheduleStore
+) -> None:
+    """Callers pass ``Op`` members; the row must hold what ``read_request`` accepts."""
+    sender.submit_request(Op.DELETE, 3, None, T0)
+    (row,) = store.open_requests()
+    assert type(row.op) is str and row.op == "delete"
+    assert read_request(row).op is Op.DELETE
