@@ -4,6 +4,9 @@ Kept apart from ``cli.py`` so the parsing and the exit-code rules stay readable.
 JSON field names are a scripting contract (``id``, ``state``, ``next_run_at``, ...):
 add fields, never rename them. Times in JSON are aware UTC with milliseconds, e.g.
 ``2026-11-30T05:12:03.123+00:00``; tables show local time, because a person reads them.
+A task's ``definition`` is its one JSON shape (``core.shape``: what an export file and
+a request hold, exact to the microsecond), and a run is the shape's run; the older
+keys beside them (``recurrence``, ``retry``, ``command``, ...) are views of the same.
 
 Names, commands, folders and errors come from whoever wrote the task (or the crontab
 it was imported from), so every table and ``show`` line passes them through
@@ -20,11 +23,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from taskgui.core.duration import format_duration
-from taskgui.core.recurrence import Cron, Every
 from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.shape import task as shape
 from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
-from taskgui.core.task import Command, TaskId, TaskSpec
+from taskgui.core.task import Command, TaskId
 from taskgui.core.terminal_text import visible, visible_json
 from taskgui.store.protocols import RunRecord
 
@@ -142,28 +145,13 @@ def wait_words(snapshot: TaskSnapshot, waiting: str | None) -> str:
 # --------------------------------------------------------------------------- JSON
 
 
-def _recurrence_json(spec: TaskSpec) -> dict[str, Any]:
-    recurrence = spec.recurrence
-    if isinstance(recurrence, Every):
-        return {
-            "kind": "every",
-            "interval_seconds": recurrence.interval.total_seconds(),
-            "mode": recurrence.mode.value,
-        }
-    if isinstance(recurrence, Cron):
-        return {"kind": "cron", "expr": recurrence.expr, "tz": recurrence.tz}
-    return {"kind": "once"}
+# The names ``recurrence`` and ``retry`` have had in this JSON since before the shape:
+# the shape's values (``core.shape``), with three keys under their older names.
+_CLI_NAMES = {"seconds": "interval_seconds", "base": "delay_seconds", "max": "max_delay_seconds"}
 
 
-def _retry_json(policy: RetryPolicy) -> dict[str, Any]:
-    return {
-        "backoff": policy.backoff.value,
-        "max_attempts": policy.max_attempts,
-        "delay_seconds": policy.base_delay.total_seconds(),
-        "max_delay_seconds": policy.max_delay.total_seconds(),
-        "factor": policy.factor,
-        "jitter": policy.jitter,
-    }
+def _cli_names(value: dict[str, Any]) -> dict[str, Any]:
+    return {_CLI_NAMES.get(key, key): item for key, item in value.items() if key != "v"}
 
 
 def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, Any]:
@@ -172,6 +160,7 @@ def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, A
     ``waiting`` is what it waits for (see ``wait_reasons``).
     """
     spec, status = snapshot.spec, snapshot.status
+    definition = shape.task_json(spec)
     return {
         "id": spec.id,
         "name": spec.name,
@@ -193,32 +182,26 @@ def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, A
         "concurrency_key": spec.concurrency_key,
         "waiting": waiting,
         "first_run_at": iso(spec.first_run_at),
-        "recurrence": _recurrence_json(spec),
-        "retry": _retry_json(spec.retry),
+        "recurrence": _cli_names(definition["schedule"]),
+        "retry": _cli_names(definition["retry"]),
         "timeout_seconds": _seconds(spec.timeout),
         "overlap": spec.overlap.value,
         "misfire": spec.misfire.value,
         "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
+        # The task's definition in its one shape, exact to the microsecond: what an
+        # export file holds, and what 'taskgui import' reads back.
+        "definition": definition,
     }
 
 
 def run_json(run: RunRecord) -> dict[str, Any]:
-    """One run of history as plain JSON values (the ``history --json`` contract)."""
-    return {
-        "id": run.id,
-        "task_id": run.task_id,
-        "attempt": run.attempt,
-        "kind": run.kind.value,
-        "scheduled_at": iso(run.scheduled_at),
-        "started_at": iso(run.started_at),
-        "finished_at": iso(run.finished_at),
-        "outcome": run.outcome.value if run.outcome else None,
-        "exit_code": run.exit_code,
-        "output": run.output,
-        "error": run.error,
-        "pid": run.pid,  # the command's process (group), once it started
-        "missed": run.missed,  # occurrences a "missed" record stands for; 0 for a run
-    }
+    """One run of history as plain JSON values (the ``history --json`` contract): the
+    shape's run (``core.shape.task``), its times in milliseconds like the rest here."""
+    return shape.run_json(run, moment=_iso_ms)
+
+
+def _iso_ms(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 # ------------------------------------------------------------------------- tables

@@ -20,6 +20,9 @@ from typing import Any
 
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.operation import Op
+from taskgui.core.shape.fields import FieldError
+from taskgui.core.shape.task import TaskDecoder, task_json
+from taskgui.core.shape.values import compact_json
 from taskgui.core.status import TaskStatus
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
@@ -127,30 +130,46 @@ def answer_request(row: RequestRow, now: datetime, perform: Perform) -> str | No
 
 # ------------------------------------------------------- a definition in a request
 
-
+# Version 2 carries the task's shape (``core.shape.task``), the same object an export
+# file holds; version 1 carried the store's row and is still read, for a request sent
+# by a taskgui from before it, during an upgrade.
+PAYLOAD_VERSION = 2
+_ROW_PAYLOAD = 1
 _SPEC_COLUMNS = len(codec.TASK_COLUMNS) - len(codec.STATUS_COLUMNS)  # id + definition
 
 
 def encode_spec(spec: TaskSpec) -> str:
     """A definition as JSON, to travel in a request."""
-    values: list[Any] = [spec.id, *codec.spec_values(spec)]
-    return json.dumps({"v": codec.JSON_VERSION, "row": values})
+    return compact_json({"v": PAYLOAD_VERSION, "task": task_json(spec)})
 
 
 def decode_spec(text: str) -> TaskSpec:
     """The definition ``encode_spec`` wrote; InvalidTaskError for anything else.
 
     The text comes from another process through the database, so it may be anything:
-    JSON nested too deep to parse, a row of the wrong length or types. Each is refused
-    with what is wrong, never raised as some other error.
+    JSON nested too deep to parse, a definition of the wrong shape or types. Each is
+    refused with what is wrong, never raised as some other error.
     """
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:
         raise InvalidTaskError(f"the request's definition is not readable JSON ({error})") from None
-    if not isinstance(data, dict) or data.get("v") != codec.JSON_VERSION:
+    version = data.get("v") if isinstance(data, dict) else None
+    if version == _ROW_PAYLOAD:
+        return _decode_row(data.get("row"))
+    if version != PAYLOAD_VERSION:
         raise InvalidTaskError("the request's definition has an unknown format")
-    row = data.get("row")
+    try:
+        spec, _ = TaskDecoder(stored=True, memoise=False).task(data.get("task"))
+    except FieldError as error:
+        where = f"field {error.path!r}: " if error.path else ""
+        raise InvalidTaskError(
+            f"the request's definition is not valid: {where}{error.message}"
+        ) from None
+    return spec
+
+
+def _decode_row(row: object) -> TaskSpec:
     if not isinstance(row, list) or len(row) != _SPEC_COLUMNS:
         raise InvalidTaskError("the request's definition is not a task's row")
     # RowDecoder reads whole rows; a blank status fills the columns it expects.

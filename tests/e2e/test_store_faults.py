@@ -6,6 +6,7 @@ and a CLI started meanwhile must refuse rather than make a fresh file nobody run
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -123,4 +124,4 @@ def test_a_deleted_wal_stops_the_daemon_with_nothing_lost(daemon: Daemon) -> Non
     assert f"every change committed so far is saved in {daemon.db}" in daemon.output()
     assert names_in(daemon.db) == [f"task {index}" for index in range(5)]
     listed = daemon.cli("list", "--json")
-    assert listed.returncode == 0 and listed.stdout.count('"name"') == len(added)
+    assert listed.returncode == 0 and len(json.loads(listed.stdout)) == len(added)

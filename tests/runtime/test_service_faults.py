@@ -116,7 +116,7 @@ def test_tasks_stored_before_the_bound_are_set_aside_and_the_start_goes_on(
     assert "100 years" in set_aside[interval] and "100 years" in set_aside[retried]
     assert errors == [
         f"task {interval} could not be read from the database and was set aside: "
-        "the repeat interval must be at most 100 years"
+        "the stored schedule: field 'seconds': the repeat interval must be at most 100 years"
     ]
     repository = SqliteRepository(db)
     try:  # kept on disk, and its run no longer open

@@ -23,7 +23,7 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKi
 from taskgui.core.status import TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import MAX_NAME_LENGTH, PRIORITY_MAX, Command, TaskSpec
 from taskgui.core.text_rules import has_visible_character
-from taskgui.store import codec
+from taskgui.store import codec, row_decoder
 from taskgui.store.errors import CodecError
 from tests.helpers.factories import T0, at, make_spec
 
@@ -131,7 +131,7 @@ def test_the_fast_path_agrees_with_the_validating_one(command: Command, name: st
     fast, slow = both_paths(row_of(make_spec(9, command=command, name=name)))
 
     assert fast is None or fast == slow
-    plain = codec._plain_command(codec.encode_command(command))
+    plain = row_decoder._plain_command(codec.encode_command(command))
     assert plain is None or plain == command
 
 
@@ -169,7 +169,7 @@ def test_rows_in_another_form_go_the_validating_way(column: str, value: object) 
     ],
 )
 def test_commands_in_another_form_are_decoded_and_validated_by_json(text: str) -> None:
-    assert codec._plain_command(text) is None
+    assert row_decoder._plain_command(text) is None
     fast, slow = both_paths(_with("command", text))
 
     assert fast == slow

@@ -9,11 +9,12 @@ import json
 import pytest
 
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.shape.fields import FieldError
+from taskgui.core.shape.values import decode_command
 from taskgui.core.status import initial_status
 from taskgui.core.task import Command
 from taskgui.core.transfer.export_file import command_json
-from taskgui.core.transfer.fields import FieldError, TaskDecoder
-from taskgui.store import codec
+from taskgui.store import codec, row_decoder
 from taskgui.store.errors import CodecError
 from tests.helpers.factories import make_spec
 
@@ -30,7 +31,7 @@ def test_a_command_with_a_shell_is_version_2_and_round_trips() -> None:
         "env": [["A", "1"]],
         "shell_path": "/bin/bash",
     }
-    assert codec._decode_command(text) == BASH
+    assert row_decoder._decode_command(text) == BASH
     spec = make_spec(7, command=BASH)
     row = (spec.id, *codec.spec_values(spec), *codec.status_values(initial_status(spec)))
     assert codec.RowDecoder().snapshot(row).spec == spec
@@ -46,18 +47,18 @@ def test_other_commands_keep_their_version_1_text() -> None:
 def test_a_reader_of_version_1_only_refuses_it_rather_than_run_it_with_sh() -> None:
     # What the taskgui before this change does with the row: _load_json read version 1.
     with pytest.raises(CodecError, match="format version 2; this taskgui reads version 1"):
-        codec._load_json(codec.encode_command(BASH), "command")
+        row_decoder._load_json(codec.encode_command(BASH), "command")
     with pytest.raises(CodecError, match="format version 3; this taskgui reads version 1 to 2"):
-        codec._decode_command('{"v":3,"line":"x"}')
+        row_decoder._decode_command('{"v":3,"line":"x"}')
 
 
 def test_the_export_file_carries_the_shell_as_version_2() -> None:
     value = command_json(BASH)
     assert value["v"] == 2 and value["shell_path"] == "/bin/bash"
-    assert TaskDecoder.command(value) == BASH
+    assert decode_command(value) == BASH
     assert command_json(Command(line="ls"))["v"] == 1
     with pytest.raises(FieldError, match="written by a newer taskgui \\(version 3\\)"):
-        TaskDecoder.command({**value, "v": 3})
+        decode_command({**value, "v": 3})
 
 
 @pytest.mark.parametrize(

@@ -10,35 +10,30 @@ A document looks like::
                 "paused": false}],
      "runs": {"7": [...]}}            # only when exported with history
 
-``command``, ``schedule`` and ``retry`` are the same versioned objects the database
-stores (``store/codec.py`` writes them as text; here they are nested objects, so the
-file stays readable). ``tests/core/test_transfer_format.py`` holds the two to the same
-shape. Times are ISO 8601 with an offset, durations are seconds.
+Each task and run is the one shape of ``taskgui.core.shape`` (the store keeps the same
+``command``, ``schedule`` and ``retry`` objects as text in its columns; here they are
+nested objects, so the file stays readable). Times are ISO 8601 with an offset,
+durations are seconds.
 
 Reading is strict and says where: a JSON syntax error names its line and column, and
 an invalid task names its position and field ("task 3 ('backup'): field
 'retry.max_attempts': ..."). Every task is checked before any is returned, so an
-import can be all or nothing. The decoding of fields lives in ``transfer_fields``.
+import can be all or nothing. The decoding of fields lives in ``shape``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.recurrence import Cron, Every, Recurrence
-from taskgui.core.retry import RetryPolicy
+from taskgui.core.shape import task as task_shape
+from taskgui.core.shape import values
+from taskgui.core.shape.fields import FieldError
+from taskgui.core.shape.task import TaskDecoder
 from taskgui.core.status import RunRecord, TaskSnapshot
-from taskgui.core.task import Command
-from taskgui.core.transfer.fields import (
-    COMMAND_SHELL_VERSION,
-    VALUE_VERSION,
-    FieldError,
-    TaskDecoder,
-)
 from taskgui.core.transfer.plan import Candidate, ParsedImport
 from taskgui.core.transfer.report import SkippedItem
 
@@ -61,89 +56,19 @@ class TransferFormatError(InvalidTaskError):
 
 # ------------------------------------------------------------------------ writing
 
-
-def iso(moment: datetime) -> str:
-    """ISO 8601 in UTC with every microsecond, so a round trip is exact."""
-    return moment.astimezone(UTC).isoformat()
-
-
-def command_json(command: Command) -> dict[str, Any]:
-    value: dict[str, Any] = {
-        "v": VALUE_VERSION,
-        "line": command.line,
-        "shell": command.use_shell,
-        "cwd": command.cwd,
-        "env": [[name, value] for name, value in command.env],
-    }
-    if command.shell_path is not None:
-        value.update(v=COMMAND_SHELL_VERSION, shell_path=command.shell_path)
-    return value
-
-
-def recurrence_json(recurrence: Recurrence) -> dict[str, Any]:
-    if isinstance(recurrence, Every):
-        return {
-            "v": VALUE_VERSION,
-            "kind": "every",
-            "seconds": recurrence.interval.total_seconds(),
-            "mode": recurrence.mode.value,
-        }
-    if isinstance(recurrence, Cron):
-        return {"v": VALUE_VERSION, "kind": "cron", "expr": recurrence.expr, "tz": recurrence.tz}
-    return {"v": VALUE_VERSION, "kind": "once"}
-
-
-def retry_json(policy: RetryPolicy) -> dict[str, Any]:
-    return {
-        "v": VALUE_VERSION,
-        "backoff": policy.backoff.value,
-        "max_attempts": policy.max_attempts,
-        "base": policy.base_delay.total_seconds(),
-        "max": policy.max_delay.total_seconds(),
-        "factor": policy.factor,
-        "jitter": policy.jitter,
-    }
-
-
-def _seconds(value: timedelta | None) -> float | None:
-    return None if value is None else value.total_seconds()
+# The shape's writers, under the names this module has always offered.
+command_json = values.command_json
+recurrence_json = values.schedule_json
+retry_json = values.retry_json
+iso = task_shape.iso
 
 
 def task_json(snapshot: TaskSnapshot) -> dict[str, Any]:
-    """One task's definition. ``id`` and ``state`` are information, not definition:
-    an import assigns new ids, and uses the state only to leave finished tasks out."""
-    spec = snapshot.spec
-    return {
-        "id": spec.id,
-        "name": spec.name,
-        "state": snapshot.state.value,
-        "command": command_json(spec.command),
-        "first_run_at": iso(spec.first_run_at),
-        "schedule": recurrence_json(spec.recurrence),
-        "retry": retry_json(spec.retry),
-        "priority": spec.priority,
-        "timeout_seconds": _seconds(spec.timeout),
-        "concurrency_key": spec.concurrency_key,
-        "overlap": spec.overlap.value,
-        "misfire": spec.misfire.value,
-        "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
-        "paused": spec.paused,
-    }
+    """One task's definition and the state it was exported in (``shape.task``)."""
+    return task_shape.task_json(snapshot.spec, snapshot.state)
 
 
-def run_json(run: RunRecord) -> dict[str, Any]:
-    return {
-        "id": run.id,
-        "attempt": run.attempt,
-        "kind": run.kind.value,
-        "scheduled_at": iso(run.scheduled_at),
-        "started_at": None if run.started_at is None else iso(run.started_at),
-        "finished_at": None if run.finished_at is None else iso(run.finished_at),
-        "outcome": None if run.outcome is None else run.outcome.value,
-        "exit_code": run.exit_code,
-        "error": run.error,
-        "output": run.output,
-    }
+run_json = task_shape.run_json
 
 
 def build_document(
@@ -200,7 +125,7 @@ def parse_document(text: str) -> ParsedImport:
     for index, item in enumerate(data["tasks"], start=1):
         label = _label(index, item)
         try:
-            spec, state = decoder.task(item)
+            spec, state = decoder.task(item, keep_id=False)
         except FieldError as error:
             where = f"field {error.path!r}: " if error.path else ""
             problems.append(f"{label}: {where}{error.message}")

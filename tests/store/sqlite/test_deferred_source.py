@@ -79,7 +79,7 @@ def test_a_row_that_cannot_be_decoded_is_quarantined_when_read(
             source.fetch(bad.id)
         error = raised.value
     assert error.task_id == bad.id
-    assert error.reason == "a stored value lacks its 'line' field"
+    assert error.reason == "the stored command: field 'line': this field is required"
 
     [quarantined] = repository.quarantined()
     assert quarantined.task_id == bad.id

@@ -1199,7 +1199,8 @@ def test_a_corrupt_row_is_left_out_of_lists_and_named_by_get_before_any_load(
 
     assert [task.id for task in repository.list_tasks()] == [good.id]
     assert [task.id for task in repository.list_tasks(TaskState.PENDING)] == [good.id]
-    for task_id, phrase in ((bad.id, "not valid JSON"), (cwd.id, "working folder must be text")):
+    cases = ((bad.id, "not valid JSON"), (cwd.id, "field 'cwd': expected text or null"))
+    for task_id, phrase in cases:
         with pytest.raises(CodecError) as caught:
             repository.get(task_id)
         message = str(caught.value)
@@ -1216,7 +1217,7 @@ def test_the_decoder_turns_any_surprise_into_a_codec_error_naming_the_task() -> 
         '{"v": 1, "line": ' + "[" * 100_000 + "]" * 100_000 + "}"
     )
 
-    with pytest.raises(CodecError, match=r"^task 7: unexpected RecursionError"):
+    with pytest.raises(CodecError, match=r"^task 7: the stored command is not valid JSON"):
         codec.RowDecoder().snapshot(tuple(row))
 
 

@@ -1,0 +1,128 @@
+"""Hypothesis strategies for every value of the task's JSON shape (``core.shape``):
+commands, schedules of each kind, retry policies, definitions, statuses and runs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import strategies as st
+
+from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
+from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
+from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunRecord, TaskStatus
+from taskgui.core.task import PRIORITY_MAX, PRIORITY_MIN, Command, TaskSpec
+from taskgui.core.text_rules import has_visible_character
+
+MIN_TIME = datetime(1970, 1, 1)
+MAX_TIME = datetime(2200, 1, 1)
+utc_times = st.datetimes(min_value=MIN_TIME, max_value=MAX_TIME, timezones=st.just(UTC))
+
+# Durations up to 100 years: stored as REAL seconds, they round-trip to the microsecond
+# up to about 2**52 us (~142 years); beyond that a float cannot hold every microsecond.
+durations = st.timedeltas(min_value=timedelta(microseconds=1), max_value=timedelta(days=36_500))
+safe_text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"))
+env_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
+commands = st.builds(
+    Command,
+    line=safe_text.filter(str.strip),
+    use_shell=st.booleans(),
+    cwd=st.none() | safe_text,
+    env=st.dictionaries(env_names, safe_text, max_size=4).map(lambda env: tuple(env.items())),
+)
+recurrences: st.SearchStrategy[Recurrence] = st.one_of(
+    st.just(Once()),
+    st.builds(
+        Every,
+        st.timedeltas(min_value=timedelta(seconds=1), max_value=timedelta(days=36_500)),
+        st.sampled_from(list(EveryMode)),
+    ),
+    st.builds(
+        Cron,
+        st.sampled_from(["*/5 * * * *", "0 9 * * 1-5", "30 2 1 * *", "@daily", "0 0 29 2 *"]),
+        st.sampled_from(["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe"]),
+    ),
+)
+
+
+@st.composite
+def retry_policies(draw: st.DrawFn) -> RetryPolicy:
+    base = draw(durations)
+    return RetryPolicy(
+        backoff=draw(st.sampled_from(list(Backoff))),
+        max_attempts=draw(st.integers(1, MAX_ATTEMPTS_LIMIT)),
+        base_delay=base,
+        max_delay=base + draw(st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=30))),
+        factor=draw(st.floats(1.0, 100.0, allow_nan=False)),
+        jitter=draw(st.booleans()),
+    )
+
+
+specs = st.builds(
+    TaskSpec,
+    id=st.integers(1, 2**62),
+    name=safe_text.filter(
+        lambda text: 0 < len(text.strip()) <= 200 and has_visible_character(text)
+    ),
+    command=commands,
+    first_run_at=utc_times,
+    priority=st.integers(PRIORITY_MIN, PRIORITY_MAX),
+    recurrence=recurrences,
+    retry=retry_policies(),
+    timeout=st.none() | durations,
+    concurrency_key=st.none() | safe_text.filter(lambda text: len(text.strip()) <= 200),
+    overlap=st.sampled_from(list(OverlapPolicy)),
+    misfire=st.sampled_from(list(MisfirePolicy)),
+    misfire_grace=st.just(timedelta(0)) | durations,
+    paused=st.booleans(),
+)
+optional_times = st.none() | utc_times
+statuses = st.builds(
+    TaskStatus,
+    state=st.sampled_from(list(TaskState)),
+    attempt=st.integers(0, MAX_ATTEMPTS_LIMIT),
+    next_run_at=optional_times,
+    slot_kind=st.none() | st.sampled_from(list(SlotKind)),
+    scheduled_at=optional_times,
+    slot_attempt=st.integers(1, MAX_ATTEMPTS_LIMIT),
+    deferred_at=optional_times,
+    last_outcome=st.none() | st.sampled_from(list(RunOutcome)),
+    last_run_at=optional_times,
+    # Live fields the engine knows only while running; never stored.
+    running=st.just(0),
+    running_since=st.none(),
+    waiting=st.none(),
+)
+
+
+@st.composite
+def shell_commands(draw: st.DrawFn) -> Command:
+    """A command of either version: one that names its shell is version 2."""
+    command = draw(commands)
+    if draw(st.booleans()):
+        return Command(
+            line=command.line,
+            use_shell=True,
+            cwd=command.cwd,
+            env=command.env,
+            shell_path=draw(st.sampled_from(["/bin/bash", "/usr/bin/zsh"])),
+        )
+    return command
+
+
+runs = st.builds(
+    RunRecord,
+    id=st.integers(1, 2**62),
+    task_id=st.integers(1, 2**62),
+    attempt=st.integers(1, MAX_ATTEMPTS_LIMIT),
+    kind=st.sampled_from(list(SlotKind)),
+    scheduled_at=utc_times,
+    started_at=optional_times,
+    finished_at=optional_times,
+    outcome=st.none() | st.sampled_from(list(RunOutcome)),
+    exit_code=st.none() | st.integers(-255, 255),
+    error=st.none() | safe_text,
+    output=safe_text,
+    pid=st.none() | st.integers(1, 2**22),
+    missed=st.integers(0, 1000),
+)
