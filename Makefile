@@ -29,8 +29,9 @@ $(PY):
 	echo "creating $(VENV) with $$py"; \
 	"$$py" -m venv $(VENV)
 
+# The postgres extra too: tests/store/postgres runs against the local server.
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -e '.[dev]'
+	$(PY) -m pip install -e '.[dev,postgres]'
 	@touch $@
 
 install: $(STAMP)
@@ -91,7 +92,7 @@ uninstall-desktop:
 	"$$py" packaging/linux/desktop_install.py uninstall
 
 $(DIST_STAMP): $(STAMP)
-	$(PY) -m pip install -e '.[dev,dist]'
+	$(PY) -m pip install -e '.[dev,postgres,dist]'
 	@touch $@
 
 dist: $(DIST_STAMP)

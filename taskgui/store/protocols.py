@@ -173,8 +173,9 @@ class ChangeFeed(Protocol):
     """
 
     def changed(self) -> bool:
-        """True if another process committed since the previous call (the first call
-        after opening: since opening)."""
+        """True if another process committed since the previous call. The first call
+        starts the watch (PostgreSQL LISTENs from then; a commit before it may go
+        unreported), and a server's notice may arrive a moment after its commit."""
         ...
 
     def fileno(self) -> int | None: ...

@@ -8,13 +8,24 @@ from pathlib import Path
 import pytest
 
 from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, ScheduleStore, TaskRepository
+from tests.helpers.postgres import (
+    PostgresServer,
+    pytest_runtest_makereport,  # noqa: F401 - the hook: one "no server" line
+    session_server,
+)
 from tests.helpers.store import Driver
 from tests.store.contract.backends import BACKENDS, Backend, RepositoryFactory
 
 
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """The test server's session database, for the PostgreSQL backend."""
+    yield from session_server()
+
+
 @pytest.fixture(params=sorted(BACKENDS))
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    opened = BACKENDS[request.param](tmp_path)
+    opened = BACKENDS[request.param](tmp_path, request)
     try:
         yield opened
     finally:

@@ -90,9 +90,10 @@ def test_an_answer_that_cannot_be_stored_as_it_is_is_made_storable(
 def test_a_hostile_row_is_returned_raw_for_the_reader_to_judge(
     sender: ScheduleStore, store: ScheduleStore
 ) -> None:
-    sender.submit_request("<img src=x>", 1, "\x00" * 10, T0)
+    # (NUL is not text every backend keeps: PostgreSQL stores U+FFFD for it.)
+    sender.submit_request("<img src=x>", 1, '{"v": <b>', T0)
     (row,) = store.open_requests()
-    assert (row.op, row.payload) == ("<img src=x>", "\x00" * 10)
+    assert (row.op, row.payload) == ("<img src=x>", '{"v": <b>')
     with pytest.raises(UnreadableRequestError, match="unknown request"):
         read_request(row)
 

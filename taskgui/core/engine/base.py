@@ -1,0 +1,113 @@
+"""The engine's state and the small moves every operation makes on it.
+
+``Engine`` is split by what its methods do, not by what they touch: this base holds
+the tables and queues and the helpers (queue, unqueue, snapshot, release a key) that
+both the changes a person makes (``engine``) and dispatching (``dispatch``) use.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from taskgui.core.engine.deferred import TaskTable
+from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.queues import DispatchQueues
+from taskgui.core.engine.withdraw import WithdrawRecords
+from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
+from taskgui.core.events import Event, TaskChanged, TaskDropped
+from taskgui.core.states import SlotKind
+from taskgui.core.status import RunId, RunTicket, TaskSnapshot
+from taskgui.core.task import TaskId
+
+DEFAULT_RUN_ALL_LIMIT = 100
+
+
+class EngineBase:
+    """The engine's state; see ``taskgui.core.engine.engine.Engine``."""
+
+    def __init__(
+        self, *, rng: random.Random | None = None, run_all_limit: int = DEFAULT_RUN_ALL_LIMIT
+    ) -> None:
+        if run_all_limit < 1:
+            raise ValueError("run_all_limit must be at least 1")
+        self._rng = rng or random.Random()
+        self._run_all_limit = run_all_limit
+        self._tasks = TaskTable(self._on_deferred_loaded)
+        self._queues = DispatchQueues()
+        self._time = self._queues.time
+        self._ready = self._queues.ready
+        self._runs: dict[RunId, RunTicket] = {}
+        self._withdraw = WithdrawRecords()
+        # The concurrency key each run holds: the one it took, whatever the task's
+        # definition says by the time the run ends (a person may edit the key).
+        self._run_keys: dict[RunId, str] = {}
+        self._seq = itertools.count(1)
+        self._run_ids = itertools.count(1)
+
+    def _on_deferred_loaded(self, entry: TaskEntry, guessed_queued: bool) -> None:
+        """Put the time queue right for a task just loaded: the store's guess came from
+        raw columns, and a hand-edited row can decode to something else."""
+        task_id = entry.spec.id
+        if not self._should_queue(entry):
+            if guessed_queued:
+                self._time.discard(task_id)
+            return
+        assert entry.slot_at is not None
+        key = (entry.slot_at.timestamp(), entry.seq)
+        if not guessed_queued:
+            self._time.push(task_id, key)
+        elif self._time.key_of(task_id) != key:
+            self._time.update(task_id, key)
+
+    def _drop(self, error: UnreadableTaskError) -> TaskDropped:
+        self._tasks.drop_deferred(error.task_id)
+        self._time.discard(error.task_id)
+        return TaskDropped(error.task_id, error.reason)
+
+    def _release_key(self, run_id: RunId, events: list[Event]) -> None:
+        """Free the key the run took; a task waiting for it now waits for a worker."""
+        key = self._run_keys.pop(run_id, None)
+        if key is None:
+            return
+        unblocked = self._queues.release_key(key)
+        if unblocked is not None:
+            events.append(TaskChanged(self._snapshot(self._tasks[unblocked])))
+
+    def _entry(self, task_id: TaskId) -> TaskEntry:
+        try:
+            return self._tasks[task_id]
+        except KeyError:
+            raise TaskNotFoundError(task_id) from None
+
+    @staticmethod
+    def _should_queue(entry: TaskEntry) -> bool:
+        return (
+            entry.slot_at is not None
+            and entry.terminal is None
+            and (not entry.spec.paused or entry.slot_kind is SlotKind.MANUAL)
+        )
+
+    def _queue(self, entry: TaskEntry) -> None:
+        """Put the task's slot in the time queue, if it has one and may run."""
+        if self._should_queue(entry):
+            assert entry.slot_at is not None
+            entry.seq = next(self._seq)
+            self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
+
+    def _unqueue(self, entry: TaskEntry) -> list[Event]:
+        """Take the task out of whichever queue holds it. O(log n).
+
+        Returns the change of a task that this one was in front of for a free
+        concurrency key: it now waits for a worker instead (see ``discard``).
+        """
+        unblocked = self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
+        if unblocked is None:
+            return []
+        return [TaskChanged(self._snapshot(self._tasks[unblocked]))]
+
+    def _snapshot(self, entry: TaskEntry) -> TaskSnapshot:
+        if entry.terminal is not None:  # a finished task waits for nothing
+            return entry.snapshot(None)
+        waiting = self._queues.waiting_reason(entry.spec.id, entry.spec.concurrency_key)
+        return entry.snapshot(waiting)

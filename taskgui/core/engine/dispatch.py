@@ -1,0 +1,284 @@
+"""Dispatching: due tasks to runs, and a run's end back to the schedule.
+
+``due`` moves everything due from the time queue to the ready heap, then dispatches
+from the ready heap while workers are free; ``started``, ``finished`` and
+``withdraw`` follow a run from there. The rules that decide what a late occurrence,
+an overlap or a run's end leads to are pure functions in ``policies``; this module
+applies their verdicts to the queues.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta
+
+from taskgui.core.engine import policies
+from taskgui.core.engine.base import EngineBase
+from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.withdraw import capture
+from taskgui.core.errors import InvalidStateError
+from taskgui.core.events import (
+    Event,
+    RetryScheduled,
+    RunDispatched,
+    RunFinished,
+    RunWithdrawn,
+    TaskChanged,
+)
+from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunId, RunTicket
+from taskgui.core.task import TaskId
+
+
+class Dispatching(EngineBase):
+    """The dispatch half of ``Engine`` (see the module docstring)."""
+
+    def due(self, now: datetime, free_workers: int) -> list[Event]:
+        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them.
+
+        Returns ``RunDispatched`` for each run to start (in priority order) plus the
+        changes: skipped occurrences, tasks now waiting for a worker or a key.
+        """
+        events: list[Event] = []
+        now_ts = now.timestamp()
+        time_queue = self._time
+        ready = self._ready
+        tasks = self._tasks
+        arrived: list[TaskId] = []
+        if tasks.deferred_count:
+            self._load_due(now_ts, events)
+        while time_queue and time_queue.peek()[1][0] <= now_ts:
+            task_id, (_at_ts, seq) = time_queue.pop()
+            entry = tasks[task_id]
+            late = (
+                entry.slot_kind is SlotKind.OCCURRENCE
+                and now - entry.slot_at > entry.spec.misfire_grace  # type: ignore[operator]
+            )
+            if late and not self._misfire(entry, now, events):
+                continue
+            assert entry.slot_at is not None
+            key = (-entry.spec.priority, entry.slot_at.timestamp(), seq)
+            if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
+                # A run_all backlog is owed in full: each missed occurrence waits for
+                # the one before it rather than being skipped as an overlap.
+                owed = late and entry.spec.misfire is MisfirePolicy.RUN_ALL
+                if entry.spec.overlap is OverlapPolicy.SKIP and not owed:
+                    self._skip_for_overlap(entry, now, events)
+                else:
+                    self._queues.wait_for_previous_run(task_id, key)
+                    arrived.append(task_id)
+                continue
+            ready.push(task_id, key)
+            arrived.append(task_id)
+        started: set[TaskId] = set()
+        while free_workers > 0 and ready:
+            task_id, key = ready.pop()
+            entry = tasks[task_id]
+            concurrency_key = entry.spec.concurrency_key
+            if concurrency_key is not None and self._queues.key_busy(concurrency_key):
+                # It may have said "waiting for a worker" since an earlier call.
+                self._queues.park_on_key(task_id, concurrency_key, key)
+                arrived.append(task_id)
+                continue
+            self._dispatch(entry, now, events)
+            started.add(task_id)
+            free_workers -= 1
+        # What each task that moved now waits for; a started one was reported as such.
+        for task_id in dict.fromkeys(arrived):
+            if task_id not in started:
+                events.append(TaskChanged(self._snapshot(tasks[task_id])))
+        return events
+
+    def _load_due(self, now_ts: float, events: list[Event]) -> None:
+        """Load every deferred task that is due, before ``due`` changes anything, and
+        drop those that cannot be read (so one bad row cannot stop a dispatch half-way)."""
+        due = self._time.ids_with_key_at_most((now_ts, sys.maxsize))
+        # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
+        events.extend(self._drop(error) for error in self._tasks.load_these(due))
+
+    def _dispatch(self, entry: TaskEntry, now: datetime, events: list[Event]) -> None:
+        assert entry.slot_kind is not None and entry.slot_at is not None
+        before = capture(entry)
+        ticket = RunTicket(
+            run_id=next(self._run_ids),
+            task_id=entry.spec.id,
+            attempt=entry.slot_attempt,
+            kind=entry.slot_kind,
+            # When the run was due. (A retry stored by an older taskgui has the moment
+            # it was decided as its scheduled time; its due time is the slot's.)
+            scheduled_at=entry.slot_at,
+            dispatched_at=now,
+        )
+        entry.runs[ticket.run_id] = ticket
+        self._runs[ticket.run_id] = ticket
+        entry.attempt = ticket.attempt
+        if entry.spec.concurrency_key is not None:
+            self._queues.acquire_key(entry.spec.concurrency_key)
+            self._run_keys[ticket.run_id] = entry.spec.concurrency_key
+        # The slot is used; the next scheduled occurrence takes its place now (not at
+        # the end of the run), so overlap policies see it come due while this runs.
+        next_at: datetime | None
+        if ticket.kind is SlotKind.OCCURRENCE:
+            next_at = (
+                None
+                if entry.uses_fixed_delay
+                else entry.spec.recurrence.next_after(ticket.scheduled_at)
+            )
+        else:
+            next_at = entry.deferred_at
+        entry.deferred_at = None
+        if next_at is not None:
+            entry.set_slot(SlotKind.OCCURRENCE, next_at)
+            self._queue(entry)
+        else:
+            entry.clear_slot()
+        self._withdraw.record(ticket.run_id, before, entry)
+        events.append(RunDispatched(ticket))
+        events.append(TaskChanged(self._snapshot(entry)))
+
+    def withdrawable(self, run_id: RunId) -> bool:
+        """Whether ``withdraw`` can take this run back: dispatched, not started, and
+        its task unchanged since (not cancelled, edited or rescheduled)."""
+        ticket = self._runs.get(run_id)
+        if ticket is None:
+            return False
+        return self._withdraw.can_withdraw(run_id, self._tasks.get(ticket.task_id))
+
+    def withdraw(self, run_id: RunId) -> list[Event]:
+        """Take back a dispatch whose command never started, as if it had not been made.
+
+        The task gets back the slot it had (its next occurrence is planned again when
+        it next runs) and goes through ``due`` again, so the same rules decide when it
+        runs. For a run dispatched ahead of its time that a more urgent task should
+        overtake, and for one still waiting at shutdown. Returns ``RunWithdrawn`` (the
+        store forgets the run) and the task's change. InvalidStateError unless
+        ``withdrawable``.
+        """
+        if not self.withdrawable(run_id):
+            raise InvalidStateError(f"run {run_id} cannot be taken back")
+        ticket = self._runs.pop(run_id)
+        entry = self._tasks[ticket.task_id]
+        del entry.runs[run_id]
+        # Out of its queues first: releasing the key may make a task parked on it
+        # ready, and that must not be this task's own slot, about to be replaced.
+        events: list[Event] = [RunWithdrawn(ticket), *self._unqueue(entry)]
+        self._release_key(run_id, events)
+        self._withdraw.restore(run_id, entry)
+        if self._should_queue(entry):
+            assert entry.slot_at is not None
+            self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
+        events.append(TaskChanged(self._snapshot(entry)))
+        return events
+
+    def started(self, run_id: RunId, now: datetime) -> list[Event]:
+        """The run's process has started (after its start was recorded)."""
+        ticket = self._runs.get(run_id)
+        if ticket is None:
+            return []
+        self._withdraw.forget(run_id)
+        entry = self._tasks.get(ticket.task_id)
+        if entry is None:  # removed since dispatch; finished() still closes the run
+            return []
+        entry.started[run_id] = now
+        return [TaskChanged(self._snapshot(entry))]
+
+    def finished(self, run_id: RunId, outcome: RunOutcome, now: datetime) -> list[Event]:
+        """A run ended. Applies the retry policy and frees its worker and key."""
+        ticket = self._runs.pop(run_id, None)
+        if ticket is None:
+            return []
+        self._withdraw.forget(run_id)
+        events: list[Event] = [RunFinished(ticket, outcome, now)]
+        self._release_key(run_id, events)  # also when the task was removed while it ran
+        entry = self._tasks.get(ticket.task_id)
+        if entry is None:  # removed while it ran
+            return events
+        del entry.runs[run_id]
+        entry.started.pop(run_id, None)
+        self._queues.previous_run_finished(entry.spec.id)
+        self._after_run(entry, outcome, now, events)
+        events.append(TaskChanged(self._snapshot(entry)))
+        return events
+
+    # ------------------------------------------------- applying the policies
+
+    def _after_run(
+        self, entry: TaskEntry, outcome: RunOutcome, now: datetime, events: list[Event]
+    ) -> None:
+        entry.last_outcome = outcome
+        entry.last_run_at = now
+        if entry.terminal is TaskState.CANCELLED:
+            return
+        verdict = policies.after_run(
+            entry.spec,
+            attempt=entry.attempt,
+            outcome=outcome,
+            now=now,
+            rng=self._rng,
+            idle=entry.slot_kind is None and not entry.runs,
+            fixed_delay=entry.uses_fixed_delay,
+        )
+        if verdict.retry_delay is not None:
+            self._schedule_retry(entry, now, verdict.retry_delay, events)
+            return
+        if verdict.exhausted is not None:
+            events.append(verdict.exhausted)
+        if verdict.next_at is not None:
+            entry.set_slot(SlotKind.OCCURRENCE, verdict.next_at)
+            self._queue(entry)
+        elif verdict.terminal is not None:
+            entry.terminal = verdict.terminal
+
+    def _schedule_retry(
+        self, entry: TaskEntry, now: datetime, delay: timedelta, events: list[Event]
+    ) -> None:
+        if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
+            return  # a parallel run already queued the next attempt
+        if entry.slot_kind is SlotKind.OCCURRENCE:
+            events += self._unqueue(entry)
+            entry.deferred_at = entry.slot_at
+        run_at = now + delay
+        attempt = entry.attempt + 1
+        # Scheduled for when it is due: history shows whether it ran on time.
+        entry.set_slot(SlotKind.RETRY, run_at, attempt=attempt)
+        self._queue(entry)
+        events.append(
+            RetryScheduled(
+                task_id=entry.spec.id,
+                attempt=attempt,
+                max_attempts=entry.spec.max_attempts,
+                run_at=run_at,
+                delay=delay,
+            )
+        )
+
+    def _misfire(self, entry: TaskEntry, now: datetime, events: list[Event]) -> bool:
+        """Apply the misfire policy to a late occurrence; True when it should run now."""
+        assert entry.slot_at is not None
+        verdict = policies.misfire(entry.spec, entry.slot_at, now, self._run_all_limit)
+        if verdict.skipped is not None:
+            events.append(verdict.skipped)
+        if verdict.run:
+            if verdict.slot_at is not None:
+                entry.set_slot(SlotKind.OCCURRENCE, verdict.slot_at)
+            return True
+        entry.last_outcome = RunOutcome.MISSED
+        if verdict.slot_at is None:
+            entry.clear_slot()
+            entry.terminal = TaskState.MISSED
+        else:
+            entry.set_slot(SlotKind.OCCURRENCE, verdict.slot_at)
+            self._queue(entry)
+        events.append(TaskChanged(self._snapshot(entry)))
+        return False
+
+    def _skip_for_overlap(self, entry: TaskEntry, now: datetime, events: list[Event]) -> None:
+        assert entry.slot_at is not None
+        skipped, next_at = policies.skip_for_overlap(entry.spec, entry.slot_at, now)
+        events.append(skipped)
+        if next_at is None:
+            entry.clear_slot()
+        else:
+            entry.set_slot(SlotKind.OCCURRENCE, next_at)
+            self._queue(entry)
+        events.append(TaskChanged(self._snapshot(entry)))

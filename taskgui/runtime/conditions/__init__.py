@@ -1,0 +1,1 @@
+"""Reading the machine's state (power, network, idle) for tasks' run conditions."""

@@ -1,0 +1,108 @@
+"""Opening a PostgreSQL connection, and turning psycopg's errors into store errors.
+
+A DSN may carry a password; it never reaches a message, a log line or the database
+(``redact``). Credentials are libpq's business: the DSN, ``~/.pgpass``, ``PG*``
+variables and ``sslmode`` all work as libpq has them, because the DSN goes to libpq
+unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from taskgui.store.errors import StoreError
+
+if TYPE_CHECKING:
+    import psycopg
+
+DSN_PREFIXES = ("postgresql://", "postgres://")
+CONNECT_TIMEOUT_S = 5
+# How often the server checks a silent client is still there, and the client the
+# server: a node whose network went away must be noticed within seconds, not the
+# kernel's two hours of TCP keep-alive.
+_KEEPALIVE = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+}
+
+
+class PostgresUnavailableError(StoreError):
+    """The server cannot be reached (or psycopg is not installed)."""
+
+    environment = True
+
+
+class PostgresConnectionLostError(PostgresUnavailableError):
+    """The connection broke during a statement; the next call reconnects."""
+
+
+def is_dsn(value: str) -> bool:
+    """Whether ``--db`` / TASKGUI_DB names a PostgreSQL database rather than a file."""
+    return value.startswith(DSN_PREFIXES)
+
+
+_PASSWORD_IN_URL = re.compile(r"^(postgres(?:ql)?://[^:/@?#]*):[^@/?#]*@")
+_PASSWORD_PARAM = re.compile(r"(password=)[^&\s]*", re.IGNORECASE)
+
+
+def redact(dsn: str) -> str:
+    """The DSN with any password replaced by ``***``: what a message may show."""
+    return _PASSWORD_PARAM.sub(r"\1***", _PASSWORD_IN_URL.sub(r"\1:***@", dsn))
+
+
+def psycopg_module() -> Any:
+    """psycopg, or a PostgresUnavailableError that says how to install it."""
+    try:
+        import psycopg  # noqa: PLC0415 - optional: only a postgresql:// DSN needs it
+    except ImportError:
+        raise PostgresUnavailableError(
+            "a postgresql:// database needs psycopg 3: pip install 'taskgui[postgres]'"
+        ) from None
+    return psycopg
+
+
+def connect(dsn: str, *, application_name: str = "taskgui") -> psycopg.Connection[Any]:
+    """An autocommit connection; each write opens its own transaction explicitly."""
+    driver = psycopg_module()
+    try:
+        connection: psycopg.Connection[Any] = driver.connect(
+            dsn,
+            autocommit=True,
+            connect_timeout=CONNECT_TIMEOUT_S,
+            application_name=application_name,
+            **_KEEPALIVE,
+        )
+    except driver.Error as error:
+        raise PostgresUnavailableError(
+            f"cannot connect to {redact(dsn)}: {_first_line(error)}; check that the server "
+            "runs and the DSN, ~/.pgpass or the PG* variables are right"
+        ) from None
+    return connection
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+@contextmanager
+def translate_errors(dsn: str) -> Iterator[None]:
+    """psycopg errors as StoreErrors a person can act on (the DSN shown redacted)."""
+    driver = psycopg_module()
+    try:
+        yield
+    except driver.OperationalError as error:
+        raise_lost(dsn, error)
+    except driver.Error as error:
+        raise StoreError(f"the database {redact(dsn)} refused: {_first_line(error)}") from None
+
+
+def raise_lost(dsn: str, error: BaseException) -> NoReturn:
+    raise PostgresConnectionLostError(
+        f"lost the connection to {redact(dsn)}: {_first_line(error)}"
+    ) from None

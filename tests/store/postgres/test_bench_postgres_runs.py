@@ -1,0 +1,27 @@
+"""The PostgreSQL benchmark still runs: a tiny ``--smoke`` run in a subprocess, against
+the test server. It checks the script works and prints its table, never its speed."""
+
+from __future__ import annotations
+
+from tests.helpers import benchmarks
+from tests.helpers.postgres import PostgresServer
+
+
+def test_the_smoke_run_prints_the_table(postgres: PostgresServer) -> None:
+    out = benchmarks.run_smoke("bench_postgres.py", "--admin-dsn", postgres.admin_dsn)
+
+    assert out.startswith("taskgui PostgreSQL benchmark (smoke)")
+    for row in (
+        "durable add, 1 per commit",
+        "durable cancel, 1 per commit",
+        "no-op firings/s, 3 nodes",
+        "fail-over after SIGKILL",
+    ):
+        assert row in out
+    assert "0 twice" in out
+    assert "goal(s) missed" in out or "all goals met" in out
+    with postgres.connect() as connection:
+        left = connection.execute(
+            "SELECT count(*) FROM pg_database WHERE datname LIKE 'taskgui_bench_%'"
+        ).fetchone()
+    assert left == (0,)  # its database is dropped
