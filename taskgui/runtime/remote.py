@@ -2,8 +2,8 @@
 
 When the scheduler lock of a database is held and no window answers for it, the window
 must not start a second scheduler. It shows the same live view from a
-``RemoteScheduler``, which has the interface of ``SchedulerService`` that the window
-uses, and behaves like the CLI:
+``RemoteScheduler``, a ``LiveScheduleClient`` as ``SchedulerService`` is (the window
+cannot tell them apart, but for ``runs_here``), and behaves like the CLI:
 
 * **Reads** come from the database. Every ``POLL_MS`` it asks the store's change feed
   (SQLite: ``PRAGMA data_version``, which changes only when another connection

@@ -2,7 +2,8 @@
 
 ``SchedulerService`` (the schedule runs in this process) and ``RemoteScheduler`` (it
 runs in ``taskgui daemon``) both derive from ``ScheduleSignals``, so a window connects
-to the same signals either way, declared once.
+to the same signals either way, declared once (``schedule_client.LiveScheduleClient``
+is the protocol the views see).
 
 Signals:
     task_added(object): TaskSnapshot of a new task.
