@@ -23,17 +23,15 @@ from PySide6.QtCore import QCoreApplication
 from taskgui.app.logs import configure_logging
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import SystemClock
+from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.run_log import RunLog
-from taskgui.runtime.service import DEFAULT_WORKERS, SchedulerService
+from taskgui.runtime.service import SchedulerService
 from taskgui.store.private_folders import make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock
 from taskgui.store.sqlite.opening import open_sqlite
 
 log = logging.getLogger("taskgui.daemon")
-
-SHUTDOWN_GRACE = 10.0
-LOCK_WAIT = 2.0  # a CLI command may hold the lock briefly
 
 
 def _start_failed(error: TaskguiError) -> int:

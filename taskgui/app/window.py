@@ -36,6 +36,7 @@ from taskgui.app.handover import hand_over
 from taskgui.app.logs import configure_logging
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import Clock, SystemClock
+from taskgui.core.defaults import LOCK_WAIT, SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.remote import RemoteScheduler, describe_owner
 from taskgui.runtime.schedule_client import LiveScheduleClient
@@ -57,10 +58,8 @@ from taskgui.ui.window.main_window import LOCAL_OWNER, MainWindow
 
 log = logging.getLogger("taskgui.app.window")
 
-SHUTDOWN_GRACE = 5.0
 QUIT_REASON = "taskgui quit"
 HANDOVER_REASON = "taskgui handed its schedule to taskgui daemon"
-LOCK_WAIT = 2.0
 # The installed desktop entry (packaging/linux): Wayland compositors and notification
 # servers find the app's name and icon through it.
 DESKTOP_ID = "io.github.taskgui.TaskGui"

@@ -10,22 +10,17 @@ reject the same things with the same words.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from taskgui.core.duration import parse_duration
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
+from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
 from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import Command, TaskSpec
-
-LOCALTIME = Path("/etc/localtime")
-TIMEZONE_FILE = Path("/etc/timezone")
-FALLBACK_ZONE = "UTC"
+from taskgui.system.local_zone import local_zone_name
 
 
 class AddUsageError(InvalidTaskError):
@@ -223,37 +218,3 @@ def env_pairs(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
 
 
 # ----------------------------------------------------------------- local time zone
-
-
-def local_zone_name(
-    environ: Mapping[str, str] | None = None,
-    localtime: Path = LOCALTIME,
-    timezone_file: Path = TIMEZONE_FILE,
-) -> str:
-    """This machine's IANA zone name, so a cron schedule follows the local clock.
-
-    Cron needs a *name* (it must survive DST changes and a move to another machine),
-    which the offset ``datetime.astimezone()`` gives is not. Tried in order: ``$TZ``,
-    the ``/etc/localtime`` symlink, ``/etc/timezone``; else UTC.
-    """
-    env = os.environ if environ is None else environ
-    candidates = [env.get("TZ", "").strip().lstrip(":")]
-    with contextlib.suppress(OSError):
-        candidates.append(str(localtime.readlink()))
-    with contextlib.suppress(OSError):
-        candidates.append(timezone_file.read_text(encoding="utf-8").strip())
-    for candidate in candidates:
-        name = candidate.rpartition("zoneinfo/")[2] if "zoneinfo/" in candidate else candidate
-        if name and _is_zone(name):
-            return name
-    return FALLBACK_ZONE
-
-
-def _is_zone(name: str) -> bool:
-    if name.startswith("/"):
-        return False  # an absolute path that is not under a zoneinfo folder
-    try:
-        load_zone(name)
-    except InvalidTaskError:
-        return False
-    return True

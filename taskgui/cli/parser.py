@@ -15,10 +15,10 @@ from taskgui.cli import commands as handlers
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import add_arguments
 from taskgui.cli.context import PROG, UsageError
+from taskgui.core.defaults import DEFAULT_WORKERS
 from taskgui.core.operation import Op
 from taskgui.core.states import TaskState
 
-DEFAULT_WORKERS = 4
 DEFAULT_HISTORY = 20
 
 

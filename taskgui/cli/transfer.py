@@ -22,7 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from taskgui.cli.add_arguments import local_zone_name
 from taskgui.cli.output import json_text
 from taskgui.control.store_client import StoreClient
 from taskgui.control.transfer import PartialImportError, export_document, replace_planned
@@ -38,6 +37,7 @@ from taskgui.core.transfer.plan import ImportPlan, ParsedImport, plan_import
 from taskgui.store.protocols import TaskRepository
 from taskgui.system.accounts import crontab_source
 from taskgui.system.files import refuse_unless_regular, write_private
+from taskgui.system.local_zone import local_zone_name
 
 STDIO = "-"
 Note = Callable[[str], None]

@@ -10,13 +10,13 @@ are recorded and retried: at-least-once delivery.
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from datetime import datetime
 
 from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event
 from taskgui.store.protocols import QuarantinedTask, RunRecord, TaskRepository
+from taskgui.system.collector import collector_paused
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,13 +35,8 @@ def recover(repository: TaskRepository, engine: Engine, now: datetime) -> Recove
     # Loading allocates a few objects per task and frees almost none; the cyclic
     # collector would walk every one of them again and again while the heap grows
     # (a third of a 100,000-task cold start). Nothing here makes cycles to collect.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         loaded = repository.load_for_start(now)
         events = engine.load(loaded.tasks, now, loaded.deferred)
-    finally:
-        if collecting:
-            gc.enable()
     repository.apply(events, now)
     return Recovery(interrupted, loaded.quarantined, events, len(engine))

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from taskgui.core.status import RunId, RunRecord, RunTicket
 from taskgui.core.task import TaskId
+from taskgui.runtime.guard import never_raises
 from taskgui.store.errors import StoreError
 from taskgui.store.protocols import TaskRepository
 
@@ -101,8 +102,6 @@ class LiveOutput(QObject):
                 log.warning("could not keep the output so far of run %s: %s", run_id, error)
                 return
 
+    @never_raises("saving the output of running commands")
     def _on_saver_timeout(self) -> None:
-        try:
-            self.save()
-        except Exception:  # a slot must never raise into Qt
-            log.exception("saving the output of running commands failed")
+        self.save()

@@ -11,6 +11,22 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
+from taskgui.store.protocols import OUTPUT_CAP_BYTES
+
+# The longest marker ``cut_marker`` writes (a 20-digit count): the room the tail leaves
+# so that marker and tail together fit the store's cap.
+MARKER_ROOM = len(b"[... 99999999999999999999 bytes of earlier output cut ...]\n")
+# The one output cap: what the store keeps of a run's output (``OUTPUT_CAP_BYTES``),
+# less the marker's room, so the tail a run reports is stored as it is, its count of
+# cut bytes included, and never cut a second time with the store's plainer marker
+# (that one, ``store.protocols.CUT_MARKER``, remains for other writers).
+DEFAULT_OUTPUT_CAP = OUTPUT_CAP_BYTES - MARKER_ROOM
+
+
+def cut_marker(dropped: int) -> str:
+    """The line that starts a tail which lost its first ``dropped`` bytes."""
+    return f"[... {dropped} bytes of earlier output cut ...]\n"
+
 
 class TailBuffer:
     """The last ``cap`` bytes of a stream, in at most about ``2 * cap`` bytes of memory.
@@ -42,19 +58,30 @@ class TailBuffer:
         return len(self._buffer)
 
     def text(self) -> str:
-        """The tail decoded as UTF-8, prefixed with how much was cut, if anything was."""
+        """The tail decoded as UTF-8, prefixed with how much was cut, if anything was.
+
+        At most ``cap`` bytes once encoded again: bytes that are not UTF-8 become U+FFFD
+        (three bytes for one), so such a tail is cut further rather than let the store
+        cut it a second time.
+        """
         excess = max(0, len(self._buffer) - self._cap)
         data = bytes(self._buffer[excess:])
         dropped = self._dropped + excess
+        while True:
+            # After a cut the data may start inside a multi-byte character; start at
+            # the next whole one rather than with a replacement character.
+            skip = 0
+            if dropped:
+                while skip < min(3, len(data)) and 0x80 <= data[skip] <= 0xBF:
+                    skip += 1
+            body = data[skip:].decode("utf-8", errors="replace")
+            over = len(body.encode("utf-8")) - self._cap
+            if over <= 0:
+                break
+            data, dropped = data[over:], dropped + over
         if not dropped:
-            return data.decode("utf-8", errors="replace")
-        # The cut may have split a multi-byte character; start at the next whole one
-        # rather than with a replacement character.
-        skip = 0
-        while skip < min(3, len(data)) and 0x80 <= data[skip] <= 0xBF:
-            skip += 1
-        body = data[skip:].decode("utf-8", errors="replace")
-        return f"[... {dropped + skip} bytes of earlier output cut ...]\n{body}"
+            return body
+        return cut_marker(dropped + skip) + body
 
 
 class OutputReports:

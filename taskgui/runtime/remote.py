@@ -34,7 +34,6 @@ Signals: those of ``ScheduleSignals`` (``owner_changed`` among them).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +52,7 @@ from taskgui.store.errors import DatabaseReplacedError, StoreError
 from taskgui.store.protocols import FollowableStore
 from taskgui.store.requests import encode_spec
 from taskgui.store.sqlite.lock import holder_pid, is_locked, lock_path_for
+from taskgui.system import process_tree
 
 log = logging.getLogger(__name__)
 
@@ -76,20 +76,9 @@ class ScheduleNotRunningError(TaskguiError):
     """Nobody runs the schedule, so a request would never be answered."""
 
 
-def describe_owner(pid: int | None, proc: Path = Path("/proc")) -> str:
-    """``taskgui daemon (pid 1234)`` or ``process 1234``: who holds the lock."""
-    if not pid:
-        return "another process"
-    try:
-        arguments = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return f"process {pid}"
-    words = [os.path.basename(a.decode("utf-8", "replace")) for a in arguments if a]
-    if "daemon" in words and any("taskgui" in word for word in words):
-        return f"taskgui daemon (pid {pid})"
-    if any("taskgui" in word for word in words):
-        return f"another taskgui (pid {pid})"
-    return f"process {pid}"
+# Who holds the lock, read from /proc: it lives with the other process helpers in
+# taskgui.system.process_tree, and is named here for the callers that know it here.
+describe_owner = process_tree.describe_owner
 
 
 def lock_owner(database: Path) -> str:

@@ -16,6 +16,7 @@ from taskgui.core.events import Event, TaskExhausted
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
+from taskgui.runtime.guard import never_raises
 from taskgui.runtime.schedule_signals import ScheduleSignals
 
 _VERB = {
@@ -59,44 +60,40 @@ class RunLog:
             return "(deleted)", None
         return repr(spec.name), spec.max_attempts
 
+    @never_raises("logging the end of a run")
     def _on_schedule_run_finished(
         self, ticket: RunTicket, outcome: RunOutcome, result: RunResult
     ) -> None:
-        try:
-            if not outcome.is_failure:
-                self._last_failure.pop(ticket.task_id, None)
-                return
-            self._last_failure[ticket.task_id] = result
-            name, limit = self._name(ticket.task_id)
-            of = f" of {limit}" if limit is not None else ""
-            self._log.info(
-                "task %d %s: attempt %d%s %s (exit %s): %s",
-                ticket.task_id,
-                name,
-                ticket.attempt,
-                of,
-                _VERB.get(outcome, outcome.value),
-                _exit_text(result.exit_code),
-                result.error or outcome.value,
-            )
-        except Exception:  # never out of a Qt slot
-            self._log.exception("could not log the end of run %s", ticket.run_id)
+        if not outcome.is_failure:
+            self._last_failure.pop(ticket.task_id, None)
+            return
+        self._last_failure[ticket.task_id] = result
+        name, limit = self._name(ticket.task_id)
+        of = f" of {limit}" if limit is not None else ""
+        self._log.info(
+            "task %d %s: attempt %d%s %s (exit %s): %s",
+            ticket.task_id,
+            name,
+            ticket.attempt,
+            of,
+            _VERB.get(outcome, outcome.value),
+            _exit_text(result.exit_code),
+            result.error or outcome.value,
+        )
 
+    @never_raises("logging that a task gave up")
     def _on_schedule_task_exhausted(self, event: TaskExhausted, error: str) -> None:
-        try:
-            last = self._last_failure.pop(event.task_id, RunResult(error=error or None))
-            self._log.warning(
-                "task %d %r gave up after %d attempt%s; the last %s (exit %s): %s",
-                event.task_id,
-                event.name,
-                event.attempts,
-                "" if event.attempts == 1 else "s",
-                _VERB.get(event.outcome, event.outcome.value),
-                _exit_text(last.exit_code),
-                last.error or error or event.outcome.value,
-            )
-        except Exception:  # never out of a Qt slot
-            self._log.exception("could not log that task %s gave up", event.task_id)
+        last = self._last_failure.pop(event.task_id, RunResult(error=error or None))
+        self._log.warning(
+            "task %d %r gave up after %d attempt%s; the last %s (exit %s): %s",
+            event.task_id,
+            event.name,
+            event.attempts,
+            "" if event.attempts == 1 else "s",
+            _VERB.get(event.outcome, event.outcome.value),
+            _exit_text(last.exit_code),
+            last.error or error or event.outcome.value,
+        )
 
 
 def _exit_text(code: int | None) -> str:

@@ -31,10 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import errno
 import os
 import selectors
-import shlex
 import signal
 import subprocess
 import threading
@@ -46,11 +44,16 @@ from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
-from taskgui.runtime.output_tail import OutputReports, TailBuffer
-from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark
+from taskgui.runtime.command_process import (
+    StartError,
+    argv_of,
+    describe_exit,
+    start_process,
+    working_directory,
+)
+from taskgui.runtime.output_tail import DEFAULT_OUTPUT_CAP, OutputReports, TailBuffer
+from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark, open_pidfd
 
-SHELL = "/bin/sh"
-DEFAULT_OUTPUT_CAP = 64 * 1024
 DEFAULT_KILL_GRACE = 5.0
 DEFAULT_OUTPUT_INTERVAL = 0.5  # seconds between two reports of the output so far
 
@@ -59,7 +62,6 @@ _EXIT_POLL = 0.05  # how often to look for an exit when there is no pidfd to wai
 _GROUP_POLL_FIRST, _GROUP_POLL_MAX = 0.01, 0.25  # waiting for a run's processes to end
 _DRAIN_WINDOW = 0.1  # how long to keep reading after the command exited
 _MAX_WAIT = 3_600.0  # the longest single wait in the selector (see _wait)
-_SHELL_EXIT_HINTS = {126: "not executable", 127: "command not found"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,10 +71,6 @@ class RunReport:
     outcome: RunOutcome
     result: RunResult
     duration: float  # seconds, from just before the process started until it was reaped
-
-
-class _StartError(Exception):
-    """The command could not be started; the message is for a person."""
 
 
 class _Stop(enum.Enum):
@@ -236,10 +234,12 @@ class CommandRunner:
     def _run(self, wake_r: int, on_started: Callable[[int], None] | None) -> RunReport:
         started = self._monotonic()
         try:
-            argv = self._argv()
-            cwd = self._cwd()
-            proc = self._start(argv, cwd)
-        except _StartError as error:
+            argv = argv_of(self._command)
+            cwd = working_directory(self._command)
+            proc = start_process(
+                self._command, argv, cwd, {**self._extra_env, RUN_MARK: self._mark}
+            )
+        except StartError as error:
             result = RunResult(error=str(error))
             return _report(RunOutcome.FAILED, result, self._monotonic() - started)
         self._pid = proc.pid
@@ -256,58 +256,6 @@ class CommandRunner:
             if proc.stdout is not None:
                 proc.stdout.close()
         return _report(*self._conclude(proc.returncode, stop, tail), ended - started)
-
-    # --- starting -------------------------------------------------------------------
-
-    def _argv(self) -> list[str]:
-        line = self._command.line
-        if self._command.use_shell:
-            return [self._command.shell_path or SHELL, "-c", line]
-        try:
-            argv = shlex.split(line)
-        except ValueError as error:
-            raise _StartError(f"cannot split the command line: {error}") from None
-        if not argv:
-            raise _StartError("the command line has nothing to run")
-        return argv
-
-    def _cwd(self) -> str:
-        """The working directory: the home directory by default, as cron does.
-
-        A relative directory is taken relative to home too, so its meaning does not
-        depend on where taskgui itself happened to be started.
-        """
-        home = os.path.expanduser("~")
-        given = self._command.cwd
-        cwd = home if given is None else os.path.join(home, os.path.expanduser(given))
-        if not os.path.isdir(cwd):
-            what = "is not a directory" if os.path.exists(cwd) else "does not exist"
-            raise _StartError(f"working directory {cwd} {what}")
-        return cwd
-
-    def _start(self, argv: list[str], cwd: str) -> subprocess.Popen[bytes]:
-        env = {
-            **os.environ,
-            **self._command.env_dict,
-            **self._extra_env,
-            RUN_MARK: self._mark,
-        }
-        if self._command.shell_path is not None:
-            env["SHELL"] = self._command.shell_path  # as cron sets it for its commands
-        try:
-            return subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-            )
-        except OSError as error:
-            raise _StartError(_start_failure(error, argv[0], cwd)) from None
-        except ValueError as error:  # e.g. a NUL byte in extra_env
-            raise _StartError(f"could not start the command: {error}") from None
 
     # --- waiting --------------------------------------------------------------------
 
@@ -330,7 +278,7 @@ class CommandRunner:
         out_fd = proc.stdout.fileno()
         os.set_blocking(out_fd, False)
         reports = OutputReports(tail, self._on_output, self._output_interval)
-        pidfd = _open_pidfd(proc.pid)
+        pidfd = open_pidfd(proc.pid)
         try:
             with selectors.DefaultSelector() as selector:
                 selector.register(out_fd, selectors.EVENT_READ, _Source.OUTPUT)
@@ -447,20 +395,8 @@ class CommandRunner:
         if code == 0:
             return RunOutcome.SUCCEEDED, RunResult(exit_code=0, output=output)
         return RunOutcome.FAILED, RunResult(
-            exit_code=code, error=self._describe_exit(code), output=output
+            exit_code=code, error=describe_exit(code, self._command.use_shell), output=output
         )
-
-    def _describe_exit(self, code: int | None) -> str:
-        if code is None:
-            return "ended without an exit status"
-        if code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = str(-code)
-            return f"killed by signal {name}"
-        hint = _SHELL_EXIT_HINTS.get(code) if self._command.use_shell else None
-        return f"exit status {code} ({hint})" if hint else f"exit status {code}"
 
 
 def _report(outcome: RunOutcome, result: RunResult, duration: float) -> RunReport:
@@ -490,29 +426,3 @@ def _wait(selector: selectors.BaseSelector, timeout: float | None, tail: TailBuf
             with contextlib.suppress(BlockingIOError):
                 os.read(key.fd, 64)
         # _Source.EXIT needs nothing: the caller polls the process after each wait.
-
-
-def _open_pidfd(pid: int) -> int | None:
-    """A descriptor that becomes readable when ``pid`` exits, where the kernel has one."""
-    pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is None:
-        return None
-    try:
-        fd: int = pidfd_open(pid)
-    except OSError:  # kernel < 5.3, or blocked by a seccomp filter
-        return None
-    return fd
-
-
-def _start_failure(error: OSError, program: str, cwd: str) -> str:
-    """A sentence a person can act on for an exec or chdir failure."""
-    reason = error.strerror or str(error)
-    if error.filename == cwd:
-        return f"cannot enter working directory {cwd}: {reason.lower()}"
-    if isinstance(error, FileNotFoundError):
-        if os.sep in program and os.path.exists(os.path.join(cwd, program)):
-            return f"cannot run {program}: its interpreter (the #! line) was not found"
-        return f"command not found: {program}"
-    if isinstance(error, PermissionError) or error.errno == errno.EACCES:
-        return f"permission denied: {program} cannot be executed"
-    return f"could not start {program}: {reason}"

@@ -45,6 +45,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from taskgui.control.operations import Operations
 from taskgui.control.recovery import Recovery, recover
 from taskgui.core.clock import Clock
+from taskgui.core.defaults import DEFAULT_WORKERS, SHUTDOWN_GRACE
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event
@@ -69,7 +70,6 @@ from taskgui.system.orphans import stop_orphaned_runs
 
 log = logging.getLogger(__name__)
 
-DEFAULT_WORKERS = 4
 STORE_RETRY_MS = 5_000
 # Enough for the commit and an idle worker thread's wake-up with room to spare, and
 # short enough that nothing a person does in between could tell the difference.
@@ -171,7 +171,7 @@ class SchedulerService(DispatchLoop):
         self._dispatch()
         return recovery
 
-    def shutdown(self, grace: float = 10.0, reason: str = "taskgui stopped") -> None:
+    def shutdown(self, grace: float = SHUTDOWN_GRACE, reason: str = "taskgui stopped") -> None:
         """Stop dispatching; give running commands ``grace`` seconds, then stop them.
 
         Runs stopped this way are recorded as interrupted, their error saying

@@ -17,6 +17,9 @@ cgroup per run (a systemd transient scope) would know the whole tree whatever it
 environment; it needs a systemd user session, which not every machine has.
 
 Looks in ``/proc``; without it, only the group is signalled and waited for.
+
+Also here, the other helpers that look at processes: ``open_pidfd`` (a descriptor the
+runner waits on for a command's exit) and ``describe_owner`` (who holds the lock).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import os
 import secrets
 import signal
 from datetime import datetime
+from pathlib import Path
 
 RUN_MARK = "TASKGUI_RUN_MARK"
 PROC = "/proc"
@@ -161,3 +165,31 @@ def _signal_marked(pid: int, needle: bytes, sig: signal.Signals) -> None:
     finally:
         if pidfd is not None:
             os.close(pidfd)
+
+
+def open_pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits, where the kernel has one."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None:
+        return None
+    try:
+        fd: int = pidfd_open(pid)
+    except OSError:  # kernel < 5.3, or blocked by a seccomp filter
+        return None
+    return fd
+
+
+def describe_owner(pid: int | None, proc: Path = Path(PROC)) -> str:
+    """``taskgui daemon (pid 1234)`` or ``process 1234``: who holds the lock."""
+    if not pid:
+        return "another process"
+    try:
+        arguments = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return f"process {pid}"
+    words = [os.path.basename(a.decode("utf-8", "replace")) for a in arguments if a]
+    if "daemon" in words and any("taskgui" in word for word in words):
+        return f"taskgui daemon (pid {pid})"
+    if any("taskgui" in word for word in words):
+        return f"another taskgui (pid {pid})"
+    return f"process {pid}"

@@ -23,7 +23,6 @@ import pytest
 
 from taskgui.cli import main as cli
 from taskgui.cli import output as cli_format
-from taskgui.cli.add_arguments import local_zone_name
 from taskgui.control.recovery import recover
 from taskgui.core.clock import Clock, FakeClock, SystemClock
 from taskgui.core.engine.engine import Engine
@@ -33,6 +32,7 @@ from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.store.sqlite.lock import SchedulerLock, is_locked
 from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.system.local_zone import local_zone_name
 from tests.helpers.cli import Result, Run
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.processes import request_server

@@ -13,6 +13,7 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKi
 from taskgui.core.status import RunRecord, TaskStatus
 from taskgui.core.task import PRIORITY_MAX, PRIORITY_MIN, Command, TaskSpec
 from taskgui.core.text_rules import has_visible_character
+from tests.helpers.factories import T0
 
 MIN_TIME = datetime(1970, 1, 1)
 MAX_TIME = datetime(2200, 1, 1)
@@ -126,3 +127,62 @@ runs = st.builds(
     pid=st.none() | st.integers(1, 2**22),
     missed=st.integers(0, 1000),
 )
+
+
+LATER = T0 + timedelta(days=1, microseconds=654_321)
+# One task of each kind: every schedule kind, retry policy and command form; the first
+# runs at T0 + 123 ms, the rest a day later, with microseconds.
+EVERY_SHAPE = [
+    TaskSpec(  # once; the default retry; a plain shell line; runs once below
+        name="once",
+        command=Command(line="backup.sh --all"),
+        first_run_at=T0 + timedelta(milliseconds=123),
+        recurrence=Once(),
+    ),
+    TaskSpec(  # every, fixed rate; no retry; a folder and an environment; timeout, key
+        name="every rate",
+        command=Command(line="sync", cwd="/srv/data", env=(("LANG", "C"), ("Z", "ü"))),
+        first_run_at=LATER,
+        recurrence=Every(timedelta(minutes=5), EveryMode.FIXED_RATE),
+        retry=RetryPolicy.no_retry(),
+        timeout=timedelta(seconds=90.5),
+        concurrency_key="disk",
+    ),
+    TaskSpec(  # every, fixed delay; fixed backoff; no shell; paused; a high priority
+        name="every delay",
+        command=Command(line="/usr/bin/python3 job.py", use_shell=False),
+        first_run_at=LATER,
+        recurrence=Every(timedelta(hours=1), EveryMode.FIXED_DELAY),
+        retry=RetryPolicy(
+            backoff=Backoff.FIXED,
+            max_attempts=5,
+            base_delay=timedelta(seconds=30),
+            max_delay=timedelta(seconds=30),
+        ),
+        priority=9,
+        paused=True,
+    ),
+    TaskSpec(  # cron in a zone; exponential with jitter; a named shell (version 2)
+        name="cron <b>berlin</b> \u202e",
+        command=Command(line="source ~/.profile && run", shell_path="/bin/bash"),
+        first_run_at=LATER,
+        recurrence=Cron("0 3 * * *", "Europe/Berlin"),
+        retry=RetryPolicy(
+            max_attempts=7,
+            base_delay=timedelta(seconds=5),
+            max_delay=timedelta(hours=2),
+            factor=3.0,
+            jitter=True,
+        ),
+        overlap=OverlapPolicy.QUEUE,
+        misfire=MisfirePolicy.SKIP,
+        misfire_grace=timedelta(0),
+        priority=-3,
+    ),
+    TaskSpec(  # a cron nickname in another zone
+        name="cron daily",
+        command=Command(line="report"),
+        first_run_at=LATER,
+        recurrence=Cron("@daily", "America/New_York"),
+    ),
+]

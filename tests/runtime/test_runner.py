@@ -417,7 +417,7 @@ def test_cancel_stops_a_process_that_left_the_group_and_its_parent(tmp_path: Pat
         worker = threading.Thread(target=runner.run)
         worker.start()
         escaped = read_pid(pidfile)
-        # $! is written before the child has run setsid; under load it may not have yet.
+        # $! is known before the child has run setsid(): wait for it to have done so.
         wait_until(lambda: (_stat(escaped) or ("", 0))[1] == escaped)
         stat = _stat(escaped)
         assert stat is not None and stat[1] == escaped != runner.pid  # a group of its own

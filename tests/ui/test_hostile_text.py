@@ -39,7 +39,8 @@ from taskgui.core.transfer.report import SkippedItem
 from taskgui.ui.desktop.autostart import Autostart
 from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
-from taskgui.ui.history.history_view import HistoryDialog, RunColumn
+from taskgui.ui.history.history_view import HistoryDialog
+from taskgui.ui.history.run_table import RunColumn
 from taskgui.ui.notify.notifier import Notice, NoticeKind, TrayNotifier
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.table.task_model import Column, LastRun, TaskTableModel

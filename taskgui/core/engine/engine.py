@@ -46,9 +46,16 @@ from taskgui.core.events import (
     TaskChanged,
     TaskRemoved,
 )
-from taskgui.core.states import OverlapPolicy, RunOutcome, SlotKind, TaskState
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.core.task_rules import (
+    cancel_refusal,
+    pause_refusal,
+    resume_refusal,
+    retry_refusal,
+    run_now_refusal,
+)
 
 __all__ = ["DEFAULT_RUN_ALL_LIMIT", "Engine"]
 
@@ -223,10 +230,8 @@ class Engine(Dispatching):
         entry = self._entry(task_id)
         if entry.terminal is TaskState.CANCELLED:
             return []
-        if entry.terminal is not None:
-            raise InvalidStateError(
-                f"task {entry.spec.name!r} has already {entry.terminal.value}; nothing to cancel"
-            )
+        if (refusal := cancel_refusal(entry.spec, entry.state)) is not None:
+            raise InvalidStateError(refusal)
         unblocked = self._unqueue(entry)
         entry.clear_slot()
         entry.deferred_at = None
@@ -240,10 +245,8 @@ class Engine(Dispatching):
         entry = self._entry(task_id)
         if entry.spec.paused:
             return []
-        if entry.terminal is not None:
-            raise InvalidStateError(
-                f"task {entry.spec.name!r} has {entry.terminal.value}; there is nothing to pause"
-            )
+        if (refusal := pause_refusal(entry.spec, entry.state)) is not None:
+            raise InvalidStateError(refusal)
         unblocked = self._unqueue(entry)
         entry.spec = replace(entry.spec, paused=True)
         self._queue(entry)  # a run a person asked for still runs (see run_now)
@@ -254,12 +257,8 @@ class Engine(Dispatching):
         entry = self._entry(task_id)
         if not entry.spec.paused:
             return []
-        refusal = entry.spec.recurrence.refusal
-        if refusal is not None:
-            raise InvalidStateError(
-                f"task {entry.spec.name!r} cannot resume: its schedule is refused "
-                f"({refusal}); edit the schedule first"
-            )
+        if (refusal := resume_refusal(entry.spec)) is not None:
+            raise InvalidStateError(refusal)
         entry.spec = replace(entry.spec, paused=False)
         unblocked = self._unqueue(entry)  # a run asked for while paused may be queued
         self._queue(entry)
@@ -272,12 +271,9 @@ class Engine(Dispatching):
         (it runs once more). A task that is failing gets its next attempt now.
         """
         entry = self._entry(task_id)
-        if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
-            raise InvalidStateError(f"task {entry.spec.name!r} is already running")
-        if entry.terminal is TaskState.CANCELLED and entry.spec.recurrence.is_recurring:
-            raise InvalidStateError(
-                f"task {entry.spec.name!r} was cancelled; duplicate it to schedule it again"
-            )
+        refusal = run_now_refusal(entry.spec, entry.state, running=bool(entry.runs))
+        if refusal is not None:
+            raise InvalidStateError(refusal)
         if entry.slot_kind is SlotKind.RETRY:
             return self._retry_now(entry, now)
         unblocked = self._unqueue(entry)
@@ -293,12 +289,12 @@ class Engine(Dispatching):
         entry = self._entry(task_id)
         if entry.slot_kind is SlotKind.RETRY:
             return self._retry_now(entry, now)
-        failed = entry.last_outcome is not None and entry.last_outcome.is_failure
-        if entry.terminal is TaskState.EXHAUSTED or (failed and entry.terminal is None):
-            return self.run_now(task_id, now)
-        raise InvalidStateError(
-            f"task {entry.spec.name!r} has not failed; use 'run now' to run it anyway"
+        refusal = retry_refusal(
+            entry.spec, entry.state, entry.last_outcome, running=bool(entry.runs)
         )
+        if refusal is not None:
+            raise InvalidStateError(refusal)
+        return self.run_now(task_id, now)
 
     def _retry_now(self, entry: _Entry, now: datetime) -> list[Event]:
         unblocked = self._unqueue(entry)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from taskgui.core import defaults
+
 ORGANIZATION = "taskgui"
 APPLICATION = "taskgui"
-DEFAULT_WORKERS = 4
+DEFAULT_WORKERS = defaults.DEFAULT_WORKERS  # the one definition, named here for readers
 MAX_WORKERS = 64
 
 _WORKERS = "scheduler/workers"

@@ -34,6 +34,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
+from taskgui.runtime.guard import never_raises
+
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_MS = 500
@@ -187,11 +189,9 @@ class SingleInstance(QObject):
             if socket.bytesAvailable():
                 self._on_socket_ready_read(socket)
 
+    @never_raises("reading from another taskgui start")
     def _on_socket_ready_read(self, socket: QLocalSocket) -> None:
-        try:
-            while socket.canReadLine():
-                line = bytes(socket.readLine().data()).decode("utf-8", "replace").strip()
-                if line:
-                    self.message_received.emit(line)
-        except Exception:
-            log.exception("reading from another taskgui start failed")
+        while socket.canReadLine():
+            line = bytes(socket.readLine().data()).decode("utf-8", "replace").strip()
+            if line:
+                self.message_received.emit(line)

@@ -23,10 +23,11 @@ from enum import Enum
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QSystemTrayIcon
 
+from taskgui.core.duration import countdown_text
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.ui.notify.banner import Banner
 from taskgui.ui.plain_text import inert_markup
-from taskgui.ui.table.formatting import countdown_text, outcome_text
+from taskgui.ui.table.formatting import outcome_text
 
 log = logging.getLogger(__name__)
 

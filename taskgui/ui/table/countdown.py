@@ -10,14 +10,11 @@ tick costs the same with 100 tasks or 100,000.
 
 from __future__ import annotations
 
-import logging
-
 from PySide6.QtCore import QAbstractProxyModel, QObject, Qt, QTimer
 from PySide6.QtWidgets import QTableView
 
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.table.task_model import TaskTableModel
-
-log = logging.getLogger(__name__)
 
 TICK_MS = 1_000
 
@@ -97,8 +94,6 @@ class CountdownTicker(QObject):
             refreshed += last - first + 1
         return refreshed
 
+    @never_raises("countdown tick")
     def _on_timer_timeout(self) -> None:
-        try:
-            self.tick()
-        except Exception:  # a slot must never raise into Qt
-            log.exception("countdown tick failed")
+        self.tick()

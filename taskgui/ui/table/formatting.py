@@ -15,14 +15,13 @@ import signal
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
+from taskgui.core.duration import ago_text, clock_text, countdown_text
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
 
 EMPTY = "—"
-JUST_NOW_SECONDS = 5
 
-_DAY, _HOUR, _MINUTE = 86_400, 3_600, 60
 # Fixed English names rather than strftime's %a/%b: QCoreApplication sets the C locale
 # from the environment, which would make the text (and its tests) depend on it, and
 # the rest of the interface is English anyway.
@@ -70,52 +69,6 @@ class LastRun:
 def _whole_seconds_until(at: datetime, now: datetime) -> int:
     """Seconds left, rounded up: a countdown reads "in 1s" until the moment is reached."""
     return math.ceil((at - now).total_seconds())
-
-
-def countdown_text(seconds: int) -> str:
-    """Compact time left: ``45s``, ``4m 05s``, ``2h 05m``, ``3d 4h``.
-
-    Two units at most, the smaller zero-padded so a ticking column does not jitter.
-    """
-    seconds = max(seconds, 0)
-    if seconds < _MINUTE:
-        return f"{seconds}s"
-    if seconds < _HOUR:
-        minutes, rest = divmod(seconds, _MINUTE)
-        return f"{minutes}m {rest:02d}s"
-    if seconds < _DAY:
-        hours, rest = divmod(seconds, _HOUR)
-        return f"{hours}h {rest // _MINUTE:02d}m"
-    days, rest = divmod(seconds, _DAY)
-    return f"{days}d {rest // _HOUR}h"
-
-
-def clock_text(seconds: int) -> str:
-    """A stopwatch reading: ``0:08``, ``12:34``, ``1:02:03``."""
-    seconds = max(seconds, 0)
-    hours, rest = divmod(seconds, _HOUR)
-    minutes, secs = divmod(rest, _MINUTE)
-    if hours:
-        return f"{hours}:{minutes:02d}:{secs:02d}"
-    return f"{minutes}:{secs:02d}"
-
-
-def ago_text(then: datetime, now: datetime) -> str:
-    """How long ago: ``just now``, ``45s ago``, ``5m ago``, ``2h 5m ago``, ``3d 4h ago``."""
-    seconds = math.floor((now - then).total_seconds())
-    if seconds < JUST_NOW_SECONDS:  # includes a moment slightly in the future (clock skew)
-        return "just now"
-    if seconds < _MINUTE:
-        return f"{seconds}s ago"
-    if seconds < _HOUR:
-        return f"{seconds // _MINUTE}m ago"
-    if seconds < _DAY:
-        hours, rest = divmod(seconds, _HOUR)
-        minutes = rest // _MINUTE
-        return f"{hours}h {minutes}m ago" if minutes else f"{hours}h ago"
-    days, rest = divmod(seconds, _DAY)
-    hours = rest // _HOUR
-    return f"{days}d {hours}h ago" if hours else f"{days}d ago"
 
 
 # ---------------------------------------------------------------- cell texts

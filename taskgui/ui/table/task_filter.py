@@ -34,6 +34,7 @@ from PySide6.QtCore import (
 
 from taskgui.core.states import TaskState
 from taskgui.core.task import TaskId
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.table.shown_rows import ShownRows
 from taskgui.ui.table.state_filter import SearchCounts, StateFilter
 from taskgui.ui.table.task_model import Column, TaskTableModel
@@ -150,15 +151,12 @@ class TaskFilterProxy(ShownRows):
             return _FLAGS
         return Qt.ItemFlag.NoItemFlags
 
+    @never_raises("task filter: data(index, role)")
     def data(self, index: ModelIndex, role: int = _DISPLAY) -> Any:
-        try:
-            row = index.row()
-            if self._tasks is None or not 0 <= row < len(self._rows):
-                return None
-            return self._tasks.data_of(self._rows.id_at(row), index.column(), role)
-        except Exception:  # a model method must never raise into Qt
-            log.exception("task filter: data(%s, %s) failed", index, role)
+        row = index.row()
+        if self._tasks is None or not 0 <= row < len(self._rows):
             return None
+        return self._tasks.data_of(self._rows.id_at(row), index.column(), role)
 
     def headerData(  # noqa: N802
         self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY
@@ -186,24 +184,22 @@ class TaskFilterProxy(ShownRows):
         row = None if task_id is None else self.row_of(task_id)
         return QModelIndex() if row is None else self.createIndex(row, source_index.column())
 
+    @never_raises("task filter: sorting by column")
     def sort(self, column: int, order: Qt.SortOrder = _ASCENDING) -> None:
         """Order the rows by ``column`` (-1: as the source has them) in ``order``."""
-        try:
-            if not 0 <= column < _COLUMNS:
-                column = -1
-            if column == self._column and order == self._order:
-                return
-            same_column = column == self._column
-            self._column = column
-            self._order = order
-            if same_column:
-                descending = column >= 0 and order == _DESCENDING
-                if descending != self._rows.descending:
-                    self._relayout(lambda: self._flip(descending), _SORT_HINT)
-                return
-            self._relayout(lambda: self._arrange(self._shown_after((), ())), _SORT_HINT)
-        except Exception:
-            log.exception("task filter: sorting by column %s failed", column)
+        if not 0 <= column < _COLUMNS:
+            column = -1
+        if column == self._column and order == self._order:
+            return
+        same_column = column == self._column
+        self._column = column
+        self._order = order
+        if same_column:
+            descending = column >= 0 and order == _DESCENDING
+            if descending != self._rows.descending:
+                self._relayout(lambda: self._flip(descending), _SORT_HINT)
+            return
+        self._relayout(lambda: self._arrange(self._shown_after((), ())), _SORT_HINT)
 
     def sortColumn(self) -> int:  # noqa: N802
         return self._column
@@ -286,34 +282,32 @@ class TaskFilterProxy(ShownRows):
         if moved:
             self.counts_changed.emit()
 
+    @never_raises("task filter: changing the filter")
     def _change_filter(self, state_filter: StateFilter, needle: str) -> None:
-        try:
-            old_states, old_needle = self._states, self._needle
-            self._state_filter = state_filter
-            self._states = None if state_filter is StateFilter.ALL else state_filter.states
-            self._needle = needle
-            new_states = self._states
-            narrower = old_needle in needle and (
-                old_states is None or (new_states is not None and new_states <= old_states)
-            )
-            if self._tasks is None:
-                return
-            if needle != old_needle:
-                self._count_found(old_needle)
-                self.counts_changed.emit()
-            key_of = self._key_of
-            accepts = self.accepts
-            gone: list[TaskId] = []
-            added: list[TaskId] = []
-            for task_id in self._tasks.task_ids():  # in source order: see _arrange
-                if task_id in key_of:
-                    if not accepts(task_id):
-                        gone.append(task_id)
-                elif not narrower and accepts(task_id):
-                    added.append(task_id)
-            self._update(gone, [], added)
-        except Exception:
-            log.exception("task filter: changing the filter failed")
+        old_states, old_needle = self._states, self._needle
+        self._state_filter = state_filter
+        self._states = None if state_filter is StateFilter.ALL else state_filter.states
+        self._needle = needle
+        new_states = self._states
+        narrower = old_needle in needle and (
+            old_states is None or (new_states is not None and new_states <= old_states)
+        )
+        if self._tasks is None:
+            return
+        if needle != old_needle:
+            self._count_found(old_needle)
+            self.counts_changed.emit()
+        key_of = self._key_of
+        accepts = self.accepts
+        gone: list[TaskId] = []
+        added: list[TaskId] = []
+        for task_id in self._tasks.task_ids():  # in source order: see _arrange
+            if task_id in key_of:
+                if not accepts(task_id):
+                    gone.append(task_id)
+            elif not narrower and accepts(task_id):
+                added.append(task_id)
+        self._update(gone, [], added)
 
     # --------------------------------------------------------- source signals
 
@@ -340,84 +334,78 @@ class TaskFilterProxy(ShownRows):
         finally:
             self.endResetModel()
 
+    @never_raises("task filter: following inserted rows")
     def _on_tasks_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
-        try:
-            tasks = self._tasks
-            if tasks is None or parent.isValid():
-                return
-            new = [task_id for row in range(first, last + 1) if (task_id := tasks.id_at(row))]
-            self._recount(new)
-            ids = [task_id for task_id in new if self.accepts(task_id)]
-            # Row by row even when there are many runs: the model's batches adapt their
-            # size to what a turn costs, so the cost must grow with the batch.
-            self._insert(ids, relayout_over=None)
-        except Exception:
-            log.exception("task filter: following inserted rows failed")
+        tasks = self._tasks
+        if tasks is None or parent.isValid():
+            return
+        new = [task_id for row in range(first, last + 1) if (task_id := tasks.id_at(row))]
+        self._recount(new)
+        ids = [task_id for task_id in new if self.accepts(task_id)]
+        # Row by row even when there are many runs: the model's batches adapt their
+        # size to what a turn costs, so the cost must grow with the batch.
+        self._insert(ids, relayout_over=None)
 
+    @never_raises("task filter: following removed rows")
     def _on_tasks_rows_about_to_be_removed(
         self, parent: QModelIndex, first: int, last: int
     ) -> None:
-        try:
-            tasks = self._tasks
-            if tasks is None or parent.isValid():
-                return
-            self._recount(
-                (i for row in range(first, last + 1) if (i := tasks.id_at(row)) is not None),
-                gone=True,
-            )
-            for source_row in range(last, first - 1, -1):
-                task_id = tasks.id_at(source_row)
-                row = None if task_id is None else self.row_of(task_id)
-                if task_id is not None and row is not None:
-                    self.beginRemoveRows(_ROOT, row, row)
-                    self._rows.remove_row(row)
-                    del self._key_of[task_id]
-                    self.endRemoveRows()
-        except Exception:
-            log.exception("task filter: following removed rows failed")
+        tasks = self._tasks
+        if tasks is None or parent.isValid():
+            return
+        self._recount(
+            (i for row in range(first, last + 1) if (i := tasks.id_at(row)) is not None),
+            gone=True,
+        )
+        for source_row in range(last, first - 1, -1):
+            task_id = tasks.id_at(source_row)
+            row = None if task_id is None else self.row_of(task_id)
+            if task_id is not None and row is not None:
+                self.beginRemoveRows(_ROOT, row, row)
+                self._rows.remove_row(row)
+                del self._key_of[task_id]
+                self.endRemoveRows()
 
+    @never_raises("task filter: following changed rows")
     def _on_tasks_data_changed(
         self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Sequence[int] = ()
     ) -> None:
-        try:
-            tasks = self._tasks
-            if tasks is None:
-                return
-            ids = [
-                task_id
-                for row in range(top_left.row(), bottom_right.row() + 1)
-                if (task_id := tasks.id_at(row)) is not None
-            ]
-            columns = (top_left.column(), bottom_right.column())
-            if roles and all(role == _DISPLAY for role in roles):
-                # Only texts that move with time: no key or filter can have changed.
-                self._announce(ids, columns, roles)
-                return
-            self._recount(ids)
-            key_of = self._key_of
-            column = self._column
-            gone: list[TaskId] = []
-            moved: list[tuple[TaskId, Any]] = []
-            added: list[TaskId] = []
-            kept: list[TaskId] = []
-            for task_id in ids:
-                old = key_of.get(task_id, _MISSING)
-                if not self.accepts(task_id):
-                    if old is not _MISSING:
-                        gone.append(task_id)
-                    continue
-                key = tasks.sort_key(task_id, column)
-                if old is _MISSING:
-                    added.append(task_id)
-                elif key == old:
-                    kept.append(task_id)
-                else:
-                    moved.append((task_id, key))
-                    kept.append(task_id)
-            self._update(gone, moved, added)
-            self._announce(kept, columns, roles)
-        except Exception:
-            log.exception("task filter: following changed rows failed")
+        tasks = self._tasks
+        if tasks is None:
+            return
+        ids = [
+            task_id
+            for row in range(top_left.row(), bottom_right.row() + 1)
+            if (task_id := tasks.id_at(row)) is not None
+        ]
+        columns = (top_left.column(), bottom_right.column())
+        if roles and all(role == _DISPLAY for role in roles):
+            # Only texts that move with time: no key or filter can have changed.
+            self._announce(ids, columns, roles)
+            return
+        self._recount(ids)
+        key_of = self._key_of
+        column = self._column
+        gone: list[TaskId] = []
+        moved: list[tuple[TaskId, Any]] = []
+        added: list[TaskId] = []
+        kept: list[TaskId] = []
+        for task_id in ids:
+            old = key_of.get(task_id, _MISSING)
+            if not self.accepts(task_id):
+                if old is not _MISSING:
+                    gone.append(task_id)
+                continue
+            key = tasks.sort_key(task_id, column)
+            if old is _MISSING:
+                added.append(task_id)
+            elif key == old:
+                kept.append(task_id)
+            else:
+                moved.append((task_id, key))
+                kept.append(task_id)
+        self._update(gone, moved, added)
+        self._announce(kept, columns, roles)
 
 
 def _call_on_destroyed(proxy: TaskFilterProxy) -> Callable[..., None]:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.engine.engine import DEFAULT_RUN_ALL_LIMIT
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import MAX_ENV_BYTES, Command, TaskSpec
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.task_dialog.bounded_text import BoundedTextEdit
 from taskgui.ui.task_dialog.fields import (
     DurationEdit,
@@ -33,7 +34,6 @@ from taskgui.ui.task_dialog.fields import (
     combo_box,
     env_text,
     field_cell,
-    guarded_slot,
     named,
     new_form,
     parse_env_lines,
@@ -265,12 +265,12 @@ class AdvancedEditor(QWidget):
             paused=self.paused.isChecked(),
         )
 
-    @guarded_slot
+    @never_raises
     def _on_toggle_toggled(self, expanded: bool) -> None:
         self.content.setVisible(expanded)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_field_changed(self, *_args: object) -> None:
         self.changed.emit()

@@ -10,12 +10,10 @@ field takes is refused whole, with a message (``refused``), and a text longer th
 
 from __future__ import annotations
 
-import logging
-
 from PySide6.QtCore import QMimeData, Signal
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-log = logging.getLogger(__name__)
+from taskgui.runtime.guard import never_raises
 
 # Wrapped, a line this long takes Qt about 20 ms a keystroke (100,000: 0.8 s);
 # unwrapped, the cost stays near 20 ms up to the 100,000 characters a command may hold.
@@ -45,26 +43,22 @@ class BoundedTextEdit(QPlainTextEdit):
     def max_length(self) -> int:
         return self._max_length
 
+    @never_raises("inserting into a text box")
     def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 (a Qt virtual)
-        try:
-            text = source.text() if source.hasText() else ""
-            kept = len(self.toPlainText()) - len(self.textCursor().selectedText())
-            if kept + len(text) > self._max_length:
-                self.refused.emit(
-                    f"the pasted text has {len(text):,} characters, more than the "
-                    f"{self._what} may hold ({self._max_length:,}); nothing was pasted. "
-                    "Put it in a script and run the script."
-                )
-                return
-            super().insertFromMimeData(source)
-        except Exception:
-            log.exception("could not insert into %s", self.objectName() or "a text box")
+        text = source.text() if source.hasText() else ""
+        kept = len(self.toPlainText()) - len(self.textCursor().selectedText())
+        if kept + len(text) > self._max_length:
+            self.refused.emit(
+                f"the pasted text has {len(text):,} characters, more than the "
+                f"{self._what} may hold ({self._max_length:,}); nothing was pasted. "
+                "Put it in a script and run the script."
+            )
+            return
+        super().insertFromMimeData(source)
 
+    @never_raises("fitting the wrap mode of a text box")
     def _on_text_changed(self) -> None:
-        try:
-            long = self.document().characterCount() > LONG_TEXT
-            mode = self.LineWrapMode.NoWrap if long else self.LineWrapMode.WidgetWidth
-            if self.lineWrapMode() != mode:
-                self.setLineWrapMode(mode)
-        except Exception:  # a slot must never raise into Qt
-            log.exception("could not fit the wrap mode of %s", self.objectName())
+        long = self.document().characterCount() > LONG_TEXT
+        mode = self.LineWrapMode.NoWrap if long else self.LineWrapMode.WidgetWidth
+        if self.lineWrapMode() != mode:
+            self.setLineWrapMode(mode)

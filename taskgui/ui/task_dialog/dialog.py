@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shlex
-from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import Enum
 
@@ -24,38 +22,26 @@ from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
-    QGroupBox,
     QHBoxLayout,
-    QLineEdit,
-    QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from taskgui.core.clock import Clock
-from taskgui.core.errors import InvalidTaskError
-from taskgui.core.task import DEFAULT_MISFIRE_GRACE, MAX_COMMAND_LENGTH, Command, TaskSpec
+from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.plain_text import plain_tooltip, window_title
-from taskgui.ui.task_dialog.advanced_editor import AdvancedEditor, text_box
+from taskgui.ui.task_dialog.advanced_editor import AdvancedEditor
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
-    add_row,
     checked,
-    field_cell,
-    guarded_slot,
     named,
-    new_form,
     one_place,
 )
 from taskgui.ui.task_dialog.retry_editor import RetryEditor
 from taskgui.ui.task_dialog.schedule_editor import ScheduleEditor
+from taskgui.ui.task_dialog.task_group import PathPicker, TaskGroup, pick_folder, pick_program
 
-# (parent, folder to start in) -> the chosen path, or "" when the person cancelled.
-PathPicker = Callable[[QWidget, str], str]
-
-PRIORITY_RANGE = (-1000, 1000)
 # Checking the form costs little, but with a command this long every check copies it
 # out of the editor and through Command's rules: wait for the typing to pause instead.
 DEBOUNCE_FROM = 10_000
@@ -71,17 +57,6 @@ class DialogMode(Enum):
     CREATE = "create"
     EDIT = "edit"
     DUPLICATE = "duplicate"
-
-
-def pick_program(parent: QWidget, start: str) -> str:
-    """The platform's file dialog, asking for a program or script to run."""
-    path, _filter = QFileDialog.getOpenFileName(parent, "Choose a Program or Script", start)
-    return path
-
-
-def pick_folder(parent: QWidget, start: str) -> str:
-    """The platform's folder dialog, asking for the working directory."""
-    return QFileDialog.getExistingDirectory(parent, "Choose the Working Directory", start)
 
 
 class TaskDialog(QDialog):
@@ -118,8 +93,6 @@ class TaskDialog(QDialog):
             raise ValueError(f"{mode.value} needs the task to start from")
         self._mode = mode
         self._source = spec
-        self._pick_program = pick_program
-        self._pick_folder = pick_folder
         self._result: TaskSpec | None = None
         self._misfire_grace = spec.misfire_grace if spec else DEFAULT_MISFIRE_GRACE
         self.setObjectName("task_dialog")
@@ -133,7 +106,14 @@ class TaskDialog(QDialog):
         self.schedule = ScheduleEditor(clock)
         self.retry = RetryEditor()
         self.advanced = AdvancedEditor()
-        task_group = self._build_task_group()
+        task_group = TaskGroup(pick_program, pick_folder)
+        # Its fields, by the names the dialog (and its tests) use.
+        self.name, self.name_error = task_group.name, task_group.name_error
+        self.command, self.command_error = task_group.command, task_group.command_error
+        self.command_browse, self.priority = task_group.command_browse, task_group.priority
+        self.cwd, self.cwd_browse = task_group.cwd, task_group.cwd_browse
+        self.cwd_error, self.cwd_warning = task_group.cwd_error, task_group.cwd_warning
+        self.task_group = task_group
         self.general_error = MessageLabel(lines=2)
         self.general_error.setObjectName("general_error")
         # The whole of the first message that did not fit under its field.
@@ -162,65 +142,7 @@ class TaskDialog(QDialog):
 
     # ------------------------------------------------------------ building
 
-    def _build_task_group(self) -> QGroupBox:
-        self.name = named(QLineEdit(), "name", "Name")
-        self.name.setPlaceholderText("e.g. Nightly backup")
-        self.name_error = MessageLabel(field=self.name)
-        self.command = text_box(
-            "command",
-            "Command",
-            3,
-            "e.g. rsync -a ~/docs /mnt/backup",
-            max_length=MAX_COMMAND_LENGTH,
-        )
-        self.command_error = MessageLabel(field=self.command)
-        self.command_browse = named(
-            QPushButton("&Browse…"),
-            "command_browse",
-            "Browse for a program",
-            "Insert the path of a program or script",
-        )
-        self.cwd = named(QLineEdit(), "cwd", "Working directory")
-        self.cwd.setPlaceholderText("default: your home folder")
-        self.cwd.setClearButtonEnabled(True)
-        self.cwd_error = MessageLabel(field=self.cwd)
-        self.cwd_warning = MessageLabel(warning=True, field=self.cwd)
-        self.cwd_browse = named(
-            QPushButton("Br&owse…"),
-            "cwd_browse",
-            "Browse for the working directory",
-            "Choose the folder the command runs in",
-        )
-        for button in (self.command_browse, self.cwd_browse):
-            button.setAutoDefault(False)  # Enter means Create wherever the focus is
-        self.priority = named(
-            QSpinBox(),
-            "priority",
-            "Priority",
-            "higher runs first, when several tasks are due at once",
-        )
-        self.priority.setRange(*PRIORITY_RANGE)
-
-        group = QGroupBox("Task")
-        form = new_form(group)
-        command_row = QHBoxLayout()
-        command_row.addWidget(self.command, 1)
-        command_row.addWidget(self.command_browse, 0, Qt.AlignmentFlag.AlignTop)
-        cwd_row = QHBoxLayout()
-        cwd_row.addWidget(self.cwd, 1)
-        cwd_row.addWidget(self.cwd_browse)
-        add_row(form, "&Name", self.name, field_cell(self.name, self.name_error))
-        add_row(form, "Co&mmand", self.command, field_cell(command_row, self.command_error))
-        add_row(
-            form,
-            "&Working directory",
-            self.cwd,
-            field_cell(cwd_row, one_place(self.cwd_error, self.cwd_warning)),
-        )
-        add_row(form, "&Priority", self.priority)
-        return group
-
-    def _lay_out(self, task_group: QGroupBox) -> None:
+    def _lay_out(self, task_group: TaskGroup) -> None:
         left = QVBoxLayout()
         left.addWidget(task_group)
         left.addWidget(self.schedule)
@@ -245,12 +167,7 @@ class TaskDialog(QDialog):
 
         # Left column, then right column: the order a person reads the form in.
         chain = [
-            self.name,
-            self.command,
-            self.command_browse,
-            self.cwd,
-            self.cwd_browse,
-            self.priority,
+            *task_group.focus_order(),
             *self.schedule.focus_order(),
             *self.retry.focus_order(),
             *self.advanced.focus_order(),
@@ -269,19 +186,12 @@ class TaskDialog(QDialog):
         self.advanced.changed.connect(self._on_field_changed)
         self.command.refused.connect(self._on_command_refused)
         self._validation.timeout.connect(self._on_validation_timeout)
-        self.command_browse.clicked.connect(self._on_command_browse_clicked)
-        self.cwd_browse.clicked.connect(self._on_cwd_browse_clicked)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 
     def _load(self, spec: TaskSpec) -> None:
         copy = self._mode is DialogMode.DUPLICATE
-        self.name.setText(spec.name + " (copy)" if copy else spec.name)
-        self.command.setPlainText(spec.command.line)
-        self.cwd.setText(spec.command.cwd or "")
-        low, high = PRIORITY_RANGE  # widened for a task given a larger one elsewhere
-        self.priority.setRange(min(low, spec.priority), max(high, spec.priority))
-        self.priority.setValue(spec.priority)
+        self.task_group.load(spec, copy=copy)
         if self._mode is DialogMode.EDIT:
             self.schedule.warn_about_loaded_time = False
             self.schedule.past_warning = "this time has passed; it runs as soon as it is saved"
@@ -295,17 +205,6 @@ class TaskDialog(QDialog):
         """The task as accepted (id kept when editing, else 0); None before accept."""
         return self._result
 
-    def _working_directory(self) -> tuple[str | None]:
-        """The folder typed, ``~`` expanded; a 1-tuple because None means "default"."""
-        text = self.cwd.text().strip()
-        if not text:
-            return (None,)
-        path = os.path.expanduser(text)
-        if not os.path.isabs(path):
-            example = os.path.join(os.path.expanduser("~"), "project")
-            raise InvalidTaskError(f"the working directory must be a full path, like {example}")
-        return (path,)
-
     def _build_spec(self) -> TaskSpec | None:
         """The task the widgets describe, every message shown; None when invalid."""
         probe = checked(
@@ -316,7 +215,7 @@ class TaskDialog(QDialog):
         )
         line = self.command.toPlainText()
         command_ok = checked(self.command_error, lambda: Command(line=line))
-        cwd = checked(self.cwd_error, self._working_directory)
+        cwd = checked(self.cwd_error, self.task_group.working_directory)
         missing = cwd is not None and cwd[0] is not None and not os.path.isdir(cwd[0])
         self.cwd_warning.show_message(
             "this folder does not exist; runs fail until it does" if missing else None
@@ -409,36 +308,21 @@ class TaskDialog(QDialog):
         super().showEvent(event)
         self._show_cut_message()  # only now do the messages know their width
 
-    @guarded_slot
+    @never_raises
     def _on_field_changed(self, *_args: object) -> None:
         if self.command.document().characterCount() > DEBOUNCE_FROM:
             self._validation.start()  # (re)started: checked once the typing pauses
         else:
             self._revalidate()
 
-    @guarded_slot
+    @never_raises
     def _on_validation_timeout(self) -> None:
         self._revalidate()
 
-    @guarded_slot
+    @never_raises
     def _on_command_refused(self, message: str) -> None:
         self._validate_if_waiting()  # so that no late check hides the message
         self.command_error.show_message(message)
-
-    @guarded_slot
-    def _on_command_browse_clicked(self, _checked: bool = False) -> None:
-        path = self._pick_program(self, os.path.expanduser("~"))
-        if path:
-            self.command.textCursor().insertText(shlex.quote(path))
-            self.command.setFocus(Qt.FocusReason.OtherFocusReason)
-
-    @guarded_slot
-    def _on_cwd_browse_clicked(self, _checked: bool = False) -> None:
-        start = os.path.expanduser(self.cwd.text().strip() or "~")
-        path = self._pick_folder(self, start)
-        if path:
-            self.cwd.setText(path)
-            self.cwd.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def reveal_problems(self) -> None:
         """Show every problem, also under fields nobody has touched yet."""
@@ -451,7 +335,7 @@ class TaskDialog(QDialog):
             self.reveal_problems()
         super().keyPressEvent(event)
 
-    @guarded_slot
+    @never_raises
     def accept(self) -> None:
         """Close with the task, unless it is not valid (Enter can beat a disabled button)."""
         self._validation.stop()

@@ -9,13 +9,12 @@ slots, the local time zone and the text forms of durations and environment varia
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import ParamSpec, TypeVar
+from typing import TypeVar
 
-from PySide6.QtCore import QDateTime, QEvent, QObject, Qt, QTimeZone
+from PySide6.QtCore import QDateTime, QEvent, QObject, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -30,38 +29,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from taskgui.core.duration import parse_duration
+from taskgui.core.duration import duration_text, parse_duration
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.recurrence import load_zone
 from taskgui.ui.task_dialog.fixed_lines import FixedLinesLabel
 
 log = logging.getLogger(__name__)
 
-P = ParamSpec("P")
-T = TypeVar("T")
 
-FALLBACK_ZONE = "UTC"
 # Readable on light and on dark window backgrounds respectively.
 _ERROR_COLORS = ("#c62828", "#ff7b72")
 _WARNING_COLORS = ("#8a5a00", "#f0b35a")
-
-
-def guarded_slot(func: Callable[P, T]) -> Callable[P, T | None]:
-    """Log instead of raising: an exception must never escape into Qt's event loop.
-
-    PySide would print it and carry on with the dialog in a half-updated state; a log
-    record with the traceback is at least findable, and the dialog stays usable.
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T | None:
-        try:
-            return func(*args, **kwargs)
-        except Exception:
-            log.exception("unexpected error in %s", func.__qualname__)
-            return None
-
-    return wrapper
 
 
 class MessageLabel(FixedLinesLabel):
@@ -188,6 +165,7 @@ def checked(label: MessageLabel, build: Callable[[], T]) -> T | None:
     return value
 
 
+T = TypeVar("T")
 W = TypeVar("W", bound=QWidget)
 
 
@@ -253,26 +231,6 @@ def field_cell(*items: QWidget | QLayout) -> QWidget:
 # ------------------------------------------------------------------ durations
 
 
-def duration_text(delta: timedelta) -> str:
-    """Exact text for a duration in the grammar ``parse_duration`` reads: ``1h30m``.
-
-    Unlike ``format_duration`` (two units, rounded, for tables) this keeps every unit,
-    so a duration shown in the dialog and read back is the same value.
-    """
-    if delta <= timedelta(0):
-        return "0s"
-    whole, micros = divmod(delta, timedelta(seconds=1))
-    parts: list[str] = []
-    for suffix, size in (("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)):
-        count, whole = divmod(whole, size)
-        if count:
-            parts.append(f"{count}{suffix}")
-    if micros:
-        milliseconds = micros / timedelta(milliseconds=1)
-        parts.append(f"{milliseconds:.3f}".rstrip("0").rstrip(".") + "ms")
-    return "".join(parts)
-
-
 class DurationEdit(QLineEdit):
     """A line edit for durations like ``30s``, ``5m``, ``1h30m`` or ``2d``.
 
@@ -333,21 +291,6 @@ def env_text(pairs: tuple[tuple[str, str], ...]) -> str:
 
 
 # ------------------------------------------------------------------ time
-
-
-def local_zone_name() -> str:
-    """This machine's IANA zone name, the default for a cron schedule.
-
-    Qt already knows it (from ``$TZ`` or ``/etc/localtime``); asking Qt keeps the cron
-    zone consistent with the local time the date-time field shows. Falls back to UTC
-    when the system zone has no IANA name that zoneinfo can load.
-    """
-    name = bytes(QTimeZone.systemTimeZoneId().data()).decode("utf-8", "replace")
-    try:
-        load_zone(name)
-    except InvalidTaskError:
-        return FALLBACK_ZONE
-    return name
 
 
 def to_qdatetime(moment: datetime) -> QDateTime:

@@ -25,6 +25,7 @@ from taskgui.core.retry import (
     Backoff,
     RetryPolicy,
 )
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.task_dialog.fields import (
     DurationEdit,
     MessageLabel,
@@ -32,7 +33,6 @@ from taskgui.ui.task_dialog.fields import (
     checked,
     combo_box,
     field_cell,
-    guarded_slot,
     named,
     new_form,
 )
@@ -197,6 +197,6 @@ class RetryEditor(QGroupBox):
             jitter=self.jitter.isChecked(),
         )
 
-    @guarded_slot
+    @never_raises
     def _on_field_changed(self, *_args: object) -> None:
         self.changed.emit()

@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.clock import Clock
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone
+from taskgui.runtime.guard import never_raises
+from taskgui.system.local_zone import local_zone_name
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
     add_row,
@@ -44,22 +46,18 @@ from taskgui.ui.task_dialog.fields import (
     field_cell,
     floor_to_second,
     from_qdatetime,
-    guarded_slot,
-    local_zone_name,
     named,
     new_form,
     to_qdatetime,
 )
 from taskgui.ui.task_dialog.fixed_lines import FixedLinesLabel
+from taskgui.ui.task_dialog.schedule_preview import PREVIEW_LINES, preview_text
 
-PREVIEW_RUNS = 5
-PREVIEW_LINES = PREVIEW_RUNS + 2  # what it means, a heading, the runs
 TICK_MS = 1_000
 # A first run this much in the past counts as "has passed": "Now" is a moment old by the
 # time a person presses Create, and that is not worth a warning.
 PAST_TOLERANCE = timedelta(minutes=1)
 DATETIME_FORMAT = "yyyy-MM-dd  HH:mm:ss"
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _UNITS = (("seconds", 1), ("minutes", 60), ("hours", 3_600), ("days", 86_400))
 
 
@@ -89,18 +87,6 @@ class Schedule(NamedTuple):
 def zone_names() -> tuple[str, ...]:
     """Every IANA zone, sorted; read once because it walks the zoneinfo folders."""
     return tuple(sorted(available_timezones()))
-
-
-def run_time_text(moment: datetime) -> str:
-    """A run time in local time with its weekday: ``Mon 2026-01-05 09:00``.
-
-    Fixed English weekday names, like the table's, so the text does not depend on the C
-    locale; the year is there because a yearly cron's next runs differ only in it.
-    """
-    local = moment.astimezone()
-    return f"{_WEEKDAYS[local.weekday()]} {local:%Y-%m-%d %H:%M}" + (
-        f":{local.second:02d}" if local.second else ""
-    )
 
 
 class ScheduleEditor(QGroupBox):
@@ -387,22 +373,7 @@ class ScheduleEditor(QGroupBox):
         if not recurrence.is_recurring or first is None:
             self.preview.clear()
             return
-        description = recurrence.describe()
-        lines = [description[:1].upper() + description[1:]]
-        if isinstance(recurrence, Every) and recurrence.mode is EveryMode.FIXED_DELAY:
-            lines.append(f"First run {run_time_text(first)}, local time")
-        else:
-            lines.append("Next runs (local time):")
-            moment: datetime | None = first
-            for _ in range(PREVIEW_RUNS):
-                if moment is None:
-                    break
-                lines.append("  " + run_time_text(moment))
-                try:
-                    moment = recurrence.next_after(moment)
-                except (ValueError, OverflowError):  # the calendar ends (year 9999)
-                    break
-        self.preview.setText("\n".join(lines))
+        self.preview.setText(preview_text(first, recurrence))
 
     # ------------------------------------------------------------ slots
 
@@ -413,12 +384,12 @@ class ScheduleEditor(QGroupBox):
         self._form.setRowVisible(self._zone_cell, kind == RepeatKind.CRON)
         self._form.setRowVisible(self.preview, kind != RepeatKind.ONCE)
 
-    @guarded_slot
+    @never_raises
     def _on_repeat_current_index_changed(self, _index: int) -> None:
         self._show_rows()
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_field_changed(self, *_args: object) -> None:
         self.changed.emit()
 
@@ -429,7 +400,7 @@ class ScheduleEditor(QGroupBox):
             self._move_when(floor_to_second(self._clock.now()))
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_ticker_timeout(self) -> None:
         self.tick()
 
@@ -449,13 +420,13 @@ class ScheduleEditor(QGroupBox):
         finally:
             self._moving_time = False
 
-    @guarded_slot
+    @never_raises
     def _on_when_date_time_changed(self, *_args: object) -> None:
         if not self._moving_time:
             self.follows_clock = False  # a person picked a start
         self.changed.emit()
 
-    @guarded_slot
+    @never_raises
     def _on_quick_button_clicked(self, choice: str, _checked: bool = False) -> None:
         now = to_qdatetime(self._clock.now())
         target: QDateTime

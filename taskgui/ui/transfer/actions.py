@@ -41,8 +41,8 @@ from taskgui.core.transfer.plan import ImportPlan, ParsedImport, plan_import
 from taskgui.core.transfer.report import TransferReport
 from taskgui.system.accounts import crontab_source
 from taskgui.system.files import write_private
+from taskgui.system.local_zone import local_zone_name
 from taskgui.ui.plain_text import inform, warn
-from taskgui.ui.task_dialog.fields import local_zone_name
 from taskgui.ui.transfer.dialogs import (
     CrontabDialog,
     FilePicker,

@@ -14,10 +14,15 @@ from enum import Enum
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from taskgui.core.states import OverlapPolicy, RunOutcome, TaskState
+from taskgui.core.states import RunOutcome
 from taskgui.core.status import TaskSnapshot
-
-_ACTIVE = {TaskState.PENDING, TaskState.RETRYING, TaskState.RUNNING, TaskState.PAUSED}
+from taskgui.core.task_rules import (
+    cancel_refusal,
+    pause_refusal,
+    resume_refusal,
+    retry_refusal,
+    run_now_refusal,
+)
 
 
 class Verb(Enum):
@@ -56,22 +61,20 @@ _LOOKS = {
 
 
 def allowed(verb: Verb, task: TaskSnapshot) -> bool:
-    """Whether ``verb`` makes sense for one task in its current state."""
-    state = task.state
+    """Whether ``verb`` makes sense for one task now: the engine's own rules
+    (``core.task_rules``), so an enabled action is never refused."""
+    state, spec = task.state, task.spec
+    running = task.status.running > 0  # also a cancelled run still being stopped
     if verb is Verb.RUN_NOW:
-        if state is TaskState.RUNNING:
-            return task.spec.overlap is OverlapPolicy.PARALLEL
-        return not (state is TaskState.CANCELLED and task.spec.recurrence.is_recurring)
+        return run_now_refusal(spec, state, running=running) is None
     if verb is Verb.CANCEL:
-        return state in _ACTIVE
+        return cancel_refusal(spec, state) is None
     if verb is Verb.RETRY:
-        last = task.status.last_outcome
-        failed_last = last is not None and last.is_failure and state is TaskState.PENDING
-        return state in (TaskState.RETRYING, TaskState.EXHAUSTED) or failed_last
+        return retry_refusal(spec, state, task.status.last_outcome, running=running) is None
     if verb is Verb.PAUSE:
-        return state in _ACTIVE and not task.spec.paused
+        return pause_refusal(spec, state) is None
     if verb is Verb.RESUME:
-        return task.spec.paused and not state.is_terminal
+        return resume_refusal(spec) is None
     return True
 
 

@@ -7,7 +7,6 @@ ends. The window feeds it the scheduler's signals; this keeps the bookkeeping.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -16,9 +15,8 @@ from PySide6.QtWidgets import QWidget
 
 from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.history.history_view import HistoryDialog
-
-log = logging.getLogger(__name__)
 
 
 class HistoryWindows:
@@ -61,13 +59,11 @@ class HistoryWindows:
         if history is not None:
             history.refresh()
 
+    @never_raises("showing the output of a running command")  # called from a slot
     def run_output(self, ticket: RunTicket, output: str) -> None:
         history = self.open.get(ticket.task_id)
         if history is not None:
-            try:
-                history.show_live_output(ticket, output)
-            except Exception:  # called from a slot: never raise into Qt
-                log.exception("showing the output of a running command failed")
+            history.show_live_output(ticket, output)
 
     def close_all(self) -> None:
         for dialog in list(self.open.values()):

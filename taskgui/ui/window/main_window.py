@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
     QCoreApplication,
     QItemSelection,
-    QItemSelectionModel,
     QModelIndex,
     QPoint,
     Qt,
@@ -42,7 +41,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -55,23 +53,21 @@ from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.notify.banner import Banner
-from taskgui.ui.plain_text import ask_yes_no, isolated, warn
+from taskgui.ui.plain_text import ask_yes_no, warn
 from taskgui.ui.table.countdown import CountdownTicker
-from taskgui.ui.table.formatting import LastRun
 from taskgui.ui.table.state_filter import StateFilter
-from taskgui.ui.table.task_filter import TaskFilterProxy
-from taskgui.ui.table.task_model import Column, Role, TaskTableModel
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.table.task_model import Column
+from taskgui.ui.task_dialog.dialog import TaskDialog
 from taskgui.ui.transfer.actions import TransferActions
 from taskgui.ui.window.about import show_about
-from taskgui.ui.window.actions import TaskActions, Verb, allowed
-from taskgui.ui.window.empty_states import EmptyState, NoMatches
+from taskgui.ui.window.actions import TaskActions, Verb
 from taskgui.ui.window.filter_bar import FilterBar
 from taskgui.ui.window.history_windows import HistoryWindows
 from taskgui.ui.window.questions import Confirm, delete_question
 from taskgui.ui.window.schedule_banner import NoSchedulerBanner
 from taskgui.ui.window.status_line import LOCAL_OWNER, StatusLine
-from taskgui.ui.window.task_table_view import task_table
+from taskgui.ui.window.task_commands import DialogFactory, TaskCommands
+from taskgui.ui.window.task_list import TaskList
 from taskgui.ui.window.window_actions import (
     add_verb_groups,
     add_verb_icons,
@@ -83,19 +79,6 @@ from taskgui.ui.window.window_actions import (
 __all__ = ["LOCAL_OWNER", "Confirm", "MainWindow", "ask_yes_no", "delete_question"]
 
 log = logging.getLogger(__name__)
-
-DialogFactory = Callable[..., TaskDialog]
-
-
-def _last_run(record: RunRecord) -> LastRun | None:
-    if record.outcome is None:
-        return None
-    return LastRun(
-        outcome=record.outcome,
-        exit_code=record.exit_code,
-        finished_at=record.finished_at,
-        error=record.error,
-    )
 
 
 class MainWindow(QMainWindow):
@@ -122,24 +105,16 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.service = service
         self._clock = clock
-        self._dialog_factory = dialog_factory
-        self._confirm = confirm
         # Through a method: the service may be replaced (adopt), the histories stay.
         self.histories = HistoryWindows(self, self._history_of, clock.now)
         self._location = location
         self._log_file = log_file
         self.about: QMessageBox | None = None
-        # (the first deleted row, the deleted ids) until the deleted rows are gone
-        self._place_after_delete: tuple[int, set[TaskId]] | None = None
         self.intercept_close = False
         self._closing = False
         self.setWindowTitle("taskgui")
         self.resize(1100, 650)
 
-        self.model = TaskTableModel(clock, self)
-        self.proxy = TaskFilterProxy(self)
-        self.proxy.setSourceModel(self.model)
-        self.table = task_table(self.proxy, self)
         self.actions_ = TaskActions(self)
         add_verb_icons(self.actions_)
         self.window_actions = build_window_actions(
@@ -155,6 +130,17 @@ class MainWindow(QMainWindow):
         )
         self._owner = schedule_owner
         self._build_central()
+        self._build_table_actions()
+        self.commands = TaskCommands(
+            self,
+            lambda: self.service,
+            self.tasks,
+            clock,
+            dialog_factory=dialog_factory,
+            confirm=confirm,
+            report=self._report,
+            acted=self._on_selection_changed,
+        )
         self.file_menu, self.tasks_menu = build_menus(
             self.menuBar(), self.actions_, self.window_actions
         )
@@ -181,12 +167,11 @@ class MainWindow(QMainWindow):
     def _build_central(self) -> None:
         """Top to bottom: the bars that say something, the filters, then the tasks (or
         what to say instead of an empty table)."""
-        self.empty = EmptyState(self.actions_[Verb.NEW], self)
-        self.no_matches = NoMatches(self)
-        self.stack = QStackedWidget(self)
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(self.no_matches)
-        self.stack.addWidget(self.table)
+        self.tasks = TaskList(self._clock, self.actions_[Verb.NEW], self._show_everything, self)
+        # The parts, by the names the rest of the window (and its tests) use.
+        self.stack = self.tasks
+        self.model, self.proxy, self.table = self.tasks.model, self.tasks.proxy, self.tasks.table
+        self.empty, self.no_matches = self.tasks.empty, self.tasks.no_matches
         self.filter_bar = FilterBar(self)
         self.search = self.filter_bar.search
         self.filter_buttons = self.filter_bar.buttons
@@ -206,6 +191,8 @@ class MainWindow(QMainWindow):
         # Shortcuts work wherever focus is in the window, not only in the toolbar.
         for action in (*self.actions_.by_verb.values(), *self.window_actions.values()):
             self.addAction(action)
+
+    def _build_table_actions(self) -> None:
         self.actions_[Verb.EDIT].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         self.actions_[Verb.DELETE].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         self.table.addAction(self.actions_[Verb.EDIT])
@@ -249,14 +236,7 @@ class MainWindow(QMainWindow):
 
     def _load_tasks(self) -> None:
         """Every task as the service has it now, with the latest result of each."""
-        self.model.reset_tasks(
-            self.service.snapshot(),
-            {
-                task_id: last
-                for task_id, record in self.service.last_runs().items()
-                if (last := _last_run(record)) is not None
-            },
-        )
+        self.tasks.load(self.service.snapshot(), self.service.last_runs())
 
     def _connect(self) -> None:
         for signal, slot in self._service_links():
@@ -267,7 +247,6 @@ class MainWindow(QMainWindow):
             for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
                 signal.connect(self._on_model_rows_changed)
         self.proxy.layoutChanged.connect(self._on_model_rows_changed)
-        self.proxy.rowsRemoved.connect(self._keep_place)
         self.search.textChanged.connect(self.proxy.set_search_text)
         self.search.textChanged.connect(self._on_model_rows_changed)
         self.filter_bar.filter_chosen.connect(self.set_state_filter)
@@ -280,47 +259,23 @@ class MainWindow(QMainWindow):
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.history_requested.connect(self.show_history)
-        handlers: dict[Verb, Callable[[], None]] = {
-            Verb.NEW: self.new_task,
-            Verb.RUN_NOW: lambda: self._each(self.service.run_now),
-            Verb.CANCEL: lambda: self._each(self.service.cancel),
-            Verb.RETRY: lambda: self._each(self.service.retry_now),
-            Verb.PAUSE: lambda: self._each(self.service.pause),
-            Verb.RESUME: lambda: self._each(self.service.resume),
-            Verb.EDIT: self.edit_selected,
-            Verb.DUPLICATE: self.duplicate_selected,
-            Verb.DELETE: self.delete_selected,
-            Verb.HISTORY: self._show_selected_history,
-        }
+        handlers = self.commands.handlers()
+        handlers[Verb.HISTORY] = self._show_selected_history
         for verb, handler in handlers.items():
             self.actions_[verb].triggered.connect(lambda _=False, h=handler: self._safely(h))
 
     # ---------------------------------------------------------------- reads
 
     def selected_tasks(self) -> list[TaskSnapshot]:
-        rows = self.table.selectionModel().selectedRows()
-        tasks = []
-        for index in sorted(rows, key=lambda i: i.row()):
-            snapshot = self.proxy.data(index, Role.SNAPSHOT)
-            if isinstance(snapshot, TaskSnapshot):
-                tasks.append(snapshot)
-        return tasks
+        return self.tasks.selected_tasks()
 
     def select_task(self, task_id: TaskId) -> bool:
         """Select and reveal a task (clearing a filter that hides it)."""
-        self.model.flush_pending()  # a task added a moment ago may not be a row yet
-        row = self.model.row_of(task_id)
-        if row is None:
-            return False
-        source = self.model.index(row, 0)
-        index = self.proxy.mapFromSource(source)
-        if not index.isValid():
-            self.search.clear()
-            self.set_state_filter(StateFilter.ALL)
-            index = self.proxy.mapFromSource(source)
-        self.table.selectRow(index.row())
-        self.table.scrollTo(index)
-        return True
+        return self.tasks.select_task(task_id)
+
+    def _show_everything(self) -> None:
+        self.search.clear()
+        self.set_state_filter(StateFilter.ALL)
 
     def set_schedule_owner(self, owner: str) -> None:
         """Say which process runs the schedule ("" when none does, and offer to run it
@@ -345,17 +300,9 @@ class MainWindow(QMainWindow):
         for signal, slot in self._service_links():
             signal.connect(slot)
         self._load_tasks()
-        self._select_ids(selected)
+        self.tasks.select_ids(selected)
         self.set_schedule_owner(owner)
         self.refresh_status()
-
-    def _select_ids(self, task_ids: Sequence[TaskId]) -> None:
-        selection = self.table.selectionModel()
-        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
-        for task_id in task_ids:
-            row = self.proxy.row_of(task_id)
-            if row is not None:
-                selection.select(self.proxy.index(row, 0), flags)
 
     def reveal(self) -> None:
         """Bring the window to the front, from the tray, a notification or a second start."""
@@ -370,71 +317,16 @@ class MainWindow(QMainWindow):
 
     def pause_all(self) -> None:
         """Pause every task that can be paused now."""
-        self._each(self.service.pause, self._all_where(Verb.PAUSE))
+        self.commands.pause_all()
 
     def resume_all(self) -> None:
         """Resume every paused task."""
-        self._each(self.service.resume, self._all_where(Verb.RESUME))
-
-    def _all_where(self, verb: Verb) -> list[TaskSnapshot]:
-        self.model.flush_pending()
-        snapshots = (self.model.snapshot_of(task_id) for task_id in self.model.task_ids())
-        return [s for s in snapshots if s is not None and allowed(verb, s)]
+        self.commands.resume_all()
 
     def set_state_filter(self, state_filter: StateFilter) -> None:
         self.filter_bar.check(state_filter)
         self.proxy.set_state_filter(state_filter)
         self._on_model_rows_changed()
-
-    def new_task(self) -> None:
-        dialog = self._dialog_factory(self._clock, self, mode=DialogMode.CREATE)
-        if dialog.exec() and (spec := dialog.result_spec()) is not None:
-            stored = self.service.add_task(spec)
-            self.select_task(stored.id)
-
-    def edit_selected(self) -> None:
-        tasks = self.selected_tasks()
-        if len(tasks) != 1:
-            return
-        dialog = self._dialog_factory(self._clock, self, spec=tasks[0].spec, mode=DialogMode.EDIT)
-        if dialog.exec() and (spec := dialog.result_spec()) is not None:
-            self.service.update_task(spec)
-
-    def duplicate_selected(self) -> None:
-        tasks = self.selected_tasks()
-        if len(tasks) != 1:
-            return
-        dialog = self._dialog_factory(
-            self._clock, self, spec=tasks[0].spec, mode=DialogMode.DUPLICATE
-        )
-        if dialog.exec() and (spec := dialog.result_spec()) is not None:
-            stored = self.service.add_task(spec)
-            self.select_task(stored.id)
-
-    def delete_selected(self) -> None:
-        """Delete the selected tasks (after asking); the row after them is selected
-        then, so the keyboard keeps its place (Delete, Delete, ... works down a list)."""
-        tasks = self.selected_tasks()
-        if not tasks or not self._confirm(self, "Delete Tasks", delete_question(tasks)):
-            return
-        rows = [row for task in tasks if (row := self.proxy.row_of(task.id)) is not None]
-        self._place_after_delete = (min(rows, default=0), {task.id for task in tasks})
-        self._each(self.service.delete, tasks)
-        self._keep_place()  # done now if the rows went at once, else when they go
-
-    def _keep_place(self, *_: object) -> None:
-        """Once the deleted rows are gone, select the row that took their place."""
-        pending = self._place_after_delete
-        if pending is None:
-            return
-        row, deleted = pending
-        if any(self.proxy.row_of(task_id) is not None for task_id in deleted):
-            return  # not all gone yet (a schedule run elsewhere deletes a moment later)
-        self._place_after_delete = None
-        count = self.proxy.rowCount()
-        if count and not self.table.selectionModel().hasSelection():
-            index = self.proxy.index(min(row, count - 1), 0)
-            self.table.setCurrentIndex(index)  # selects the row, and moves the keyboard
 
     def _history_of(self, task_id: TaskId) -> list[RunRecord]:
         return self.service.history(task_id)
@@ -459,20 +351,6 @@ class MainWindow(QMainWindow):
         tasks = self.selected_tasks()
         if len(tasks) == 1:
             self.show_history(tasks[0].id)
-
-    def _each(
-        self, operation: Callable[[TaskId], None], tasks: Sequence[TaskSnapshot] | None = None
-    ) -> None:
-        """Apply an operation to every selected task; report what failed, all at once."""
-        problems = []
-        for task in self.selected_tasks() if tasks is None else tasks:
-            try:
-                operation(task.id)
-            except TaskguiError as error:
-                problems.append(f"{isolated(task.spec.name)}: {error}")
-        if problems:
-            self._report("\n".join(problems))
-        self._on_selection_changed()
 
     def _safely(self, handler: Callable[[], None]) -> None:
         """No exception escapes a slot: show it to the person instead."""
@@ -534,17 +412,10 @@ class MainWindow(QMainWindow):
         self.status_line.set_workers(self.service.busy_workers, self.service.workers)
 
     def _on_model_rows_changed(self, *_: object) -> None:
-        if not self.model.rowCount():
-            self.stack.setCurrentWidget(self.empty)
-        elif not self.proxy.rowCount():
-            self.no_matches.describe(self.proxy.state_filter, self.search.text().strip())
-            self.stack.setCurrentWidget(self.no_matches)
-        else:
-            self.stack.setCurrentWidget(self.table)
+        self.tasks.show_fitting_page(self.search.text().strip())
 
     def _on_no_matches_show_all_clicked(self) -> None:
-        self.search.clear()
-        self.set_state_filter(StateFilter.ALL)
+        self._show_everything()
         self.table.setFocus()
 
     def _on_find_shortcut_activated(self) -> None:
@@ -553,7 +424,7 @@ class MainWindow(QMainWindow):
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:
         if index.isValid():
-            self._safely(self.edit_selected)
+            self._safely(self.commands.edit_selected)
 
     def _on_table_context_menu_requested(self, position: QPoint) -> None:
         if not self.table.indexAt(position).isValid():

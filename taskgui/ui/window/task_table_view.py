@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QAbstractItemModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from taskgui.ui.table.task_model import Column
-
-COLUMN_WIDTHS = {
-    Column.STATE: 110,
-    Column.PRIORITY: 70,
-    Column.NEXT_RUN: 190,
-    Column.SCHEDULE: 230,
-    Column.LAST_RESULT: 200,
-    Column.ATTEMPTS: 80,
-}
+from taskgui.ui.table.columns import TaskColumn
 
 
-def task_table(model: QAbstractItemModel, parent: QWidget) -> QTableView:
-    """A view of ``model`` (the filter proxy); "Name" takes the width that is left."""
+def task_table(
+    model: QAbstractItemModel, columns: Sequence[TaskColumn], parent: QWidget
+) -> QTableView:
+    """A view of ``model`` (the filter proxy), its header sized as ``columns`` say: the
+    column without a width ("Name") takes the width that is left."""
     table = QTableView(parent)
     table.setModel(model)
     table.setAccessibleName("Tasks")
@@ -35,7 +31,9 @@ def task_table(model: QAbstractItemModel, parent: QWidget) -> QTableView:
     header.setHighlightSections(False)
     header.setStretchLastSection(False)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
-    for column, width in COLUMN_WIDTHS.items():
-        header.resizeSection(column, width)
+    for column in columns:
+        if column.width is None:
+            header.setSectionResizeMode(column.column, QHeaderView.ResizeMode.Stretch)
+        else:
+            header.resizeSection(column.column, column.width)
     return table

@@ -22,77 +22,23 @@ from taskgui.core.clock import FakeClock
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import RunDispatched
-from taskgui.core.recurrence import Cron, Every, EveryMode, Once
-from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.recurrence import Cron, Every, EveryMode
+from taskgui.core.retry import Backoff
 from taskgui.core.shape import values
 from taskgui.core.shape.task import TaskDecoder, decode_run, run_json, task_json
-from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome
+from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
-from taskgui.core.task import Command, TaskSpec
+from taskgui.core.task import Command
 from taskgui.core.transfer.export_file import build_document, dump_document, parse_document
 from taskgui.store import codec
 from taskgui.store.requests import decode_spec, encode_spec
 from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.factories import T0
+from tests.helpers.shapes import EVERY_SHAPE as SPECS
 
-LATER = T0 + timedelta(days=1, microseconds=654_321)
-# Whole milliseconds for the run, which the CLI's JSON keeps; LATER's microseconds are
-# kept by the definition in it.
+# Whole milliseconds for the run, which the CLI's JSON keeps; the other tasks' times
+# have microseconds, which the definition in it keeps.
 RAN_AT = T0 + timedelta(seconds=1)
-SPECS = [
-    TaskSpec(  # once; the default retry; a plain shell line; runs once below
-        name="once",
-        command=Command(line="backup.sh --all"),
-        first_run_at=T0 + timedelta(milliseconds=123),
-        recurrence=Once(),
-    ),
-    TaskSpec(  # every, fixed rate; no retry; a folder and an environment; timeout, key
-        name="every rate",
-        command=Command(line="sync", cwd="/srv/data", env=(("LANG", "C"), ("Z", "ü"))),
-        first_run_at=LATER,
-        recurrence=Every(timedelta(minutes=5), EveryMode.FIXED_RATE),
-        retry=RetryPolicy.no_retry(),
-        timeout=timedelta(seconds=90.5),
-        concurrency_key="disk",
-    ),
-    TaskSpec(  # every, fixed delay; fixed backoff; no shell; paused; a high priority
-        name="every delay",
-        command=Command(line="/usr/bin/python3 job.py", use_shell=False),
-        first_run_at=LATER,
-        recurrence=Every(timedelta(hours=1), EveryMode.FIXED_DELAY),
-        retry=RetryPolicy(
-            backoff=Backoff.FIXED,
-            max_attempts=5,
-            base_delay=timedelta(seconds=30),
-            max_delay=timedelta(seconds=30),
-        ),
-        priority=9,
-        paused=True,
-    ),
-    TaskSpec(  # cron in a zone; exponential with jitter; a named shell (version 2)
-        name="cron <b>berlin</b> \u202e",
-        command=Command(line="source ~/.profile && run", shell_path="/bin/bash"),
-        first_run_at=LATER,
-        recurrence=Cron("0 3 * * *", "Europe/Berlin"),
-        retry=RetryPolicy(
-            max_attempts=7,
-            base_delay=timedelta(seconds=5),
-            max_delay=timedelta(hours=2),
-            factor=3.0,
-            jitter=True,
-        ),
-        overlap=OverlapPolicy.QUEUE,
-        misfire=MisfirePolicy.SKIP,
-        misfire_grace=timedelta(0),
-        priority=-3,
-    ),
-    TaskSpec(  # a cron nickname in another zone
-        name="cron daily",
-        command=Command(line="report"),
-        first_run_at=LATER,
-        recurrence=Cron("@daily", "America/New_York"),
-    ),
-]
 
 
 def run_first_task(db: Path) -> None:

@@ -11,7 +11,9 @@ from taskgui.core.clock import FakeClock
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.status import RunRecord, TaskSnapshot, TaskStatus
 from taskgui.store.sqlite.repository import SqliteRepository
-from taskgui.ui.history.history_view import HistoryDialog, OutputView, RunColumn
+from taskgui.ui.history.history_view import HistoryDialog
+from taskgui.ui.history.output_view import OutputView
+from taskgui.ui.history.run_table import RunColumn
 from taskgui.ui.table.formatting import local_time_text
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
 from tests.helpers.store import Driver

@@ -9,16 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taskgui.core.duration import ago_text, clock_text, countdown_text
 from taskgui.core.recurrence import Every
 from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.ui.table.formatting import (
     EMPTY,
     LastRun,
-    ago_text,
     attempts_text,
-    clock_text,
-    countdown_text,
     exit_text,
     last_result_text,
     last_result_tooltip,

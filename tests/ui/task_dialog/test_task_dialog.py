@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
-from taskgui.core.duration import parse_duration
+from taskgui.core.duration import duration_text, parse_duration
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once
 from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
@@ -34,11 +34,11 @@ from taskgui.core.task import Command, TaskSpec
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
-    duration_text,
     from_qdatetime,
     parse_env_lines,
 )
-from taskgui.ui.task_dialog.schedule_editor import QuickChoice, run_time_text
+from taskgui.ui.task_dialog.schedule_editor import QuickChoice
+from taskgui.ui.task_dialog.schedule_preview import run_time_text
 
 # The offscreen platform says this whenever a shown window's size limits change, which
 # every window with a layout does; it is about the test platform, not about the dialog.

@@ -1,0 +1,105 @@
+"""A command's process: how it starts, and the sentences for why it failed.
+
+The argv (through the shell, or split as a shell would), the working directory (home
+by default, as cron does), the environment (the command's, the run's mark) and a
+``Popen`` in a session of its own; a start failure or an exit said so a person can act
+on it ("command not found: rsnyc", "exit status 127 (command not found)").
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import signal
+import subprocess
+from collections.abc import Mapping
+
+from taskgui.core.task import Command
+
+SHELL = "/bin/sh"
+_SHELL_EXIT_HINTS = {126: "not executable", 127: "command not found"}
+
+
+class StartError(Exception):
+    """The command could not be started; the message is for a person."""
+
+
+def argv_of(command: Command) -> list[str]:
+    line = command.line
+    if command.use_shell:
+        return [command.shell_path or SHELL, "-c", line]
+    try:
+        argv = shlex.split(line)
+    except ValueError as error:
+        raise StartError(f"cannot split the command line: {error}") from None
+    if not argv:
+        raise StartError("the command line has nothing to run")
+    return argv
+
+
+def working_directory(command: Command) -> str:
+    """The working directory: the home directory by default, as cron does.
+
+    A relative directory is taken relative to home too, so its meaning does not
+    depend on where taskgui itself happened to be started.
+    """
+    home = os.path.expanduser("~")
+    given = command.cwd
+    cwd = home if given is None else os.path.join(home, os.path.expanduser(given))
+    if not os.path.isdir(cwd):
+        what = "is not a directory" if os.path.exists(cwd) else "does not exist"
+        raise StartError(f"working directory {cwd} {what}")
+    return cwd
+
+
+def start_process(
+    command: Command, argv: list[str], cwd: str, extra_env: Mapping[str, str]
+) -> subprocess.Popen[bytes]:
+    """The command's process, in a session and process group of its own, its output
+    (stdout and stderr) on one pipe."""
+    env = {**os.environ, **command.env_dict, **extra_env}
+    if command.shell_path is not None:
+        env["SHELL"] = command.shell_path  # as cron sets it for its commands
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise StartError(start_failure(error, argv[0], cwd)) from None
+    except ValueError as error:  # e.g. a NUL byte in extra_env
+        raise StartError(f"could not start the command: {error}") from None
+
+
+def describe_exit(code: int | None, use_shell: bool) -> str:
+    """How a command that did not succeed ended; the shell's own codes explained."""
+    if code is None:
+        return "ended without an exit status"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        return f"killed by signal {name}"
+    hint = _SHELL_EXIT_HINTS.get(code) if use_shell else None
+    return f"exit status {code} ({hint})" if hint else f"exit status {code}"
+
+
+def start_failure(error: OSError, program: str, cwd: str) -> str:
+    """A sentence a person can act on for an exec or chdir failure."""
+    reason = error.strerror or str(error)
+    if error.filename == cwd:
+        return f"cannot enter working directory {cwd}: {reason.lower()}"
+    if isinstance(error, FileNotFoundError):
+        if os.sep in program and os.path.exists(os.path.join(cwd, program)):
+            return f"cannot run {program}: its interpreter (the #! line) was not found"
+        return f"command not found: {program}"
+    if isinstance(error, PermissionError) or error.errno == errno.EACCES:
+        return f"permission denied: {program} cannot be executed"
+    return f"could not start {program}: {reason}"
