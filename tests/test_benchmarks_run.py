@@ -22,3 +22,10 @@ def test_bench_core_smoke_run_prints_its_table() -> None:
         assert "n/a" not in line.split(row, 1)[1], f"row {row!r} has a missing value: {line}"
     assert "ratio (same run)" in out
     assert "goals at" not in out  # the smoke run checks no goals
+
+
+def test_bench_core_smoke_run_over_the_wheel() -> None:
+    out = run_smoke("bench_core.py", "--time-queue", "wheel")
+    assert "engine time queue wheel" in out.splitlines()[0]
+    line = next((line for line in out.splitlines() if line.startswith("Engine.cancel(id)")), "")
+    assert line and "n/a" not in line, out

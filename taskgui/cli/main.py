@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from taskgui.cli import shared_schedule
 from taskgui.cli.context import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -88,6 +89,10 @@ def _run(
         daemon=daemon,
     )
     try:
+        if (dsn := shared_schedule.shared_dsn(args.db)) is not None:
+            return shared_schedule.run(args, dsn, clock)  # postgresql://: no file, no lock
+        if (done := shared_schedule.run_file_command(args, clock)) is not None:
+            return done
         return int(args.handler(args, ctx))
     except (UsageError, InvalidTaskError) as error:
         return _error(str(error), EXIT_USAGE)

@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from taskgui import __version__
 from taskgui.cli import commands as handlers
+from taskgui.cli import shared_schedule
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import add_arguments
 from taskgui.cli.context import PROG, UsageError
@@ -173,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli_transfer.import_arguments(importing)
     importing.set_defaults(handler=handlers.cmd_import)
+    shared_schedule.add_commands(commands, _command)
     return parser
 
 

@@ -13,6 +13,7 @@ import random
 from taskgui.core.engine.deferred import TaskTable
 from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.engine.queues import DispatchQueues
+from taskgui.core.engine.time_queue import new_time_queue, resolve
 from taskgui.core.engine.withdraw import WithdrawRecords
 from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
 from taskgui.core.events import Event, TaskChanged, TaskDropped
@@ -27,14 +28,23 @@ class EngineBase:
     """The engine's state; see ``taskgui.core.engine.engine.Engine``."""
 
     def __init__(
-        self, *, rng: random.Random | None = None, run_all_limit: int = DEFAULT_RUN_ALL_LIMIT
+        self,
+        *,
+        rng: random.Random | None = None,
+        run_all_limit: int = DEFAULT_RUN_ALL_LIMIT,
+        time_queue: str | None = None,
     ) -> None:
+        """``time_queue`` names the structure of tasks not yet due (see
+        ``taskgui.core.engine.time_queue``); None takes the default, and ``"auto"``
+        picks again by size at every ``load``."""
         if run_all_limit < 1:
             raise ValueError("run_all_limit must be at least 1")
         self._rng = rng or random.Random()
         self._run_all_limit = run_all_limit
         self._tasks = TaskTable(self._on_deferred_loaded)
-        self._queues = DispatchQueues()
+        self._time_queue_name = time_queue
+        self._time_queue_kind = resolve(time_queue, 0)
+        self._queues = DispatchQueues(new_time_queue(self._time_queue_kind))
         self._time = self._queues.time
         self._ready = self._queues.ready
         self._runs: dict[RunId, RunTicket] = {}
@@ -44,6 +54,19 @@ class EngineBase:
         self._run_keys: dict[RunId, str] = {}
         self._seq = itertools.count(1)
         self._run_ids = itertools.count(1)
+
+    @property
+    def time_queue_kind(self) -> str:
+        """Which time queue holds the tasks not yet due: ``"heap"`` or ``"wheel"``."""
+        return self._time_queue_kind
+
+    def _choose_time_queue(self, size: int) -> None:
+        """Switch to the queue the name stands for at ``size`` (an empty one: called
+        before a load fills it)."""
+        kind = resolve(self._time_queue_name, size)
+        if kind != self._time_queue_kind:
+            self._time_queue_kind = kind
+            self._time = self._queues.time = new_time_queue(kind)
 
     def _on_deferred_loaded(self, entry: TaskEntry, guessed_queued: bool) -> None:
         """Put the time queue right for a task just loaded: the store's guess came from

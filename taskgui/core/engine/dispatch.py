@@ -109,7 +109,7 @@ class Dispatching(EngineBase):
             scheduled_at=entry.slot_at,
             dispatched_at=now,
         )
-        entry.runs[ticket.run_id] = ticket
+        entry.add_run(ticket)
         self._runs[ticket.run_id] = ticket
         entry.attempt = ticket.attempt
         if entry.spec.concurrency_key is not None:
@@ -158,7 +158,7 @@ class Dispatching(EngineBase):
             raise InvalidStateError(f"run {run_id} cannot be taken back")
         ticket = self._runs.pop(run_id)
         entry = self._tasks[ticket.task_id]
-        del entry.runs[run_id]
+        entry.end_run(run_id)
         # Out of its queues first: releasing the key may make a task parked on it
         # ready, and that must not be this task's own slot, about to be replaced.
         events: list[Event] = [RunWithdrawn(ticket), *self._unqueue(entry)]
@@ -179,7 +179,7 @@ class Dispatching(EngineBase):
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed since dispatch; finished() still closes the run
             return []
-        entry.started[run_id] = now
+        entry.mark_started(run_id, now)
         return [TaskChanged(self._snapshot(entry))]
 
     def finished(self, run_id: RunId, outcome: RunOutcome, now: datetime) -> list[Event]:
@@ -193,8 +193,7 @@ class Dispatching(EngineBase):
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed while it ran
             return events
-        del entry.runs[run_id]
-        entry.started.pop(run_id, None)
+        entry.end_run(run_id)
         self._queues.previous_run_finished(entry.spec.id)
         self._after_run(entry, outcome, now, events)
         events.append(TaskChanged(self._snapshot(entry)))

@@ -171,6 +171,7 @@ class Engine(Dispatching):
             deferred_items, seq = tasks.defer(deferred, seq + 1)
             time_items += deferred_items
         self._seq = itertools.count(seq + 1)
+        self._choose_time_queue(len(time_items))
         self._time.heapify(time_items)
         for entry in interrupted:
             entry.attempt = max(entry.attempt, 1)

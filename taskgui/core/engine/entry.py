@@ -14,6 +14,12 @@ from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot, TaskStatus
 from taskgui.core.task import TaskSpec
 
+# Shared by every entry with no run: most of a large schedule is idle, and an empty
+# dict per entry is 64 bytes, twice (``runs`` and ``started``). Written only through
+# ``add_run``, ``mark_started`` and ``end_run``, which give an entry its own first.
+_NO_RUNS: dict[RunId, RunTicket] = {}
+_NONE_STARTED: dict[RunId, datetime] = {}
+
 
 class TaskEntry:
     """The engine's mutable bookkeeping for one task (never leaves the engine)."""
@@ -46,8 +52,8 @@ class TaskEntry:
         self.deferred_at: datetime | None = None
         self.last_outcome: RunOutcome | None = None
         self.last_run_at: datetime | None = None
-        self.runs: dict[RunId, RunTicket] = {}
-        self.started: dict[RunId, datetime] = {}
+        self.runs = _NO_RUNS  # read-only here: see add_run
+        self.started = _NONE_STARTED
 
     @classmethod
     def restored(cls, snapshot: TaskSnapshot) -> TaskEntry:
@@ -73,6 +79,26 @@ class TaskEntry:
         entry.last_outcome = status.last_outcome
         entry.last_run_at = status.last_run_at
         return entry
+
+    def add_run(self, ticket: RunTicket) -> None:
+        if self.runs is _NO_RUNS:
+            self.runs = {}
+        self.runs[ticket.run_id] = ticket
+
+    def mark_started(self, run_id: RunId, at: datetime) -> None:
+        if self.started is _NONE_STARTED:
+            self.started = {}
+        self.started[run_id] = at
+
+    def end_run(self, run_id: RunId) -> None:
+        """Forget a run (KeyError if it is not this entry's); the last one to end
+        gives the shared empty tables back."""
+        del self.runs[run_id]
+        self.started.pop(run_id, None)
+        if not self.runs:
+            self.runs = _NO_RUNS
+        if not self.started:
+            self.started = _NONE_STARTED
 
     @property
     def uses_fixed_delay(self) -> bool:

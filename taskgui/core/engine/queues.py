@@ -1,6 +1,7 @@
 """The places a queued task can wait, and the moves between them.
 
-- the **time heap**: not yet due, keyed ``(run_at, seq)``;
+- the **time queue**: not yet due, keyed ``(run_at, seq)`` (a heap or a wheel, see
+  ``time_queue``);
 - the **ready heap**: due, waiting for a worker, keyed ``(-priority, run_at, seq)``;
 - a **key heap** per concurrency key: due, but a task with the same key is running;
 - the **overlap wait**: due, but the task's own previous run is still going.
@@ -11,10 +12,12 @@ A task is in at most one of them, and every move is O(log n): nothing here scans
 from __future__ import annotations
 
 from taskgui.core.engine.heap import IndexedHeap
+from taskgui.core.engine.time_queue import TimeKey, TimeQueue
 from taskgui.core.states import WaitReason
 from taskgui.core.task import TaskId
 
-TimeKey = tuple[float, int]
+__all__ = ["DispatchQueues", "ReadyKey", "TimeKey"]
+
 ReadyKey = tuple[int, float, int]
 
 
@@ -23,8 +26,8 @@ class DispatchQueues:
 
     __slots__ = ("_blocked", "_busy_keys", "_overlap_wait", "ready", "time")
 
-    def __init__(self) -> None:
-        self.time: IndexedHeap[TaskId, TimeKey] = IndexedHeap()
+    def __init__(self, time: TimeQueue) -> None:
+        self.time = time
         self.ready: IndexedHeap[TaskId, ReadyKey] = IndexedHeap()
         self._blocked: dict[str, IndexedHeap[TaskId, ReadyKey]] = {}
         self._busy_keys: dict[str, int] = {}

@@ -43,9 +43,11 @@ class ModelTask:
 
 
 class EngineMatchesNaiveModel(RuleBasedStateMachine):
+    time_queue = "heap"  # the wheel runs the same machine below
+
     @initialize(workers=st.integers(min_value=1, max_value=3))
     def start(self, workers: int) -> None:
-        self.engine = Engine()
+        self.engine = Engine(time_queue=self.time_queue)
         self.workers = workers
         self.now = 0.0
         self.ids = itertools.count(1)
@@ -116,7 +118,7 @@ class EngineMatchesNaiveModel(RuleBasedStateMachine):
         whole = [s for s in stored if s.id in whole_ids]
         rest = [s for s in stored if s.id not in whole_ids]
         self.source = DictSource(rest)
-        self.engine = Engine()
+        self.engine = Engine(time_queue=self.time_queue)
         self.engine.load(whole, T0 + timedelta(seconds=self.now), deferred(rest, self.source))
         # The reload numbers queued tasks afresh: whole ones first, then deferred by id.
         for snapshot in [*whole, *sorted(rest, key=lambda s: s.id)]:
@@ -201,3 +203,11 @@ EngineMatchesNaiveModel.TestCase.settings = settings(
     max_examples=150, stateful_step_count=60, deadline=None
 )
 TestEngineMatchesNaiveModel = EngineMatchesNaiveModel.TestCase
+
+
+class EngineMatchesNaiveModelOnTheWheel(EngineMatchesNaiveModel):
+    time_queue = "wheel"
+
+
+EngineMatchesNaiveModelOnTheWheel.TestCase.settings = EngineMatchesNaiveModel.TestCase.settings
+TestEngineMatchesNaiveModelOnTheWheel = EngineMatchesNaiveModelOnTheWheel.TestCase

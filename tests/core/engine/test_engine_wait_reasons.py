@@ -39,9 +39,11 @@ LONG_GRACE = timedelta(days=1)  # misfires have tests of their own; here they ad
 
 
 class WaitReasonsAreTrue(RuleBasedStateMachine):
+    time_queue = "heap"  # the wheel runs the same machine below
+
     @initialize(workers=st.integers(1, 3))
     def start(self, workers: int) -> None:
-        self.engine = Engine()
+        self.engine = Engine(time_queue=self.time_queue)
         self.workers = workers
         self.now = 0.0
         self.ids = itertools.count(1)
@@ -167,7 +169,7 @@ class WaitReasonsAreTrue(RuleBasedStateMachine):
     @rule()
     def restart(self) -> None:
         stored = list(self.engine.snapshots())
-        self.engine = Engine()
+        self.engine = Engine(time_queue=self.time_queue)
         self.engine.load(stored, at(self.now))
         # A view starts from the snapshots, then follows the events.
         self.reported = {snapshot.id: snapshot for snapshot in self.engine.snapshots()}
@@ -219,3 +221,11 @@ WaitReasonsAreTrue.TestCase.settings = settings(
     max_examples=200, stateful_step_count=50, deadline=None
 )
 TestWaitReasonsAreTrue = WaitReasonsAreTrue.TestCase
+
+
+class WaitReasonsAreTrueOnTheWheel(WaitReasonsAreTrue):
+    time_queue = "wheel"
+
+
+WaitReasonsAreTrueOnTheWheel.TestCase.settings = WaitReasonsAreTrue.TestCase.settings
+TestWaitReasonsAreTrueOnTheWheel = WaitReasonsAreTrueOnTheWheel.TestCase
