@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon, QWidge
 from taskgui import __version__
 from taskgui.app.handover import hand_over
 from taskgui.app.logs import configure_logging
+from taskgui.app.notifications import outside_dispatcher
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT, SHUTDOWN_GRACE
@@ -177,8 +178,15 @@ def _session(
     notifier = None
     if not tray_available:
         notifier = desktop_notifier(DESKTOP_ID, app_icon_file())
+    outside = outside_dispatcher(settings.notify)  # webhook and mail, off this thread
     shell = DesktopShell(
-        window, settings, autostart, tray_available=tray_available, notifier=notifier
+        window,
+        settings,
+        autostart,
+        tray_available=tray_available,
+        notifier=notifier,
+        outside=outside,
+        clock=clock,
     )
     instance.message_received.connect(shell.handle_message)
     if run_here is not None:
@@ -192,6 +200,7 @@ def _session(
     code = app.exec()
     bridge.close()
     shell.close()
+    outside.close()
     return int(code), shell
 
 

@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 
 from taskgui import __version__
 from taskgui.cli import output as cli_format
+from taskgui.cli import shared_schedule
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import add_arguments, spec_from_args
 from taskgui.control.operations import Operations
@@ -242,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli_transfer.import_arguments(importing)
     importing.set_defaults(handler=_cmd_import)
+    shared_schedule.add_commands(commands, _command)
     return parser
 
 
@@ -526,6 +528,10 @@ def _run(
         daemon=daemon,
     )
     try:
+        if (dsn := shared_schedule.shared_dsn(args.db)) is not None:
+            return shared_schedule.run(args, dsn, clock)  # postgresql://: no file, no lock
+        if (done := shared_schedule.run_file_command(args, clock)) is not None:
+            return done
         return int(args.handler(args, ctx))
     except (UsageError, InvalidTaskError) as error:
         return _error(str(error), EXIT_USAGE)

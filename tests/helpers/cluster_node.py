@@ -12,7 +12,9 @@ appending ``task occurrence attempt node`` to the log file.
 A node wakes when the database notifies a change (new runs to claim), and each batch it
 claims takes WORK_MS to "run", so that work spreads over the nodes as real runs would.
 
-Arguments: DSN SCHEMA NODE LOG PERIOD_MS LEASE_MS OCCURRENCES [WORK_MS].
+Arguments: DSN SCHEMA NODE LOG PERIOD_MS LEASE_MS OCCURRENCES [WORK_MS [DEAD_MS]];
+DEAD_MS is how long a node may be silent before its runs are rescued (default: the
+lease).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from taskgui.store.postgres.session import Session
 def main(argv: list[str]) -> int:
     dsn, schema, name, log_path, period_ms, lease_ms, occurrences, *rest = argv
     work_s = int(rest[0]) / 1000 if rest else 0.0
+    dead_after = timedelta(milliseconds=int(rest[1])) if len(rest) > 1 else None
     period_us = int(period_ms) * 1000
     total = int(occurrences)
     logging.basicConfig(level=logging.INFO, format=f"{name} %(message)s", stream=sys.stderr)
@@ -106,7 +109,7 @@ def main(argv: list[str]) -> int:
         clock,
         version="test",
         workers=8,
-        times=NodeTimes(lease=timedelta(milliseconds=int(lease_ms))),
+        times=NodeTimes(lease=timedelta(milliseconds=int(lease_ms)), dead_after=dead_after),
         on_rescued=rescued,
     )
     print(f"ready {os.getpid()}", flush=True)

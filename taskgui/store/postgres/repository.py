@@ -129,7 +129,8 @@ def _refusal(specs: Iterable[TaskSpec]) -> InvalidTaskError | None:
 class PostgresRepository:
     """TaskRepository, RequestQueue and ChangeFeed over one PostgreSQL schema.
 
-    Use from one thread at a time; the change feed has a connection of its own.
+    Use from one thread at a time; the change feed has a connection of its own,
+    opened with the repository unless ``listen`` is False (then on first use).
     """
 
     def __init__(
@@ -139,6 +140,7 @@ class PostgresRepository:
         schema: str = DEFAULT_SCHEMA,
         history_limit: int = DEFAULT_HISTORY_LIMIT,
         application_name: str = "taskgui",
+        listen: bool = True,
     ) -> None:
         if history_limit < 1:
             raise ValueError("history_limit must be at least 1")
@@ -148,6 +150,14 @@ class PostgresRepository:
         self._session = Session(dsn, schema, application_name=application_name)
         self._feed: NotifyFeed | None = None
         self._run_rows: dict[RunId, int] = {}
+        if listen:
+            # Listening from the start: ``changed`` counts from opening, not from its
+            # first call. A one-shot CLI command passes listen=False (one connection).
+            try:
+                self._change_feed()
+            except BaseException:
+                self._session.close()
+                raise
 
     @property
     def session(self) -> Session:
@@ -484,6 +494,13 @@ class PostgresRepository:
         )
         return {row[1]: _run_record(row) for row in rows}
 
+    def run_nodes(self, run_ids: Sequence[int]) -> dict[int, str]:
+        """The node that ran (or runs) each run, where one claimed it."""
+        rows = self._session.query(
+            "SELECT id, node FROM runs WHERE id = ANY(%s) AND node IS NOT NULL", (list(run_ids),)
+        )
+        return {int(row[0]): str(row[1]) for row in rows}
+
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         rows = self._session.query(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE task_id = %s ORDER BY id DESC LIMIT %s",
@@ -494,6 +511,6 @@ class PostgresRepository:
 
 def _initial(values: Sequence[Any], slot: int) -> tuple[Any, ...]:
     """A new task's definition values (without the id) and its initial status values."""
-    paused = values[-1]
+    paused = values[codec.TASK_COLUMNS.index("paused") - 1]
     state = TaskState.PAUSED.value if paused else TaskState.PENDING.value
     return (*values, state, 0, slot, SlotKind.OCCURRENCE.value, slot, 1, None, None, None)

@@ -58,6 +58,7 @@ from taskgui.ui.table.countdown import CountdownTicker
 from taskgui.ui.table.state_filter import StateFilter
 from taskgui.ui.table.task_model import Column
 from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.timeline.attach import attach_timeline
 from taskgui.ui.transfer.actions import TransferActions
 from taskgui.ui.window.about import show_about
 from taskgui.ui.window.actions import TaskActions, Verb
@@ -158,6 +159,7 @@ class MainWindow(QMainWindow):
         self._set_tab_order()
         self.ticker = CountdownTicker(self.table, self.proxy, self.model, self)
         self._load_tasks()
+        self.timeline = attach_timeline(self, clock)  # a "Timeline" tab beside the table
         self.table.sortByColumn(Column.NEXT_RUN, Qt.SortOrder.AscendingOrder)
         self._on_model_counts_changed()
         self.ticker.start()
@@ -297,6 +299,7 @@ class MainWindow(QMainWindow):
             signal.disconnect(slot)
         self.service = service
         self.transfer.retarget(service)
+        self.timeline.follow(service)
         for signal, slot in self._service_links():
             signal.connect(slot)
         self._load_tasks()

@@ -1,0 +1,211 @@
+"""The command line on a shared schedule: ``--db postgresql://...`` (or TASKGUI_DB).
+
+A PostgreSQL schedule has no file, no lock and no single process that runs it: nodes
+share it (``taskgui.runtime.cluster``). These commands work on one: ``add``, ``list``,
+``show``, ``history`` read and write the database directly (a node hears of a change
+by NOTIFY), and ``nodes`` lists the nodes. ``migrate --to`` moves a SQLite file's
+schedule into one. Commands that act through the process running a schedule (cancel,
+pause, run-now, ...) answer that they are not available on PostgreSQL yet.
+
+psycopg is imported only here, and only for a postgresql:// database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from datetime import timedelta
+from typing import Any
+
+from taskgui.cli import output as cli_format
+from taskgui.cli.add_arguments import spec_from_args
+from taskgui.core.clock import Clock
+from taskgui.core.errors import TaskguiError
+from taskgui.core.terminal_text import visible
+from taskgui.store.paths import ENV_VAR, resolve_database_path
+from taskgui.store.postgres.connection import is_dsn, redact
+
+# A node that has not beaten for this long is shown as not answering.
+SILENT_AFTER = timedelta(seconds=10)
+
+
+class NotOnPostgresError(TaskguiError):
+    """A command that needs the process running a file's schedule."""
+
+
+def shared_dsn(explicit: str | None) -> str | None:
+    """The DSN when ``--db`` (else TASKGUI_DB) names a PostgreSQL database, else None."""
+    value = (explicit if explicit else os.environ.get(ENV_VAR, "")).strip()
+    return value if is_dsn(value) else None
+
+
+def add_commands(commands: Any, make: Any) -> None:
+    """``nodes`` and ``migrate``, registered beside the other commands.
+
+    ``make(commands, name, summary, examples)`` is the main parser's way of adding one.
+    """
+    nodes = make(
+        commands,
+        "nodes",
+        "List the nodes that share a PostgreSQL schedule.",
+        "taskgui --db postgresql://me@db/taskgui nodes --json",
+    )
+    nodes.add_argument("--json", action="store_true", help="print a JSON array")
+    nodes.set_defaults(shared_handler=_nodes, file_handler=_needs_postgres)
+    migrate = make(
+        commands,
+        "migrate",
+        "Move this database's tasks, states and history into a PostgreSQL schedule.",
+        "taskgui migrate --to postgresql://me@db/taskgui\n"
+        "taskgui --db ~/old.sqlite3 migrate --to postgresql://db.lan/taskgui",
+    )
+    migrate.add_argument("--to", required=True, metavar="DSN", help="postgresql://...")
+    migrate.set_defaults(file_handler=_migrate)
+
+
+def run_file_command(args: argparse.Namespace, clock: Clock) -> int | None:
+    """Run ``nodes`` or ``migrate`` for a file database; None for any other command."""
+    handler = getattr(args, "file_handler", None)
+    return None if handler is None else int(handler(args, clock))
+
+
+def run(args: argparse.Namespace, dsn: str, clock: Clock) -> int:
+    """Run a command against the PostgreSQL schedule at ``dsn``."""
+    from taskgui.store.postgres.repository import PostgresRepository  # noqa: PLC0415
+
+    # Known by the main parser's handler: ``args.command`` is add's --command too.
+    main_handler = getattr(getattr(args, "handler", None), "__name__", "")
+    name = main_handler.lstrip("_").removeprefix("cmd_")
+    handler = getattr(args, "shared_handler", None) or _SHARED.get(name)
+    if handler is None:
+        raise NotOnPostgresError(
+            f"this command is not available on a PostgreSQL schedule yet ({redact(dsn)}); "
+            "add, list, show, history and nodes are"
+        )
+    repository = PostgresRepository(dsn, listen=False)
+    try:
+        return int(handler(args, repository, clock))
+    finally:
+        repository.close()
+
+
+def _add(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    now = clock.now()
+    [stored] = repository.add_tasks([spec_from_args(args, now)], now)
+    print(stored.id)
+    return 0
+
+
+def _list(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    from taskgui.core.states import TaskState  # noqa: PLC0415
+
+    state = TaskState(args.state) if args.state else None
+    snapshots = repository.list_tasks(state)
+    if args.json:
+        print(cli_format.json_text([cli_format.task_json(s) for s in snapshots]))
+    elif not snapshots:
+        print(f"no {state.value} tasks" if state else "no tasks")
+    else:
+        print("\n".join(cli_format.task_table(snapshots, {})))
+    return 0
+
+
+def _show(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    snapshot = repository.get(args.id)
+    if args.json:
+        print(cli_format.json_text(cli_format.task_json(snapshot)))
+    else:
+        print("\n".join(cli_format.task_lines(snapshot, clock.now())))
+    return 0
+
+
+def _history(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    repository.get(args.id)
+    runs = repository.runs(args.id, args.limit)
+    nodes = repository.run_nodes([run.id for run in runs])
+    if args.json:
+        print(
+            cli_format.json_text(
+                [{**cli_format.run_json(run), "node": nodes.get(run.id)} for run in runs]
+            )
+        )
+    elif not runs:
+        print(f"task {args.id} has not run yet")
+    else:
+        print("\n".join(cli_format.history_table(runs)))
+    return 0
+
+
+def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    from taskgui.store.postgres.cluster import Cluster  # noqa: PLC0415
+
+    listed = Cluster(repository.session, "").nodes(SILENT_AFTER)
+    rows = [
+        {
+            "name": node.name,
+            "leader": node.leader,
+            "pid": node.pid,
+            "host": node.host,
+            "last_heartbeat": cli_format.iso(node.last_heartbeat),
+            "running": node.running,
+            "version": node.version,
+            "clock_offset_ms": round(node.clock_offset_ms, 1),
+            "answering": node.alive,
+        }
+        for node in listed
+    ]
+    if args.json:
+        print(cli_format.json_text(rows))
+        return 0
+    if not rows:
+        print("no nodes have joined this schedule yet (start 'taskgui daemon' on one)")
+        return 0
+    table = [
+        [
+            visible(node.name),
+            "yes" if node.leader else "",
+            str(node.pid),
+            visible(node.host),
+            cli_format.local(node.last_heartbeat),
+            str(node.running),
+            visible(node.version),
+            f"{node.clock_offset_ms:+.0f} ms",
+            "" if node.alive else "not answering",
+        ]
+        for node in listed
+    ]
+    headers = ["name", "leader", "pid", "host", "last heartbeat", "running", "version", "clock"]
+    print("\n".join(cli_format.table([*headers, ""], table, numeric={2, 5})))
+    return 0
+
+
+def _needs_postgres(args: argparse.Namespace, clock: Clock) -> int:
+    raise NotOnPostgresError(
+        "'taskgui nodes' lists the nodes of a shared schedule: give --db postgresql://..."
+    )
+
+
+def _migrate(args: argparse.Namespace, clock: Clock) -> int:
+    from taskgui.store.postgres.moving_in import move_in  # noqa: PLC0415
+    from taskgui.store.postgres.repository import PostgresRepository  # noqa: PLC0415
+
+    target = args.to.strip()
+    if not is_dsn(target):
+        raise NotOnPostgresError("--to needs a postgresql:// DSN")
+    source = resolve_database_path(args.db)
+    if not source.exists():
+        raise NotOnPostgresError(f"{source} does not exist: there is nothing to move")
+    repository = PostgresRepository(target, listen=False)
+    try:
+        report = move_in(source, repository)
+    finally:
+        repository.close()
+    print(
+        f"moved {report.tasks} task(s), {report.runs} run(s) and {report.quarantined} "
+        f"set-aside task(s) from {visible(str(source))} to {redact(target)}"
+    )
+    return 0
+
+
+# By the name of the main parser's handler for the command, less its "cmd_" prefix.
+_SHARED = {"add": _add, "list": _list, "show": _show, "history": _history}
