@@ -40,7 +40,8 @@ from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT, SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
-from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
+from taskgui.runtime.remote import RemoteScheduler, describe_owner
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import (
     DatabaseCorruptError,
@@ -160,7 +161,7 @@ def _acquire(lock: SchedulerLock) -> None:
 def _session(
     app: QApplication,
     *,
-    service: AnyScheduler,
+    service: LiveScheduleClient,
     clock: Clock,
     path: Path,
     owner: str,
