@@ -121,7 +121,8 @@ def bench_add_cancel(dsn: str, profile: Profile) -> list[tuple[str, float, float
     per_chunk = max(1, profile.ops // profile.chunks)
     specs = [_spec(index) for index in range(per_chunk * profile.chunks)]
     columns = ", ".join((*codec.TASK_COLUMNS, "created_at", "updated_at"))
-    insert = f"INSERT INTO tasks ({columns}) VALUES ({', '.join(['%s'] * 24)})"
+    placeholders = ", ".join(["%s"] * (len(codec.TASK_COLUMNS) + 2))
+    insert = f"INSERT INTO tasks ({columns}) VALUES ({placeholders})"
     now_us = codec.to_us(NOW)
     raw_rows = [
         codec.new_task_row(spec.with_id(index + 1), now_us) for index, spec in enumerate(specs)

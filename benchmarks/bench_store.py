@@ -331,7 +331,9 @@ class RawSystem:
         params = []
         for task_id in ids:
             # TASK_COLUMNS[1:] of a task's row, as _UPDATE_TASK binds them.
-            values = list(codec.new_task_row(template.with_id(task_id), now_us)[1:22])
+            values = list(
+                codec.new_task_row(template.with_id(task_id), now_us)[1 : len(codec.TASK_COLUMNS)]
+            )
             if cancel:
                 values[status_at:] = ["cancelled", 0, None, None, None, 1, None, None, None]
             params.append((*values, now_us, task_id))

@@ -123,6 +123,16 @@ def _shoot(
     window.select_task(by_name["Upload report"].id)
     save(window, out, "main-window.png")
 
+    # The Timeline tab: runs coloured by outcome, the running one growing, what comes.
+    window.timeline.show()
+    window.timeline.view.show_span("hours")
+    settle(500)
+    save(window, out, "timeline.png")
+    window.timeline.view.show_span("week")
+    settle(300)
+    save(window, out, "timeline-week.png")
+    window.timeline.tabs.setCurrentIndex(0)
+
     # What the person sees when a task gives up: the banner (no tray, no bus here).
     fetch = by_name["Fetch mail"]
     exhausted = TaskExhausted(

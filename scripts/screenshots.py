@@ -10,6 +10,8 @@ A driver in the app's process builds the real scheduler, window and shell, then 
 
     main-window.png        the task list, a running task selected
     main-window-dark.png   the same with a dark palette (icons and colours must hold up)
+    timeline.png           the Timeline tab, six hours across
+    timeline-week.png      the same, a week across (dense lanes fold into strips)
     notification.png       the in-window banner a failed task raises (no tray, no bus)
     task-dialog.png        editing a task
     history.png            a failed task's runs and output

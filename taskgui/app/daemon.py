@@ -21,10 +21,12 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 
 from taskgui.app.logs import configure_logging
+from taskgui.app.notifications import OutsideNotifications
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import SystemClock
 from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
+from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.private_folders import make_database_folder
@@ -65,6 +67,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     # No window: failures go to the log. Kept in a name for the whole run, because Qt
     # holds the slots of a plain object only as long as the object lives.
     run_log = RunLog(service, service.task, log)
+    outside = OutsideNotifications(service, clock, NotifySettings.for_user())  # webhook, mail
     service.stopped.connect(app.quit)
     lost: list[str] = []  # the database file went away: stop, and exit 1 with why
     service.store_lost.connect(lost.append)
@@ -93,6 +96,7 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     except TaskguiError as error:
         return _start_failed(error)
     finally:
+        outside.close()
         bridge.close()
         repository.close()
         lock.release()

@@ -34,11 +34,13 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon, QWidge
 from taskgui import __version__
 from taskgui.app.handover import hand_over
 from taskgui.app.logs import configure_logging
+from taskgui.app.notifications import outside_dispatcher
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT, SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
-from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
+from taskgui.runtime.remote import RemoteScheduler, describe_owner
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
 from taskgui.store.paths import default_database_path, resolve_database_path
@@ -154,7 +156,7 @@ def _acquire(lock: SchedulerLock) -> None:
 def _session(
     app: QApplication,
     *,
-    service: AnyScheduler,
+    service: LiveScheduleClient,
     clock: Clock,
     path: Path,
     owner: str,
@@ -177,8 +179,15 @@ def _session(
     notifier = None
     if not tray_available:
         notifier = desktop_notifier(DESKTOP_ID, app_icon_file())
+    outside = outside_dispatcher(settings.notify)  # webhook and mail, off this thread
     shell = DesktopShell(
-        window, settings, autostart, tray_available=tray_available, notifier=notifier
+        window,
+        settings,
+        autostart,
+        tray_available=tray_available,
+        notifier=notifier,
+        outside=outside,
+        clock=clock,
     )
     instance.message_received.connect(shell.handle_message)
     if run_here is not None:
@@ -192,6 +201,7 @@ def _session(
     code = app.exec()
     bridge.close()
     shell.close()
+    outside.close()
     return int(code), shell
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 from taskgui.core.duration import parse_duration
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.notify_rules import NotifyRule, parse_rule
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
 from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
@@ -50,6 +51,14 @@ def datetime_arg(text: str) -> datetime:
             f"cannot read {text!r} as a date and time; write it like 2026-03-01T09:30 "
             "(local time) or 2026-03-01T09:30+01:00"
         ) from None
+
+
+def notify_arg(text: str) -> NotifyRule:
+    """An argparse type for ``on-failure|after:N|on-recovery|on-give-up|never``."""
+    try:
+        return parse_rule(text)
+    except InvalidTaskError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 # --------------------------------------------------------------------------- flags
@@ -118,6 +127,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-shell", action="store_true", help="split the command into arguments, no shell"
     )
     run.add_argument("--paused", action="store_true", help="add it paused")
+    run.add_argument(
+        "--notify",
+        type=notify_arg,
+        metavar="RULE",
+        help="when to tell you: on-failure, after:N (failures in a row), on-recovery, "
+        "on-give-up or never (default: the rule in Settings, on-give-up)",
+    )
 
 
 # -------------------------------------------------------------------- the spec
@@ -150,6 +166,7 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
         overlap=OverlapPolicy(args.overlap),
         misfire=MisfirePolicy(args.misfire),
         paused=args.paused,
+        notify=getattr(args, "notify", None),
     )
 
 

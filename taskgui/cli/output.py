@@ -188,6 +188,7 @@ def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, A
         "overlap": spec.overlap.value,
         "misfire": spec.misfire.value,
         "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
+        "notify": spec.notify.text if spec.notify else None,
         # The task's definition in its one shape, exact to the microsecond: what an
         # export file holds, and what 'taskgui import' reads back.
         "definition": definition,
@@ -281,6 +282,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None
         ("overlap", spec.overlap.value),
         ("misfire", f"{spec.misfire.value} (grace {format_duration(spec.misfire_grace)})"),
         ("paused", "yes" if spec.paused else "no"),
+        ("notify", spec.notify.text if spec.notify else "default (Settings)"),
         ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),
         ("last run", local(status.last_run_at)),
     ]

@@ -16,6 +16,7 @@ from typing import Any
 
 from taskgui.core.duration import check_duration
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.notify_rules import NotifyRule
 from taskgui.core.recurrence import Cron, Once, Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
@@ -163,9 +164,13 @@ class TaskSpec:
     misfire: MisfirePolicy = MisfirePolicy.RUN_ONCE
     misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE
     paused: bool = False
+    # When to tell a person about its runs; None follows the default in the settings.
+    notify: NotifyRule | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _checked_name(self.name))
+        if self.notify is not None and not isinstance(self.notify, NotifyRule):
+            raise InvalidTaskError("the notification rule must be a NotifyRule (or none)")
         if getattr(self.recurrence, "refusal", None) is not None and not self.paused:
             object.__setattr__(self, "paused", True)
         if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:

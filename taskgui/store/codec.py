@@ -54,6 +54,7 @@ TASK_COLUMNS = (
     "misfire",
     "misfire_grace",
     "paused",
+    "notify",
     "state",
     "attempt",
     "next_run_at",
@@ -64,7 +65,7 @@ TASK_COLUMNS = (
     "last_outcome",
     "last_run_at",
 )
-STATUS_COLUMNS = TASK_COLUMNS[13:]
+STATUS_COLUMNS = TASK_COLUMNS[14:]
 
 
 def _seconds(value: timedelta | None) -> float | None:
@@ -85,7 +86,7 @@ _retry_text = values.retry_text
 
 
 def spec_values(spec: TaskSpec) -> tuple[Any, ...]:
-    """The definition columns (``TASK_COLUMNS[1:13]``) of a task row."""
+    """The definition columns (``TASK_COLUMNS[1:14]``) of a task row."""
     return (
         spec.name,
         encode_command(spec.command),
@@ -99,6 +100,7 @@ def spec_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire.value,
         spec.misfire_grace.total_seconds(),
         int(spec.paused),
+        None if spec.notify is None else spec.notify.text,
     )
 
 
@@ -158,11 +160,12 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
         spec.misfire._value_,
         spec.misfire_grace.total_seconds(),
         1 if spec.paused else 0,
+        None if spec.notify is None else spec.notify.text,
         first if slot_at is spec.first_run_at else to_us(slot_at),
     )
 
 
-NEW_TASK_VALUES = (*TASK_COLUMNS[:13], "slot_at")
+NEW_TASK_VALUES = (*TASK_COLUMNS[:14], "slot_at")
 
 
 def new_task_row(spec: TaskSpec, now_us: int) -> tuple[Any, ...]:

@@ -170,6 +170,8 @@ def decode_spec(text: str) -> TaskSpec:
 
 
 def _decode_row(row: object) -> TaskSpec:
+    if isinstance(row, list) and len(row) == _SPEC_COLUMNS - 1:
+        row = [*row, None]  # written before tasks.notify: the default rule
     if not isinstance(row, list) or len(row) != _SPEC_COLUMNS:
         raise InvalidTaskError("the request's definition is not a task's row")
     # RowDecoder reads whole rows; a blank status fills the columns it expects.

@@ -13,10 +13,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from taskgui.core.duration import MAX_DURATION
 from taskgui.core.errors import TaskguiError
+from taskgui.core.notify_rules import NotifyRule, parse_rule
 from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape import stored
@@ -150,6 +152,13 @@ def _plain_command(text: str) -> Command | None:
 _WAITING = frozenset({TaskState.PENDING, TaskState.RETRYING})
 
 
+@lru_cache(maxsize=64)
+def decode_notify(text: str) -> NotifyRule:
+    """A stored notification rule (``after:3``); few distinct ones exist, so one object
+    serves every task that has it."""
+    return parse_rule(text)
+
+
 def _paused_if_refused(snapshot: TaskSnapshot) -> TaskSnapshot:
     """A task whose schedule is refused is paused (TaskSpec saw to its definition);
     its stored state says what it was before, so show what the engine will make of it."""
@@ -238,6 +247,7 @@ class RowDecoder:
             misfire_text,
             grace_seconds,
             paused,
+            notify_text,
             state_text,
             attempt,
             next_run_at,
@@ -318,6 +328,7 @@ class RowDecoder:
             misfire_grace=grace,
             # TaskSpec pauses a task whose schedule is refused; so must this copy.
             paused=bool(paused) or recurrence.refusal is not None,
+            notify=None if notify_text is None else decode_notify(notify_text),
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,
@@ -353,6 +364,7 @@ class RowDecoder:
             misfire,
             misfire_grace,
             paused,
+            notify,
             state,
             attempt,
             next_run_at,
@@ -377,6 +389,7 @@ class RowDecoder:
             misfire=MisfirePolicy(misfire),
             misfire_grace=timedelta(seconds=misfire_grace),
             paused=bool(paused),
+            notify=None if notify is None else decode_notify(notify),
         )
         status = TaskStatus(
             state=TaskState(state),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event, RunDispatched
+from taskgui.core.notify_rules import parse_rule
 from taskgui.core.recurrence import Cron, Every, EveryMode
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome
@@ -117,6 +118,7 @@ def rich_specs() -> dict[str, TaskSpec]:
                 base_delay=timedelta(seconds=10),
                 max_delay=timedelta(seconds=10),
             ),
+            notify=parse_rule("after:3"),
         ),
         "command-details": replace(
             base,
@@ -130,7 +132,9 @@ def rich_specs() -> dict[str, TaskSpec]:
             concurrency_key="backups",
             priority=1_000_000,
         ),
-        "paused": replace(base, paused=True, timeout=timedelta(minutes=1)),
+        "paused": replace(
+            base, paused=True, timeout=timedelta(minutes=1), notify=parse_rule("never")
+        ),
     }
 
 

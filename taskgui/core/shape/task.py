@@ -4,7 +4,7 @@
            "first_run_at": "2026-03-01T08:30:00+00:00", "schedule": {...},
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
-           "misfire_grace_seconds": 60.0, "paused": false}
+           "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -15,7 +15,8 @@ ISO 8601 with an offset (written in UTC with every microsecond, so a round trip 
 exact; the CLI writes milliseconds, and any offset reads back), durations are seconds.
 ``state`` is information, not definition: an import uses it only to leave finished
 tasks out, and a definition alone (a request's) has none. Only ``name``, ``command``
-and ``first_run_at`` are required; every other key takes its default.
+and ``first_run_at`` are required; every other key takes its default. ``notify`` (a
+``core.notify_rules`` rule) is written only for a task that has its own.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.notify_rules import parse_rule
 from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_savable, shown
@@ -56,6 +59,7 @@ TASK_KEYS = (
     "misfire",
     "misfire_grace_seconds",
     "paused",
+    "notify",
 )
 RUN_KEYS = (
     "id",
@@ -104,6 +108,10 @@ def task_json(
         misfire_grace_seconds=spec.misfire_grace.total_seconds(),
         paused=spec.paused,
     )
+    if spec.notify is not None:
+        # Only when the task has a rule of its own: a file of tasks that follow the
+        # default still reads in a taskgui from before per-task rules.
+        value["notify"] = spec.notify.text
     return value
 
 
@@ -198,6 +206,11 @@ class TaskDecoder:
         misfire = fields.choice("misfire", MisfirePolicy, MisfirePolicy.RUN_ONCE)
         grace = fields.seconds("misfire_grace_seconds", DEFAULT_MISFIRE_GRACE)
         paused = fields.boolean("paused", False)
+        notify_text = fields.text("notify", None, nullable=True)
+        try:
+            notify = None if notify_text is None else parse_rule(notify_text)
+        except InvalidTaskError as error:
+            raise FieldError("notify", str(error)) from None
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -219,6 +232,7 @@ class TaskDecoder:
                 misfire=misfire,
                 misfire_grace=grace,
                 paused=paused,
+                notify=notify,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),

@@ -7,7 +7,7 @@ A document looks like::
                 "first_run_at": ..., "schedule": {"v": 1, ...}, "retry": {"v": 1, ...},
                 "priority": 0, "timeout_seconds": null, "concurrency_key": null,
                 "overlap": "skip", "misfire": "run_once", "misfire_grace_seconds": 60.0,
-                "paused": false}],
+                "paused": false, "notify": "after:3"}],  # notify: only when set
      "runs": {"7": [...]}}            # only when exported with history
 
 Each task and run is the one shape of ``taskgui.core.shape`` (the store keeps the same

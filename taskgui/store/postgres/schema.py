@@ -135,6 +135,11 @@ MIGRATIONS: Sequence[str] = (
     CREATE INDEX runs_unclaimed ON runs (priority DESC, id)
         WHERE outcome IS NULL AND node IS NULL;
     """,
+    # 3: when to tell a person about a task's runs (core.notify_rules), as SQLite's
+    # schema 9 has it; NULL follows the default in the settings.
+    """
+    ALTER TABLE tasks ADD COLUMN notify TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,6 +1,6 @@
 """Writing new tasks: the statement that turns ``codec.new_task_values`` into rows.
 
-A new task's row is 24 columns, but only 14 values come from Python; the initial
+A new task's row is 25 columns, but only 15 values come from Python; the initial
 status (state from ``paused``, attempt 0, the first occurrence queued, timestamps) is
 written by the statement itself. Binding parameters is most of the cost of an insert,
 so this alone takes a third off a bulk import. A batch also puts many rows in one
@@ -27,7 +27,7 @@ _COLUMNS = ", ".join((*codec.TASK_COLUMNS, "created_at", "updated_at"))
 def _row(first: int) -> str:
     """One row's VALUES tuple, its parameters numbered from ``first``; ?1 is "now"."""
     given = [f"?{first + offset}" for offset in range(_VALUES)]
-    *definition, paused, slot = given
+    *definition, paused, notify, slot = given
     initial_status = (
         f"CASE {paused} WHEN 0 THEN '{TaskState.PENDING.value}' "
         f"ELSE '{TaskState.PAUSED.value}' END",  # state
@@ -42,7 +42,7 @@ def _row(first: int) -> str:
         "?1",  # created_at
         "?1",  # updated_at
     )
-    return f"({', '.join((*definition, paused, *initial_status))})"
+    return f"({', '.join((*definition, paused, notify, *initial_status))})"
 
 
 @lru_cache(maxsize=4)

@@ -126,6 +126,11 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN waiting TEXT;
     """,
+    # 9: when to tell a person about a task's runs (core.notify_rules: "on-failure",
+    # "after:3", ...); NULL follows the default in the settings, as every task did.
+    """
+    ALTER TABLE tasks ADD COLUMN notify TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, QSettings
 
 from taskgui.core import defaults
+from taskgui.runtime.notify_settings import NOTIFY_EXHAUSTED, NOTIFY_FAILURES, NotifySettings
 
 ORGANIZATION = "taskgui"
 APPLICATION = "taskgui"
@@ -21,8 +22,8 @@ DEFAULT_WORKERS = defaults.DEFAULT_WORKERS  # the one definition, named here for
 MAX_WORKERS = 64
 
 _WORKERS = "scheduler/workers"
-_NOTIFY_EXHAUSTED = "notifications/exhausted"
-_NOTIFY_FAILURES = "notifications/each_failure"
+_NOTIFY_EXHAUSTED = NOTIFY_EXHAUSTED
+_NOTIFY_FAILURES = NOTIFY_FAILURES
 _START_MINIMIZED = "startup/minimized"
 _CLOSE_HINT_SHOWN = "window/close_hint_shown"
 _CLOSE_WITHOUT_TRAY = "window/close_without_tray"
@@ -83,6 +84,7 @@ class Settings:
     @notify_exhausted.setter
     def notify_exhausted(self, value: bool) -> None:
         self._set(_NOTIFY_EXHAUSTED, bool(value))
+        self.notify.clear_default_rule()  # the rule follows the switches again
 
     @property
     def notify_failures(self) -> bool:
@@ -92,6 +94,7 @@ class Settings:
     @notify_failures.setter
     def notify_failures(self, value: bool) -> None:
         self._set(_NOTIFY_FAILURES, bool(value))
+        self.notify.clear_default_rule()
 
     @property
     def start_minimized(self) -> bool:
@@ -137,6 +140,12 @@ class Settings:
     def window_geometry(self, value: bytes) -> None:
         # As a QByteArray: plain bytes would be stored as a pickled Python object.
         self._set(_GEOMETRY, QByteArray(value))
+
+    @property
+    def notify(self) -> NotifySettings:
+        """The notification rules and channels, in this same store (the daemon reads
+        them from there too)."""
+        return NotifySettings(self.store)
 
     def sync(self) -> None:
         self.store.sync()

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from taskgui.core.errors import TaskguiError
 from taskgui.ui.desktop.autostart import Autostart
+from taskgui.ui.desktop.notify_group import NotifyGroup
 from taskgui.ui.desktop.settings import MAX_WORKERS, Settings
 from taskgui.ui.plain_text import plain_label, plain_tooltip, warn
 
@@ -71,19 +73,14 @@ class SettingsDialog(QDialog):
         )
         workers_hint.setEnabled(False)  # a dimmed hint, from the palette
 
-        self.notify_exhausted = QCheckBox("When a task gives up after its &last attempt", self)
-        self.notify_exhausted.setChecked(settings.notify_exhausted)
-        self.notify_failures = QCheckBox("When a run &fails and will be retried", self)
-        self.notify_failures.setChecked(settings.notify_failures)
+        # The default rule, quiet hours and the webhook and mail channels.
+        self.notifications = NotifyGroup(settings.notify, self)
 
         scheduler = QGroupBox("Scheduler", self)
         form = QFormLayout(scheduler)
         form.addRow("&Workers:", self.workers)
         form.addRow("", workers_hint)
-        notifications = QGroupBox("Notify me", self)
-        box = QVBoxLayout(notifications)
-        box.addWidget(self.notify_exhausted)
-        box.addWidget(self.notify_failures)
+        notifications = self.notifications
         startup = self._startup_group(tray_available)
 
         self.buttons = QDialogButtonBox(
@@ -132,8 +129,11 @@ class SettingsDialog(QDialog):
         settings = self.settings
         if self.workers.isEnabled():
             settings.workers = self.workers.value()
-        settings.notify_exhausted = self.notify_exhausted.isChecked()
-        settings.notify_failures = self.notify_failures.isChecked()
+        try:
+            self.notifications.apply()
+        except TaskguiError as error:
+            warn(self, "taskgui", f"The notification settings were not saved: {error}")
+            return False
         if self.start_minimized.isEnabled():
             settings.start_minimized = self.start_minimized.isChecked()
         if not self.on_close.isHidden():

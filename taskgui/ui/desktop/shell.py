@@ -11,9 +11,11 @@ It owns the decisions that are about the app rather than the task list:
 * **Quitting** asks first when tasks are running here, naming them, because they are
   stopped (and retried at the next start). A schedule run by ``taskgui daemon`` goes
   on regardless.
-* **Notifications**: a task that exhausts its retries (on by default) or fails and
-  will retry (off by default) raises a notice through the ``Notifier``; clicking it
-  brings up the window with the task selected and its history open.
+* **Notifications**: the relay (``runtime.notify_relay``) judges each attempt by its
+  task's rule (default: when it gives up) and ``ui.notify.news`` raises the notice
+  through the ``Notifier`` and, where the schedule runs here, the outside channels;
+  clicking a notice brings up the window with the task selected and its history
+  open; its actions retry the task, open its log or snooze it for an hour.
 * **The tray**: its menu, and a badge while something failed.
 * **Settings**, and a second start of the app (``show``) raising the window.
 
@@ -30,26 +32,25 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QWidget
 
+from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
-from taskgui.core.events import RetryScheduled, TaskExhausted
-from taskgui.core.states import RunOutcome, SlotKind, TaskState
-from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
-from taskgui.runtime.remote import AnyScheduler, RemoteScheduler
+from taskgui.core.events import TaskExhausted
+from taskgui.core.notify_rules import NotifyGate
+from taskgui.core.states import SlotKind, TaskState
+from taskgui.core.status import TaskSnapshot
+from taskgui.runtime.notify_relay import NotifyRelay
+from taskgui.runtime.notify_settings import channels
+from taskgui.runtime.schedule_client import LiveScheduleClient
+from taskgui.system.notify.dispatcher import Dispatcher
 from taskgui.ui.desktop.autostart import Autostart
 from taskgui.ui.desktop.close_choice import CloseChoice, CloseChooser, ask_close_choice
 from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
 from taskgui.ui.desktop.single_instance import SHOW
 from taskgui.ui.desktop.tray import Tray
-from taskgui.ui.notify.notifier import (
-    BannerNotifier,
-    Notifier,
-    TrayNotifier,
-    notice_for_exhausted,
-    notice_for_retry,
-)
+from taskgui.ui.notify.news import News
+from taskgui.ui.notify.notifier import BannerNotifier, Notifier, TrayNotifier
 from taskgui.ui.plain_text import ask_yes_no
-from taskgui.ui.table.formatting import outcome_text
 from taskgui.ui.window.actions import Verb, allowed
 from taskgui.ui.window.main_window import MainWindow
 from taskgui.ui.window.questions import Confirm
@@ -102,6 +103,8 @@ class DesktopShell(QObject):
         choose_close: CloseChooser = ask_close_choice,
         quit_app: Callable[[], None] = QCoreApplication.quit,
         settings_dialog_factory: SettingsDialogFactory = SettingsDialog,
+        outside: Dispatcher | None = None,
+        clock: Clock | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -110,7 +113,7 @@ class DesktopShell(QObject):
         self.settings = settings
         self.autostart = autostart
         self.tray_available = tray_available
-        self.runs_here = not isinstance(self.service, RemoteScheduler)
+        self.runs_here = self.service.runs_here
         self._ask = ask
         self._choose_close = choose_close
         self._quit_app = quit_app
@@ -120,7 +123,6 @@ class DesktopShell(QObject):
         # Set when the person chose to keep the schedule running without the window:
         # the app hands it to taskgui daemon once this process has let go of it.
         self.handover_requested = False
-        self._errors: dict[int, str] = {}  # task id -> error of its latest failed run
         self._unseen: set[int] = set()  # exhausted while the window was not looked at
 
         self.tray: Tray | None = Tray(self) if tray_available else None
@@ -131,6 +133,23 @@ class DesktopShell(QObject):
                 else BannerNotifier(window.banner, self)
             )
         self.notifier = notifier
+        notify = settings.notify
+        relay = NotifyRelay(
+            self.service,
+            self.service.task,
+            clock or SystemClock(),
+            default_rule=lambda: self.settings.notify.default_rule,
+            gate=NotifyGate(notify.quiet_hours),
+        )
+        self.news = News(
+            relay,
+            notifier,
+            retry_now=self.service.retry_now,
+            recurring=self._recurring,
+            outside=outside,
+            runs_here=self.runs_here,
+            parent=self,
+        )
         window.intercept_close = True
         self._describe_quit()
         self._connect()
@@ -146,24 +165,29 @@ class DesktopShell(QObject):
         """Every (signal of the service, slot): connected, and undone on ``adopt``."""
         service = self.service
         links: list[tuple[Any, Callable[..., None]]] = [
-            (service.run_finished, self._on_service_run_finished),
-            (service.retry_scheduled, self._on_service_retry_scheduled),
             (service.task_exhausted, self._on_service_task_exhausted),
             (service.task_changed, self._on_service_task_changed),
+            # Emitted only by a client of a schedule run elsewhere.
+            (service.owner_changed, self.window.set_schedule_owner),
         ]
-        if isinstance(service, RemoteScheduler):
-            links.append((service.owner_changed, self.window.set_schedule_owner))
         return links
 
-    def adopt(self, service: AnyScheduler) -> None:
+    def adopt(self, service: LiveScheduleClient) -> None:
         """The schedule now runs in this process, in ``service``: follow it from now on."""
         for signal, slot in self._service_links():
             signal.disconnect(slot)
         self.service = service
-        self.runs_here = not isinstance(service, RemoteScheduler)
+        self.runs_here = service.runs_here
         for signal, slot in self._service_links():
             signal.connect(slot)
         self.window.adopt(service)
+        self.news.adopt(
+            service,
+            task_of=service.task,
+            retry_now=service.retry_now,
+            recurring=self._recurring,
+            runs_here=self.runs_here,
+        )
         self._describe_quit()
 
     def _connect(self) -> None:
@@ -176,6 +200,8 @@ class DesktopShell(QObject):
         for signal, slot in self._service_links():
             signal.connect(slot)
         self.notifier.activated.connect(self._on_notifier_activated)
+        self.news.log_requested.connect(self._on_notifier_activated)
+        self.news.problem_occurred.connect(self._on_news_problem_occurred)
         tray = self.tray
         if tray is not None:
             tray.toggle_window_requested.connect(self._on_tray_toggle_window_requested)
@@ -202,6 +228,7 @@ class DesktopShell(QObject):
 
     def close(self) -> None:
         """Take the tray icon and notifications away (the app is ending)."""
+        self.news.close()
         self.notifier.close()
         if self.tray is not None:
             self.tray.close()
@@ -350,6 +377,9 @@ class DesktopShell(QObject):
     def _on_settings_dialog_applied(self) -> None:
         if not self.runs_here:
             return
+        self.news.relay.gate.quiet = self.settings.notify.quiet_hours
+        if self.news.outside is not None:
+            self.news.outside.set_channels(channels(self.settings.notify))
         try:
             self.service.set_workers(self.settings.workers)
         except TaskguiError as error:
@@ -364,36 +394,20 @@ class DesktopShell(QObject):
     def _on_model_counts_changed(self) -> None:
         self._update_tray()
 
-    def _on_service_run_finished(
-        self, ticket: RunTicket, outcome: RunOutcome, result: RunResult
-    ) -> None:
-        if outcome.is_failure:
-            self._errors[ticket.task_id] = result.error or outcome_text(outcome)
-        else:
-            self._errors.pop(ticket.task_id, None)
+    def _recurring(self, task_id: int) -> bool:
+        return self.service.task(task_id).spec.recurrence.is_recurring
 
-    def _on_service_retry_scheduled(self, event: RetryScheduled) -> None:
-        try:
-            if self.settings.notify_failures:
-                error = self._errors.get(event.task_id, "")
-                self.notifier.notify(notice_for_retry(event, self._task_name(event.task_id), error))
-        except Exception:
-            log.exception("notifying a failed run failed")
+    def _on_news_problem_occurred(self, message: str) -> None:
+        self.window.statusBar().showMessage(message, 15_000)
 
-    def _on_service_task_exhausted(self, event: TaskExhausted, error: str) -> None:
+    def _on_service_task_exhausted(self, event: TaskExhausted, _error: str) -> None:
+        """The tray's badge; the notice itself comes from the relay, by the task's rule."""
         try:
             if not self.window.isActiveWindow():
                 self._unseen.add(event.task_id)
-            if self.settings.notify_exhausted:
-                try:
-                    recurring = self.service.task(event.task_id).spec.recurrence.is_recurring
-                except TaskguiError:
-                    recurring = False
-                error = error or self._errors.get(event.task_id, "")
-                self.notifier.notify(notice_for_exhausted(event, error, recurring))
             self._update_tray()
         except Exception:
-            log.exception("notifying an exhausted task failed")
+            log.exception("marking an exhausted task failed")
 
     def _on_service_task_changed(self, snapshot: TaskSnapshot) -> None:
         """A task that gave up and now runs again (Retry Now, its next occurrence):

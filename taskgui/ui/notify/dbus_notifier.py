@@ -34,6 +34,10 @@ PATH = "/org/freedesktop/Notifications"
 INTERFACE = SERVICE
 SIGNATURE = "susssasa{sv}i"
 DEFAULT_ACTION = "default"
+# The actions on a notice about a failure, as (key, label) pairs; a server that shows
+# actions as buttons shows these, and reports the key in ActionInvoked.
+FAILURE_ACTIONS = (("retry", "Retry Now"), ("log", "Open Log"), ("snooze", "Snooze 1 h"))
+ACTION_KEYS = frozenset(key for key, _label in FAILURE_ACTIONS)
 SEND_TIMEOUT_MS = 5_000
 CAPABILITIES_TIMEOUT_MS = 1_000
 MAX_TRACKED = 64
@@ -74,6 +78,8 @@ def notify_call(
     actions: tuple[str, ...] = ()
     if notice.task_id is not None and "actions" in capabilities:
         actions = (DEFAULT_ACTION, "Show History")
+        if notice.about_a_failure:
+            actions += tuple(part for action in FAILURE_ACTIONS for part in action)
     hints: list[Hint] = [("urgency", "y", 2 if notice.urgent else 1)]
     if desktop_entry:
         hints.append(("desktop-entry", "s", desktop_entry))
@@ -327,6 +333,8 @@ class DBusNotifier(Notifier):
             task_id = self.tasks_by_id.get(int(notification_id))
             if task_id is not None and action_key == DEFAULT_ACTION:
                 self.activated.emit(task_id)
+            elif task_id is not None and action_key in ACTION_KEYS:
+                self.action_requested.emit(task_id, action_key)
         except Exception:
             log.exception("handling a notification click failed")
 

@@ -37,6 +37,8 @@ BALLOON_MS = 10_000
 class NoticeKind(Enum):
     EXHAUSTED = "exhausted"  # every attempt failed: loud
     RETRYING = "retrying"  # a run failed and will be retried: quiet
+    FAILING = "failing"  # the N-th failure in a row (rule after:N): loud
+    RECOVERED = "recovered"  # the first success after failures
     INFO = "info"  # the app says something about itself
 
 
@@ -51,7 +53,12 @@ class Notice:
 
     @property
     def urgent(self) -> bool:
-        return self.kind is NoticeKind.EXHAUSTED
+        return self.kind in (NoticeKind.EXHAUSTED, NoticeKind.FAILING)
+
+    @property
+    def about_a_failure(self) -> bool:
+        """A failure: its notification offers Retry Now, Open Log and Snooze."""
+        return self.kind in (NoticeKind.EXHAUSTED, NoticeKind.RETRYING, NoticeKind.FAILING)
 
 
 def _reason(error: str) -> str:
@@ -96,9 +103,12 @@ class Notifier(QObject):
 
     Signals:
         activated(int): the person clicked a notice about this task id.
+        action_requested(int, str): the person chose an action on a notice about this
+            task id: ``retry``, ``log`` or ``snooze`` (where the desktop offers them).
     """
 
     activated = Signal(int)
+    action_requested = Signal(int, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

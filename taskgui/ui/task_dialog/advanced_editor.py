@@ -22,9 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from taskgui.core.engine.engine import DEFAULT_RUN_ALL_LIMIT
+from taskgui.core.notify_rules import NotifyRule
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import MAX_ENV_BYTES, Command, TaskSpec
 from taskgui.runtime.guard import never_raises
+from taskgui.ui.notify.rule_picker import RulePicker
 from taskgui.ui.task_dialog.bounded_text import BoundedTextEdit
 from taskgui.ui.task_dialog.fields import (
     DurationEdit,
@@ -107,6 +109,7 @@ class AdvancedValues:
     env: tuple[tuple[str, str], ...]
     use_shell: bool
     paused: bool
+    notify: NotifyRule | None = None
 
 
 class AdvancedEditor(QWidget):
@@ -165,6 +168,11 @@ class AdvancedEditor(QWidget):
             "Keep its place in the schedule, but start no runs until resumed",
         )
 
+        # When to tell the person about its runs; "As in Settings" keeps no rule.
+        self.notify = named(
+            RulePicker(allow_default=True), "notify", "Notify", "When to tell you about its runs"
+        )
+
         # A frame like the Retries group beside it, so the columns line up.
         self.content = QGroupBox()
         self.content.setObjectName("advanced")
@@ -174,6 +182,7 @@ class AdvancedEditor(QWidget):
         add_row(form, "Over&lap", self.overlap)
         add_row(form, "Mi&sfire", self.misfire)
         add_row(form, "&Environment", self.env, field_cell(self.env, self.env_error))
+        add_row(form, "N&otify", self.notify.choice, self.notify)
         form.addRow("", self.use_shell)
         form.addRow("", self.paused)
         self.content.hide()
@@ -190,6 +199,8 @@ class AdvancedEditor(QWidget):
         self.misfire.currentIndexChanged.connect(self._on_field_changed)
         self.use_shell.toggled.connect(self._on_field_changed)
         self.paused.toggled.connect(self._on_field_changed)
+        self.notify.choice.currentIndexChanged.connect(self._on_field_changed)
+        self.notify.count.valueChanged.connect(self._on_field_changed)
 
     def focus_order(self) -> list[QWidget]:
         """The focusable widgets in visual order, for the dialog's tab chain."""
@@ -200,6 +211,7 @@ class AdvancedEditor(QWidget):
             self.overlap,
             self.misfire,
             self.env,
+            self.notify.choice,  # its count follows it when shown (Qt's own order)
             self.use_shell,
             self.paused,
         ]
@@ -222,6 +234,7 @@ class AdvancedEditor(QWidget):
             shell = spec.command.shell_path.replace("&", "&&")  # not a mnemonic
             self.use_shell.setText(f"R&un through the shell ({shell})")
         self.paused.setChecked(spec.paused)
+        self.notify.set_rule(spec.notify)
         self.set_expanded(
             spec.timeout is not None
             or spec.concurrency_key is not None
@@ -231,6 +244,7 @@ class AdvancedEditor(QWidget):
             or spec.command.use_shell is not _DEFAULTS.command.use_shell
             or spec.command.shell_path is not None
             or spec.paused
+            or spec.notify is not None
         )
 
     def values(self) -> AdvancedValues | None:
@@ -263,6 +277,7 @@ class AdvancedEditor(QWidget):
             env=env,
             use_shell=self.use_shell.isChecked(),
             paused=self.paused.isChecked(),
+            notify=self.notify.rule(),
         )
 
     @never_raises

@@ -259,6 +259,7 @@ class TaskDialog(QDialog):
                 misfire=advanced.misfire,
                 misfire_grace=self._misfire_grace,
                 paused=advanced.paused,
+                notify=advanced.notify,
             ),
         )
 

@@ -51,13 +51,14 @@ from taskgui.core.errors import TaskguiError
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
-from taskgui.runtime.remote import AnyScheduler
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.notify.banner import Banner
 from taskgui.ui.plain_text import ask_yes_no, warn
 from taskgui.ui.table.countdown import CountdownTicker
 from taskgui.ui.table.state_filter import StateFilter
 from taskgui.ui.table.task_model import Column
 from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.timeline.attach import attach_timeline
 from taskgui.ui.transfer.actions import TransferActions
 from taskgui.ui.window.about import show_about
 from taskgui.ui.window.actions import TaskActions, Verb
@@ -92,7 +93,7 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self,
-        service: AnyScheduler,
+        service: LiveScheduleClient,
         clock: Clock,
         *,
         location: str = "",
@@ -158,6 +159,7 @@ class MainWindow(QMainWindow):
         self._set_tab_order()
         self.ticker = CountdownTicker(self.table, self.proxy, self.model, self)
         self._load_tasks()
+        self.timeline = attach_timeline(self, clock)  # a "Timeline" tab beside the table
         self.table.sortByColumn(Column.NEXT_RUN, Qt.SortOrder.AscendingOrder)
         self._on_model_counts_changed()
         self.ticker.start()
@@ -287,7 +289,7 @@ class MainWindow(QMainWindow):
         else:
             self.no_scheduler.show_stopped(self._owner)  # who ran it, if known
 
-    def adopt(self, service: AnyScheduler, owner: str = LOCAL_OWNER) -> None:
+    def adopt(self, service: LiveScheduleClient, owner: str = LOCAL_OWNER) -> None:
         """Show ``service`` from now on (the schedule now runs in this window).
 
         The tasks are read afresh from it; the selection stays on the same tasks.
@@ -297,6 +299,7 @@ class MainWindow(QMainWindow):
             signal.disconnect(slot)
         self.service = service
         self.transfer.retarget(service)
+        self.timeline.follow(service)
         for signal, slot in self._service_links():
             signal.connect(slot)
         self._load_tasks()

@@ -438,11 +438,17 @@ class Expected:
 
 
 def _insert_task_row(connection: sqlite3.Connection, values: tuple[Any, ...]) -> None:
-    """A task row as any version wrote it: ``TASK_COLUMNS``, created and updated at 0."""
+    """A task row as any version wrote it: ``TASK_COLUMNS``, created and updated at 0.
+
+    Columns a later version added (``notify``) are left out where the file lacks them:
+    their values here are what the migration gives every old row (NULL)."""
+    have = {row[1] for row in connection.execute("PRAGMA table_info(tasks)")}
+    pairs = [(c, v) for c, v in zip(codec.TASK_COLUMNS, values, strict=True) if c in have]
+    assert all(v is None for c, v in zip(codec.TASK_COLUMNS, values, strict=True) if c not in have)
     connection.execute(
-        f"INSERT INTO tasks ({', '.join(codec.TASK_COLUMNS)}, created_at, updated_at) "
-        f"VALUES ({', '.join('?' * len(codec.TASK_COLUMNS))}, 0, 0)",
-        values,
+        f"INSERT INTO tasks ({', '.join(c for c, _ in pairs)}, created_at, updated_at) "
+        f"VALUES ({', '.join('?' * len(pairs))}, 0, 0)",
+        [v for _, v in pairs],
     )
 
 
@@ -608,6 +614,12 @@ def _insert_v7_rows(connection: sqlite3.Connection) -> Expected:
     return _insert_v4_rows(connection)
 
 
+def _insert_v8_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 9 added tasks.notify only (NULL: the default rule): a version-8 file's
+    rows are those of version 7, each read back with ``notify=None``."""
+    return _insert_v7_rows(connection)
+
+
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     1: _insert_v1_rows,
     2: _insert_v2_rows,
@@ -616,6 +628,7 @@ ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     5: _insert_v5_rows,
     6: _insert_v6_rows,
     7: _insert_v7_rows,
+    8: _insert_v8_rows,
 }
 
 

@@ -8,6 +8,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
+from taskgui.core.notify_rules import parse_rule
+from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.ui.desktop.autostart import (
     Autostart,
     autostart_path,
@@ -18,6 +20,8 @@ from taskgui.ui.desktop.autostart import (
 )
 from taskgui.ui.desktop.settings import DEFAULT_WORKERS, Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
+from tests.helpers.jeepney_fakes import FakeKeyring
+from tests.helpers.private_bus import private_bus
 
 
 def test_defaults_are_the_documented_ones(tmp_path: Path) -> None:
@@ -123,15 +127,15 @@ def test_the_dialog_writes_the_choices_and_the_entry(tmp_path: Path, qtbot: QtBo
     dialog = SettingsDialog(settings, autostart, tray_available=False)
     qtbot.addWidget(dialog)
     assert not dialog.start_minimized.isEnabled()  # no tray to start into
-    assert dialog.notify_exhausted.isChecked() and not dialog.notify_failures.isChecked()
+    assert dialog.notifications.rule.rule() == parse_rule("on-give-up")
     dialog.workers.setValue(2)
-    dialog.notify_exhausted.setChecked(False)
+    dialog.notifications.rule.set_rule(parse_rule("never"))
     dialog.start_at_login.setChecked(True)
     with qtbot.waitSignal(dialog.applied):
         assert dialog.apply()
     assert autostart.enabled
     again = Settings.at(str(tmp_path / "taskgui.ini"))
-    assert (again.workers, again.notify_exhausted) == (2, False)
+    assert (again.workers, again.notify.default_rule) == (2, parse_rule("never"))
     dialog.start_at_login.setChecked(False)
     dialog.apply()
     assert not autostart.enabled
@@ -154,3 +158,47 @@ def test_the_user_store_is_private_to_each_test(private_settings: Path) -> None:
     settings = Settings.for_user()
     settings.workers = 5
     assert Path(settings.store.fileName()).is_relative_to(private_settings)
+
+
+def test_the_notification_settings_are_checked_then_kept_and_the_password_goes_to_the_keyring(
+    tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warnings: list[str] = []
+    monkeypatch.setattr(
+        "taskgui.ui.desktop.settings_dialog.warn", lambda _p, _t, text: warnings.append(text)
+    )
+    settings = Settings.at(str(tmp_path / "taskgui.ini"))
+    autostart = Autostart(tmp_path / "autostart" / "taskgui.desktop", ("taskgui",))
+    dialog = SettingsDialog(settings, autostart)
+    qtbot.addWidget(dialog)
+    group = dialog.notifications
+    group.quiet.setText("late evening")
+    assert not dialog.apply()
+    assert "22:00-07:00" in warnings[-1]
+    group.quiet.setText("22:00-07:00")
+    group.webhook.setText("ftp://example.org/")
+    assert not dialog.apply() and "http" in warnings[-1]
+    assert settings.notify.quiet_hours is None  # nothing kept from a refused apply
+    group.webhook.setText("https://ntfy.example.org/alerts")
+    group.preset.setCurrentIndex(group.preset.findData("ntfy"))
+    group.mail_host.setText("smtp.example.org")
+    group.mail_user.setText("me")
+    group.mail_from.setText("taskgui@example.org")
+    group.mail_to.setText("me@example.org")
+    group.mail_password.setText("s3cret")
+    with private_bus() as address:
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
+        keyring = FakeKeyring(address)
+        try:
+            assert dialog.apply(), warnings
+        finally:
+            keyring.close()
+    [(attributes, value, _type)] = keyring.items.values()
+    assert attributes["account"] == "me@smtp.example.org" and value == b"s3cret"
+    assert group.mail_password.text() == ""
+    again = NotifySettings(Settings.at(str(tmp_path / "taskgui.ini")).store)
+    webhook, mail = again.webhook(), again.mail()
+    assert webhook is not None and webhook.preset == "ntfy"
+    assert mail is not None and mail.recipients == ("me@example.org",)
+    assert again.quiet_hours is not None and again.quiet_hours.text == "22:00-07:00"
+    assert "s3cret" not in (tmp_path / "taskgui.ini").read_text()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import SystemClock
+from taskgui.core.notify_rules import parse_rule
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import TaskState
 from taskgui.core.task import Command, TaskSpec
@@ -410,7 +411,7 @@ def test_settings_change_the_worker_count_and_are_kept(desktop: Desktop, qtbot: 
     dialog = shell.settings_dialog
     assert isinstance(dialog, SettingsDialog)
     dialog.workers.setValue(3)
-    dialog.notify_failures.setChecked(True)
+    dialog.notifications.rule.set_rule(parse_rule("after:4"))
     dialog.start_at_login.setChecked(True)
     qtbot.mouseClick(
         dialog.buttons.button(dialog.buttons.StandardButton.Ok), Qt.MouseButton.LeftButton
@@ -418,6 +419,6 @@ def test_settings_change_the_worker_count_and_are_kept(desktop: Desktop, qtbot: 
     assert desktop.service.workers == 3
     assert shell.window.workers_label.text() == "Workers: 0 of 3 busy"
     again = Settings.at(str(desktop.tmp_path / "settings.ini"))
-    assert (again.workers, again.notify_failures) == (3, True)
+    assert (again.workers, again.notify.default_rule) == (3, parse_rule("after:4"))
     assert desktop.autostart.path.is_file()
     assert shell.settings_dialog is None

@@ -137,7 +137,10 @@ def test_the_notify_call_carries_the_notice_urgency_and_a_default_action() -> No
         app_icon="/icons/taskgui.svg",
         summary="“Fetch mail” failed",
         body="Gave up after 3 attempts: Exit &lt;1&gt; &amp; more.",  # markup escaped
-        actions=("default", "Show History"),
+        actions=(
+            *("default", "Show History"),
+            *("retry", "Retry Now", "log", "Open Log", "snooze", "Snooze 1 h"),
+        ),
         hints=(("urgency", "y", 2), ("desktop-entry", "s", "io.github.taskgui.TaskGui")),
         expire_timeout=-1,
     )

@@ -1,0 +1,41 @@
+"""The outside notification channels of a process that runs a schedule.
+
+``taskgui daemon`` has no window, so nothing else would send its webhooks and mails:
+``outside_notifications`` follows the service with a relay, by each task's rule and
+the default in the settings, and hands the news to a dispatcher thread. The window
+passes its own dispatcher to the desktop shell instead (``ui.notify.news``), which
+also raises the desktop notice.
+"""
+
+from __future__ import annotations
+
+from taskgui.core.clock import Clock
+from taskgui.core.notify_rules import NotifyGate
+from taskgui.runtime.notify_relay import NotifyRelay
+from taskgui.runtime.notify_settings import NotifySettings, channels
+from taskgui.runtime.service import SchedulerService
+from taskgui.system.notify.dispatcher import Dispatcher
+
+
+class OutsideNotifications:
+    """A relay and a dispatcher around ``service``; ``close`` sends what is queued."""
+
+    def __init__(self, service: SchedulerService, clock: Clock, settings: NotifySettings) -> None:
+        self.dispatcher = Dispatcher(channels(settings))
+        self.relay = NotifyRelay(
+            service,
+            service.task,
+            clock,
+            default_rule=lambda: settings.default_rule,
+            gate=NotifyGate(settings.quiet_hours),
+        )
+        self.relay.sinks.append(lambda notification: self.dispatcher.submit(notification.message))
+
+    def close(self) -> None:
+        self.relay.close()
+        self.dispatcher.close()
+
+
+def outside_dispatcher(settings: NotifySettings) -> Dispatcher:
+    """For the window: the channels the settings describe, behind one thread."""
+    return Dispatcher(channels(settings))

@@ -1,0 +1,1 @@
+"""The timeline: a lane per task, past runs, running ones and upcoming occurrences."""

@@ -1,0 +1,124 @@
+"""Rules end to end: a real scheduler service runs real commands, the relay judges each
+attempt, and a real HTTP server on loopback receives exactly the expected webhooks."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from taskgui.core.notify_rules import NotifyRule, parse_rule
+from taskgui.core.retry import Backoff, RetryPolicy
+from taskgui.core.states import TaskState
+from taskgui.runtime.notify_relay import Notification, NotifyRelay
+from taskgui.system.notify.channel import ChannelError
+from taskgui.system.notify.dispatcher import Dispatcher
+from taskgui.system.notify.message import Message
+from taskgui.system.notify.webhook import WebhookChannel, WebhookConfig
+from tests.helpers.loopback_servers import WebhookServer
+from tests.helpers.service import CLOCK, Harness, spec
+
+RETRY_TWICE = RetryPolicy(
+    backoff=Backoff.FIXED,
+    max_attempts=3,
+    base_delay=timedelta(milliseconds=50),
+    max_delay=timedelta(milliseconds=50),
+)
+
+
+@pytest.fixture
+def harness(tmp_path: Path, qtbot: QtBot) -> Iterator[Harness]:
+    h = Harness(tmp_path, qtbot, workers=4)
+    yield h
+    h.close()
+
+
+class Wired:
+    def __init__(self, harness: Harness, server: WebhookServer, default: NotifyRule) -> None:
+        self.delivered = threading.Semaphore(0)
+        self.errors: list[ChannelError] = []
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        webhook = WebhookChannel(
+            WebhookConfig(url=server.url), sleep=lambda _s: None, opener=opener
+        )
+        self.dispatcher = Dispatcher([webhook], self._on_delivered)
+        self.relay = NotifyRelay(
+            harness.service, harness.service.task, CLOCK, default_rule=lambda: default, host="h"
+        )
+        self.notified: list[Notification] = []
+        self.relay.sinks += [self.notified.append, lambda n: self.dispatcher.submit(n.message)]
+
+    def _on_delivered(self, _name: str, _message: Message, error: ChannelError | None) -> None:
+        if error is not None:
+            self.errors.append(error)
+        self.delivered.release()
+
+    def close(self) -> None:
+        self.relay.close()
+        self.dispatcher.close()
+
+
+def events_of(server: WebhookServer) -> list[tuple[str, str]]:
+    bodies = [json.loads(posted.body) for posted in server.items]
+    return sorted((body["task"]["name"], body["event"]) for body in bodies)
+
+
+def test_each_rule_sends_exactly_its_webhooks_and_quiet_rules_none(
+    harness: Harness, qtbot: QtBot, tmp_path: Path
+) -> None:
+    marker = tmp_path / "second-time"
+    flaky = f"test -e {marker} || {{ touch {marker}; exit 1; }}"  # fails once, then works
+    with WebhookServer() as server:
+        wired = Wired(harness, server, default=parse_rule("on-give-up"))
+        tasks = {
+            "every failure": spec("every failure", "exit 2", retry=RETRY_TWICE,
+                                  notify=parse_rule("on-failure")),
+            "third in a row": spec("third in a row", "exit 3", retry=RETRY_TWICE,
+                                   notify=parse_rule("after:3")),
+            "recovers": spec("recovers", flaky, retry=RETRY_TWICE,
+                             notify=parse_rule("on-recovery")),
+            "by default": spec("by default", "exit 4", retry=RETRY_TWICE),
+            "silent": spec("silent", "exit 5", retry=RETRY_TWICE, notify=parse_rule("never")),
+            "fine": spec("fine", "true", notify=parse_rule("on-failure")),
+        }  # fmt: skip
+        ids = {name: harness.service.add_task(task).id for name, task in tasks.items()}
+        for name, task_id in ids.items():
+            final = TaskState.SUCCEEDED if name in ("recovers", "fine") else TaskState.EXHAUSTED
+            harness.wait_state(task_id, final)
+        expected = [
+            ("by default", "gave_up"),
+            ("every failure", "failed"),
+            ("every failure", "failed"),
+            ("every failure", "gave_up"),
+            ("recovers", "recovered"),
+            ("third in a row", "failing"),
+        ]
+        for _ in expected:
+            assert wired.delivered.acquire(timeout=10)
+        wired.close()  # sends anything still queued, then stops
+        assert events_of(server) == expected
+        assert wired.errors == []
+        gave_up = next(n for n in wired.notified if n.message.task_name == "by default")
+        assert gave_up.message.attempt == 3 and gave_up.message.error == "exit status 4"
+
+
+def test_a_snoozed_task_stays_quiet_and_a_removed_one_is_forgotten(
+    harness: Harness, qtbot: QtBot
+) -> None:
+    with WebhookServer() as server:
+        wired = Wired(harness, server, default=parse_rule("on-failure"))
+        snoozed = harness.service.add_task(spec("snoozed", "exit 1", first_run_at=CLOCK.now()
+                                                + timedelta(milliseconds=300)))  # fmt: skip
+        wired.relay.snooze(snoozed.id)
+        loud = harness.service.add_task(spec("loud", "exit 1"))
+        harness.wait_state(snoozed.id, TaskState.EXHAUSTED)
+        harness.wait_state(loud.id, TaskState.EXHAUSTED)
+        assert wired.delivered.acquire(timeout=10)
+        wired.close()
+        assert events_of(server) == [("loud", "gave_up")]
