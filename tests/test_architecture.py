@@ -1,9 +1,11 @@
-"""The two architecture rules that `make lint` cannot state as import contracts.
+"""The architecture rules that `make lint` cannot state as import contracts.
 
 The layers themselves are import-linter contracts in pyproject.toml, and "only
 core/clock.py reads the system clocks" is ruff's banned-api rule (TID251). What is
 left: the runtime uses QtCore only (import-linter cannot forbid a part of an external
-package), checked here by reading every module's imports.
+package), checked here by reading every module's imports; and no code above a seam
+asks which implementation it has (no ``isinstance`` on a concrete store or scheduler
+class outside the composition roots in app/).
 """
 
 from __future__ import annotations
@@ -56,5 +58,61 @@ def test_the_runtime_uses_qtcore_only() -> None:
         str(path.relative_to(PACKAGE)): found
         for path in modules
         if (found := widget_imports(path.read_text(encoding="utf-8")))
+    }
+    assert not broken, broken
+
+
+# The classes behind the seams: code outside app/ knows them by their protocols.
+CONCRETE = {
+    "SqliteRepository",
+    "MemoryRepository",
+    "PostgresRepository",
+    "SchedulerService",
+    "RemoteScheduler",
+}
+
+
+def concrete_checks(source: str) -> list[str]:
+    """``isinstance``/``issubclass`` calls that name a class of ``CONCRETE``."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("isinstance", "issubclass")
+            and len(node.args) == 2
+        ):
+            continue
+        kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        names = {
+            kind.id if isinstance(kind, ast.Name) else getattr(kind, "attr", "") for kind in kinds
+        }
+        if names & CONCRETE:
+            found.append(f"line {node.lineno}: {', '.join(sorted(names & CONCRETE))}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "isinstance(store, SqliteRepository)",
+        "if isinstance(service, (int, RemoteScheduler)): pass",
+        "isinstance(repository, sqlite.SqliteRepository)",
+    ],
+)
+def test_the_check_catches_a_concrete_isinstance(source: str) -> None:
+    assert concrete_checks(source)
+
+
+def test_no_isinstance_on_a_concrete_store_or_scheduler_outside_app() -> None:
+    modules = [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] != "app"
+    ]
+    broken = {
+        str(path.relative_to(PACKAGE)): found
+        for path in modules
+        if (found := concrete_checks(path.read_text(encoding="utf-8")))
     }
     assert not broken, broken

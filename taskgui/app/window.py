@@ -39,7 +39,8 @@ from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT, SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
-from taskgui.runtime.remote import AnyScheduler, RemoteScheduler, describe_owner
+from taskgui.runtime.remote import RemoteScheduler, describe_owner
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseCorruptError, SchedulerAlreadyRunningError
 from taskgui.store.paths import default_database_path, resolve_database_path
@@ -155,7 +156,7 @@ def _acquire(lock: SchedulerLock) -> None:
 def _session(
     app: QApplication,
     *,
-    service: AnyScheduler,
+    service: LiveScheduleClient,
     clock: Clock,
     path: Path,
     owner: str,

@@ -1,16 +1,17 @@
 """``taskgui export`` and ``taskgui import``: flags, reading and writing, the report.
 
-Kept out of ``cli.py`` so that file only registers the two commands. The rules that
-matter (the file format, the crontab, what is skipped) live in ``core``; the writes in
-``store.transfer``. What is here is the part only a command line has: files and
-stdin, the scheduler lock, and how the report is printed.
+Kept out of ``cli.commands`` so that file only dispatches the two commands. The rules
+that matter (the file format, the crontab, what is skipped) live in ``core``; the
+writes in ``control.transfer``; reaching a running scheduler in
+``control.store_client``. What is here is the part only a command line has: files
+and stdin, and how the report is printed.
 
 Import reaches a running scheduler the way ``taskgui add`` does: the tasks are
 inserted in one transaction, then a running scheduler is told about each. With
 ``--replace`` the replaced tasks must also leave the schedule: with no scheduler
 running, the CLI takes the lock and deletes them through the engine itself; while one
 runs, it asks that process to delete them and waits for its answers. The add is
-atomic either way; the deletes follow it (see ``store.transfer``).
+atomic either way; the deletes follow it (see ``control.transfer``).
 """
 
 from __future__ import annotations
@@ -22,11 +23,9 @@ from pathlib import Path
 from typing import TextIO
 
 from taskgui.cli.output import json_text
-from taskgui.control.operations import Operations
-from taskgui.control.recovery import recover
+from taskgui.control.store_client import StoreClient
 from taskgui.control.transfer import PartialImportError, export_document, replace_planned
 from taskgui.core.clock import Clock
-from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.operation import Op
 from taskgui.core.recurrence import load_zone
@@ -35,16 +34,12 @@ from taskgui.core.terminal_text import visible_json
 from taskgui.core.transfer.crontab import parse_crontab
 from taskgui.core.transfer.export_file import TransferFormatError, dump_document, parse_document
 from taskgui.core.transfer.plan import ImportPlan, ParsedImport, plan_import
-from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.protocols import TaskRepository
-from taskgui.store.sqlite.lock import SchedulerLock, is_locked
-from taskgui.store.sqlite.repository import SqliteRepository
 from taskgui.system.accounts import crontab_source
 from taskgui.system.files import refuse_unless_regular, write_private
 from taskgui.system.local_zone import local_zone_name
 
 STDIO = "-"
-Request = Callable[[Op, TaskId], None]  # submit a request and wait for its answer
 Note = Callable[[str], None]
 
 EXPORT_SUMMARY = "Write every task definition as JSON (to stdout without FILE)."
@@ -207,18 +202,12 @@ def report_dry_run(args: argparse.Namespace, parsed: ParsedImport, clock: Clock)
 
 
 def import_(
-    args: argparse.Namespace,
-    parsed: ParsedImport,
-    repository: SqliteRepository,
-    database: Path,
-    clock: Clock,
-    *,
-    request: Request,
+    args: argparse.Namespace, parsed: ParsedImport, client: StoreClient, clock: Clock
 ) -> int:
     """Plan what ``read_import`` read against the existing tasks; write (unless --dry-run)."""
     now = clock.now()
-    plan = plan_import(parsed, repository.list_tasks(), now, replace_existing=args.replace)
-    stored = None if args.dry_run else commit(plan, repository, database, clock, request)
+    plan = plan_import(parsed, client.store.list_tasks(), now, replace_existing=args.replace)
+    stored = None if args.dry_run else commit(plan, client)
     _print_report(args, plan, stored)
     return 0
 
@@ -247,66 +236,30 @@ def read_input(name: str, stdin: TextIO) -> str:
         raise InvalidTaskError(f"{name} is not UTF-8 text") from None
 
 
-def commit(
-    plan: ImportPlan,
-    repository: SqliteRepository,
-    database: Path,
-    clock: Clock,
-    request: Request,
-) -> list[TaskSpec]:
+def commit(plan: ImportPlan, client: StoreClient) -> list[TaskSpec]:
     """Write the plan and make sure whoever runs the schedule follows it."""
     if not plan.to_delete:
-        # Insert first, check the lock second (as 'taskgui add' does): a scheduler that
-        # starts in between loads the rows, one already running gets the requests.
-        stored = _insert(repository, plan, clock)
-        if stored and is_locked(database):
-            _announce(repository, stored, clock)
-        return stored
-    lock = SchedulerLock(database)
-    try:
-        lock.acquire()
-    except SchedulerAlreadyRunningError:
-        return _replace_remotely(plan, repository, clock, request)
-    try:
-        engine = Engine()
-        now = clock.now()
-        recovery = recover(repository, engine, now)
-        # Lazy, as in cli.py: keeps the runtime package out of commands that never need it.
-        from taskgui.system.orphans import stop_orphaned_runs  # noqa: PLC0415
-
-        stop_orphaned_runs(recovery.interrupted, database=str(database.resolve()))
-        return replace_planned(Operations(engine, repository), plan, now)
-    finally:
-        lock.release()
+        return client.add_tasks(plan.to_add)  # inserted, then announced if scheduled
+    return client.here_or_elsewhere(
+        here=lambda operations, now: replace_planned(operations, plan, now),
+        elsewhere=lambda: _replace_remotely(plan, client),
+    )
 
 
-def _insert(repository: SqliteRepository, plan: ImportPlan, clock: Clock) -> list[TaskSpec]:
-    """The plan's new tasks in one ``add_tasks`` call: one transaction, all or none."""
-    return repository.add_tasks(plan.to_add, clock.now()) if plan.to_add else []
-
-
-def _announce(repository: SqliteRepository, stored: list[TaskSpec], clock: Clock) -> None:
-    now = clock.now()
-    for spec in stored:
-        repository.submit_request(Op.ADDED, spec.id, None, now)
-
-
-def _replace_remotely(
-    plan: ImportPlan, repository: SqliteRepository, clock: Clock, request: Request
-) -> list[TaskSpec]:
+def _replace_remotely(plan: ImportPlan, client: StoreClient) -> list[TaskSpec]:
     """A scheduler runs: add and announce the new tasks, then ask it to delete the old.
 
     Not atomic across the two steps: for a moment both the old and the new tasks are
     scheduled, and if a delete is refused or unanswered, both stay (nothing is lost;
     the error names the ids to delete).
     """
-    stored = _insert(repository, plan, clock)
-    _announce(repository, stored, clock)
+    stored = client.store.add_tasks(plan.to_add, client.clock.now()) if plan.to_add else []
+    client.announce(stored)
     failed: list[TaskId] = []
     causes: list[str] = []
     for task_id in plan.delete_ids:
         try:
-            request(Op.DELETE, task_id)
+            client.request(Op.DELETE, task_id)
         except TaskguiError as error:
             failed.append(task_id)
             causes.append(str(error))

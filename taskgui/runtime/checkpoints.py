@@ -12,20 +12,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Protocol
 
 from taskgui.store.errors import StoreError
+from taskgui.store.protocols import Checkpointer
 
 log = logging.getLogger(__name__)
 
 CHECKPOINT_EVERY = 2.0  # seconds: a WAL of a few hundred KiB at a hundred runs a second
 STOP_WAIT = 5.0  # seconds to wait for a checkpoint in progress when stopping
-
-
-class Checkpointer(Protocol):
-    def checkpoint(self) -> tuple[int, int]: ...
-
-    def close(self) -> None: ...
 
 
 class BackgroundCheckpoints:

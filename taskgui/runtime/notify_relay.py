@@ -30,7 +30,7 @@ from taskgui.core.notify_rules import DEFAULT_RULE, NotifyGate, NotifyRule
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
-from taskgui.runtime.schedule_signals import ScheduleSignals
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.system.notify.message import Message
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class NotifyRelay:
 
     def __init__(
         self,
-        schedule: ScheduleSignals,
+        schedule: LiveScheduleClient,
         task_of: Callable[[TaskId], TaskSnapshot],
         clock: Clock,
         *,
@@ -76,10 +76,10 @@ class NotifyRelay:
         self.host = socket.gethostname() if host is None else host
         self.sinks: list[Sink] = []
         self._failures: dict[TaskId, _Failure] = {}
-        self._schedule: ScheduleSignals | None = None
+        self._schedule: LiveScheduleClient | None = None
         self.follow(schedule)
 
-    def follow(self, schedule: ScheduleSignals) -> None:
+    def follow(self, schedule: LiveScheduleClient) -> None:
         """Listen to ``schedule`` from now on (the window adopted another one)."""
         old = self._schedule
         if old is not None:
@@ -95,7 +95,9 @@ class NotifyRelay:
                 signal.disconnect(slot)
             self._schedule = None
 
-    def _links(self, schedule: ScheduleSignals) -> list[tuple[SignalInstance, Callable[..., None]]]:
+    def _links(
+        self, schedule: LiveScheduleClient
+    ) -> list[tuple[SignalInstance, Callable[..., None]]]:
         return [
             (schedule.run_finished, self._on_schedule_run_finished),
             (schedule.retry_scheduled, self._on_schedule_retry_scheduled),

@@ -2,13 +2,15 @@
 
 When the scheduler lock of a database is held and no window answers for it, the window
 must not start a second scheduler. It shows the same live view from a
-``RemoteScheduler``, which has the interface of ``SchedulerService`` that the window
-uses, and behaves like the CLI:
+``RemoteScheduler``, a ``LiveScheduleClient`` as ``SchedulerService`` is (the window
+cannot tell them apart, but for ``runs_here``), and behaves like the CLI:
 
-* **Reads** come from the database. Every ``POLL_MS`` it asks SQLite for
-  ``PRAGMA data_version``, which changes only when another connection commits; then it
-  reloads the tasks and the latest run of each, diffs them against what it had and
-  emits what changed: ``task_added`` / ``task_changed`` / ``task_removed``,
+* **Reads** come from the database. Every ``POLL_MS`` it asks the store's change feed
+  (SQLite: ``PRAGMA data_version``, which changes only when another connection
+  commits); then it reads what changed, and only that (``FollowedStore``: the rows
+  that differ from the ones it saw are decoded, and of the runs only each task's
+  latest finished id is read until one is new), and emits it:
+  ``task_added`` / ``task_changed`` / ``task_removed``,
   ``run_finished`` for a run that ended, and ``retry_scheduled`` / ``task_exhausted``
   for a failed one (so notifications work the same). A run in progress shows what it
   printed so far as ``run_output`` whenever the owner has written it (every few
@@ -26,19 +28,17 @@ following and says so with ``store_lost``, rather than show a schedule nobody ru
 
 QtCore only; the window sees it through the same signals as the real service.
 
-Signals: those of ``ScheduleSignals``, and
-    owner_changed(str): who runs the schedule now ("" for nobody).
+Signals: those of ``ScheduleSignals`` (``owner_changed`` among them).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer
 
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError, TaskNotFoundError
@@ -48,11 +48,10 @@ from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.schedule_signals import ScheduleSignals
-from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import DatabaseReplacedError, StoreError
+from taskgui.store.protocols import FollowableStore
 from taskgui.store.requests import encode_spec
 from taskgui.store.sqlite.lock import holder_pid, is_locked, lock_path_for
-from taskgui.store.sqlite.repository import SqliteRepository
 from taskgui.system import process_tree
 
 log = logging.getLogger(__name__)
@@ -99,11 +98,11 @@ class _Request:
 class RemoteScheduler(ScheduleSignals):
     """A schedule run elsewhere, seen and steered through its database."""
 
-    owner_changed = Signal(str)
+    runs_here = False  # see control.client: another process runs it
 
     def __init__(
         self,
-        repository: SqliteRepository,
+        repository: FollowableStore,
         clock: Clock,
         *,
         owner: Callable[[], str] | None = None,
@@ -114,14 +113,15 @@ class RemoteScheduler(ScheduleSignals):
         super().__init__(parent)
         self._repository = repository
         self._clock = clock
-        self._owner_of = owner or (lambda: lock_owner(repository.path))
+        location = repository.location
+        self._owner_of = owner or (lambda: lock_owner(Path(location)) if location else "")
         self._answer_timeout = answer_timeout
         self._poll_ms = poll_ms
         self._tasks: dict[TaskId, TaskSnapshot] = {}
-        self._last: dict[TaskId, RunRecord] = {}
+        self._marks: Mapping[TaskId, object] = {}  # what the store's rows were
+        self._last: dict[TaskId, int] = {}  # each task's latest finished run id
         self._printed: dict[int, str] = {}  # open run (history id) -> output seen so far
         self._pending: dict[int, _Request] = {}
-        self._version: int | None = None
         self._last_error = ""
         self.owner = ""
         self._timer = QTimer(self)
@@ -133,13 +133,16 @@ class RemoteScheduler(ScheduleSignals):
     def start(self) -> None:
         """Read the schedule as it is and start following it. Raises StoreError."""
         self.owner = self._owner_of()
-        self._version = self._repository.data_version()
-        self._tasks = self._read_tasks()
-        self._last = self._repository.last_runs()
+        self._repository.changed()  # what is read next is news from here on
+        changes = self._repository.task_changes({})
+        self._marks = changes.marks
+        self._tasks = {snapshot.id: snapshot for snapshot in changes.changed}
+        self._last = self._repository.last_run_ids()
         self._timer.start()
 
-    def shutdown(self, grace: float = 0.0) -> None:
-        """Stop following. The schedule itself runs on in its own process."""
+    def shutdown(self, grace: float = 0.0, reason: str = "") -> None:
+        """Stop following. The schedule itself runs on in its own process (so neither
+        a grace nor a reason applies: no run of it is stopped)."""
         self._timer.stop()
         self.stopped.emit()
 
@@ -252,9 +255,7 @@ class RemoteScheduler(ScheduleSignals):
         if owner != self.owner:
             self.owner = owner
             self.owner_changed.emit(owner)
-        version = self._repository.data_version()
-        if version != self._version:
-            self._version = version
+        if self._repository.changed():
             self._reload()
             self._follow_output()
         if self._pending:
@@ -284,39 +285,31 @@ class RemoteScheduler(ScheduleSignals):
         except Exception:
             log.exception("following the schedule failed")
 
-    def _read_tasks(self) -> dict[TaskId, TaskSnapshot]:
-        """Every task as stored, with what it waits for as the owner recorded it."""
-        reasons = self._repository.wait_reasons()
-        tasks: dict[TaskId, TaskSnapshot] = {}
-        for stored in self._repository.list_tasks():
-            reason = reasons.get(stored.id)
-            tasks[stored.id] = (
-                stored
-                if reason is None
-                else stored._replace(status=stored.status._replace(waiting=reason))
-            )
-        return tasks
-
     def _reload(self) -> None:
-        fresh = self._read_tasks()
-        last = self._repository.last_runs()
-        old = self._tasks
-        self._tasks = fresh
-        for task_id in old.keys() - fresh.keys():
+        """Emit what changed since the last look, having read only that."""
+        changes = self._repository.task_changes(self._marks)
+        self._marks = changes.marks
+        tasks = self._tasks
+        # Not only changes.removed: a task this window added may be gone before any
+        # look at the store saw it.
+        for task_id in [task_id for task_id in tasks if task_id not in changes.marks]:
+            del tasks[task_id]
             self._last.pop(task_id, None)
             self.task_removed.emit(task_id)
-        for task_id, snapshot in fresh.items():
-            before = old.get(task_id)
+        for snapshot in changes.changed:
+            before = tasks.get(snapshot.id)
+            tasks[snapshot.id] = snapshot
             if before is None:
                 self.task_added.emit(snapshot)
             elif before != snapshot:
                 self.task_changed.emit(snapshot)
-        for task_id, record in last.items():
-            previous = self._last.get(task_id)
-            if previous is not None and previous.id == record.id:
-                continue
-            self._last[task_id] = record
-            current = fresh.get(task_id)
+        latest = self._repository.last_run_ids()
+        ended = [run_id for task_id, run_id in latest.items() if self._last.get(task_id) != run_id]
+        self._last = latest
+        if not ended:
+            return
+        for record in self._repository.runs_by_id(ended):
+            current = tasks.get(record.task_id)
             if current is not None:
                 self._announce_run(current, record)
 
@@ -388,7 +381,3 @@ def _ticket_of(record: RunRecord) -> RunTicket:
         scheduled_at=record.scheduled_at,
         dispatched_at=record.started_at or record.scheduled_at,
     )
-
-
-# What the window and the shell accept: the scheduler itself, or a view of one.
-AnyScheduler: TypeAlias = SchedulerService | RemoteScheduler

@@ -2,7 +2,8 @@
 
 ``SchedulerService`` (the schedule runs in this process) and ``RemoteScheduler`` (it
 runs in ``taskgui daemon``) both derive from ``ScheduleSignals``, so a window connects
-to the same signals either way, declared once.
+to the same signals either way, declared once (``schedule_client.LiveScheduleClient``
+is the protocol the views see).
 
 Signals:
     task_added(object): TaskSnapshot of a new task.
@@ -19,6 +20,8 @@ Signals:
     error_occurred(str): a message for a person (disk full, database locked, ...).
     store_lost(str): the schedule has stopped for good (its database file was deleted
         or replaced under it); the message says what happened and what was kept.
+    owner_changed(str): who runs the schedule now ("" for nobody); only a client of
+        a schedule run elsewhere emits it (this process never changes hands).
     stopped(): shutdown finished; every run is recorded.
 """
 
@@ -41,4 +44,5 @@ class ScheduleSignals(QObject):
     occurrences_skipped = Signal(object)
     error_occurred = Signal(str)
     store_lost = Signal(str)
+    owner_changed = Signal(str)
     stopped = Signal()

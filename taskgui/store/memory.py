@@ -1,4 +1,4 @@
-"""An in-memory TaskRepository: the contract without the disk.
+"""An in-memory ScheduleStore: the contract without the disk.
 
 It exists so the layers above can be tested fast, and so the contract suite has a
 second implementation to hold the SQLite one to (and vice versa). It follows the same
@@ -11,8 +11,8 @@ not store refused or made storable.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from taskgui.core.errors import TaskNotFoundError
@@ -29,17 +29,21 @@ from taskgui.core.events import (
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.store import codec
 from taskgui.store.protocols import (
     DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
+    Checkpointer,
     LoadResult,
     QuarantinedTask,
     RunRecord,
     StartLoad,
+    TaskChanges,
     cap_output,
     check_storable,
     storable_text,
 )
+from taskgui.store.requests import RequestRow
 
 _NOT_LIVE = (0, None, None)  # running, running_since, waiting of a stored status
 
@@ -48,34 +52,84 @@ def _persistent(status: TaskStatus) -> TaskStatus:
     return status._replace(running=0, running_since=None, waiting=None)
 
 
-class MemoryRepository:
-    """TaskRepository in dicts. Nothing survives the process."""
+class MemoryDatabase:
+    """What every connection to one in-memory store shares: the "file".
 
-    def __init__(self, *, history_limit: int = DEFAULT_HISTORY_LIMIT) -> None:
+    Several ``MemoryRepository`` objects over one ``MemoryDatabase`` behave like
+    several connections to one SQLite file: what one commits the others read, its
+    requests reach them, and their change feeds say so. Each write below is one
+    "commit" (``version`` goes up by one), which is all the change feed needs.
+    """
+
+    def __init__(self) -> None:
+        self.tasks: dict[TaskId, TaskSnapshot] = {}
+        self.waiting: dict[TaskId, WaitReason] = {}
+        self.runs: dict[TaskId, list[RunRecord]] = {}
+        self.next_task_id = 1
+        self.run_ids = itertools.count(1)
+        # Tasks set aside (quarantined): kept, left out of loads and lists.
+        self.set_aside: dict[TaskId, str] = {}
+        self.requests: dict[int, _StoredRequest] = {}
+        self.request_ids = itertools.count(1)
+        self.version = 0  # commits so far, by any connection
+
+
+@dataclass(slots=True)
+class _StoredRequest:
+    row: RequestRow
+    done_at: int | None = None
+    error: str | None = None
+
+
+class MemoryRepository:
+    """ScheduleStore in dicts. Nothing survives the process.
+
+    ``database``: share the store of another connection (``connect`` gives one), as
+    a second process would open the same file; by default a store of its own.
+    """
+
+    def __init__(
+        self,
+        *,
+        history_limit: int = DEFAULT_HISTORY_LIMIT,
+        database: MemoryDatabase | None = None,
+    ) -> None:
         if history_limit < 1:
             raise ValueError("history_limit must be at least 1")
         self.history_limit = history_limit
-        self._tasks: dict[TaskId, TaskSnapshot] = {}
-        self._waiting: dict[TaskId, WaitReason] = {}
-        self._runs: dict[TaskId, list[RunRecord]] = {}
-        self._next_task_id = 1
-        self._run_ids = itertools.count(1)
+        self.database = MemoryDatabase() if database is None else database
+        self._data = self.database
+        # Engine run ids live for one connection; the rows they map to are shared.
         self._run_rows: dict[RunId, tuple[TaskId, int]] = {}
-        # Tasks set aside (quarantined): kept, left out of loads and lists.
-        self._set_aside: dict[TaskId, str] = {}
+        # The change feed: the version last looked at, and this connection's own
+        # commits since (which it need not be told of).
+        self._seen_version = self._data.version
+        self._own_commits = 0
+
+    location: str | None = None  # nothing outside this process can open it
+
+    def connect(self) -> MemoryRepository:
+        """Another connection to this store (as another process would open the file)."""
+        return MemoryRepository(history_limit=self.history_limit, database=self._data)
+
+    def _commit(self) -> None:
+        self._data.version += 1
+        self._own_commits += 1
 
     def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
         # All or nothing, like SQLite's transaction: the whole batch is built (and
         # checked for text SQLite could not store) before an id is used up.
-        first = self._next_task_id
+        first = self._data.next_task_id
         stored = [spec.with_id(first + offset) for offset, spec in enumerate(specs)]
         for spec in stored:
             check_storable(spec)
         snapshots = [TaskSnapshot(spec, initial_status(spec)) for spec in stored]
-        self._next_task_id = first + len(stored)
+        self._data.next_task_id = first + len(stored)
         for snapshot in snapshots:
-            self._tasks[snapshot.id] = snapshot
-            self._runs[snapshot.id] = []
+            self._data.tasks[snapshot.id] = snapshot
+            self._data.runs[snapshot.id] = []
+        if stored:
+            self._commit()
         return stored
 
     def apply(
@@ -90,23 +144,23 @@ class MemoryRepository:
                 check_storable(event.task.spec)
         for event in events:
             if isinstance(event, TaskChanged):
-                if event.task.id in self._tasks:
+                if event.task.id in self._data.tasks:
                     # Only what SqliteRepository has columns for: the live fields
                     # (running, running_since, waiting) belong to this process.
                     task = event.task
                     status = task.status
                     # Like SQLite's tasks.waiting column: kept for other readers.
                     if status.waiting is None:
-                        self._waiting.pop(task.id, None)
+                        self._data.waiting.pop(task.id, None)
                     else:
-                        self._waiting[task.id] = status.waiting
+                        self._data.waiting[task.id] = status.waiting
                     if (status.running, status.running_since, status.waiting) != _NOT_LIVE:
                         task = TaskSnapshot(task.spec, _persistent(status))
-                    self._tasks[task.id] = task
+                    self._data.tasks[task.id] = task
             elif isinstance(event, RunDispatched):
                 ticket = event.run
                 record = RunRecord(
-                    id=next(self._run_ids),
+                    id=next(self._data.run_ids),
                     task_id=ticket.task_id,
                     attempt=ticket.attempt,
                     kind=ticket.kind,
@@ -115,21 +169,21 @@ class MemoryRepository:
                     finished_at=None,
                     outcome=None,
                 )
-                self._runs.setdefault(ticket.task_id, []).append(record)
+                self._data.runs.setdefault(ticket.task_id, []).append(record)
                 self._run_rows[ticket.run_id] = (ticket.task_id, record.id)
             elif isinstance(event, RunWithdrawn):
                 location = self._run_rows.pop(event.run.run_id, None)
-                if location is not None and location[0] in self._runs:
-                    task_runs = self._runs[location[0]]
+                if location is not None and location[0] in self._data.runs:
+                    task_runs = self._data.runs[location[0]]
                     task_runs[:] = [run for run in task_runs if run.id != location[1]]
             elif isinstance(event, RunFinished):
                 self._finish(event, results.get(event.run.run_id) or RunResult())
             elif isinstance(event, OccurrencesSkipped):
                 count = f"{event.count}" if event.exact else f"at least {event.count}"
                 plural = "s" if event.count != 1 else ""
-                self._runs.setdefault(event.task_id, []).append(
+                self._data.runs.setdefault(event.task_id, []).append(
                     RunRecord(
-                        id=next(self._run_ids),
+                        id=next(self._data.run_ids),
                         task_id=event.task_id,
                         attempt=0,
                         kind=SlotKind.OCCURRENCE,
@@ -143,18 +197,20 @@ class MemoryRepository:
                 )
                 self._prune(event.task_id)  # a missed run is history too
             elif isinstance(event, TaskRemoved):
-                self._tasks.pop(event.task_id, None)
-                self._runs.pop(event.task_id, None)
-                self._set_aside.pop(event.task_id, None)
-            elif isinstance(event, TaskDropped) and event.task_id in self._tasks:
-                self._set_aside.setdefault(event.task_id, event.reason)
+                self._data.tasks.pop(event.task_id, None)
+                self._data.runs.pop(event.task_id, None)
+                self._data.set_aside.pop(event.task_id, None)
+            elif isinstance(event, TaskDropped) and event.task_id in self._data.tasks:
+                self._data.set_aside.setdefault(event.task_id, event.reason)
+        if events:
+            self._commit()
 
     def _finish(self, event: RunFinished, result: RunResult) -> None:
         location = self._run_rows.pop(event.run.run_id, None)
-        if location is None or location[0] not in self._runs:
+        if location is None or location[0] not in self._data.runs:
             return
         task_id, row_id = location
-        runs = self._runs[task_id]
+        runs = self._data.runs[task_id]
         for index, record in enumerate(runs):
             if record.id == row_id:
                 runs[index] = replace(
@@ -171,7 +227,7 @@ class MemoryRepository:
     def _prune(self, task_id: TaskId) -> None:
         """Keep the newest ``history_limit`` finished runs of a task (open ones aside),
         and as many records of missed occurrences, as SqliteRepository does."""
-        runs = self._runs.get(task_id)
+        runs = self._data.runs.get(task_id)
         if runs is None:
             return
         drop: set[int] = set()
@@ -183,7 +239,7 @@ class MemoryRepository:
             ]
             drop.update(record.id for record in kept[: max(0, len(kept) - self.history_limit)])
         if drop:
-            self._runs[task_id] = [record for record in runs if record.id not in drop]
+            self._data.runs[task_id] = [record for record in runs if record.id not in drop]
 
     def record_run_pid(self, run_id: RunId, pid: int) -> None:
         self._change_run(run_id, lambda record: replace(record, pid=pid))
@@ -199,17 +255,18 @@ class MemoryRepository:
     def _change_run(self, run_id: RunId, change: Callable[[RunRecord], RunRecord]) -> None:
         """Replace the history row of an engine run (if it is still there) by ``change(row)``."""
         location = self._run_rows.get(run_id)
-        if location is None or location[0] not in self._runs:
+        if location is None or location[0] not in self._data.runs:
             return
         task_id, row_id = location
-        runs = self._runs[task_id]
+        runs = self._data.runs[task_id]
         for index, record in enumerate(runs):
             if record.id == row_id:
                 runs[index] = change(record)
+                self._commit()
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         opened: list[RunRecord] = []
-        for task_id, runs in self._runs.items():
+        for task_id, runs in self._data.runs.items():
             for index, record in enumerate(runs):
                 if record.outcome is None:
                     opened.append(record)
@@ -219,12 +276,15 @@ class MemoryRepository:
                         finished_at=now,
                         error=INTERRUPTED_ERROR,
                     )
-            self._runs[task_id] = runs
+            self._data.runs[task_id] = runs
         self._run_rows.clear()
+        self._data.waiting.clear()  # what those tasks waited for is over too (as SQLite)
+        if opened:
+            self._commit()
         return sorted(opened, key=lambda record: record.id)
 
     def _schedulable(self) -> list[TaskSnapshot]:
-        return [task for task in self._tasks.values() if task.id not in self._set_aside]
+        return [task for task in self._data.tasks.values() if task.id not in self._data.set_aside]
 
     def load(self, now: datetime) -> LoadResult:
         return LoadResult(self._schedulable(), self.quarantined())
@@ -234,7 +294,7 @@ class MemoryRepository:
 
     def get(self, task_id: TaskId) -> TaskSnapshot:
         try:
-            return self._tasks[task_id]
+            return self._data.tasks[task_id]
         except KeyError:
             raise TaskNotFoundError(task_id) from None
 
@@ -245,22 +305,119 @@ class MemoryRepository:
 
     def wait_reasons(self) -> dict[TaskId, WaitReason]:
         return {
-            task_id: self._waiting[task_id] for task_id in self._tasks if task_id in self._waiting
+            task_id: self._data.waiting[task_id]
+            for task_id in self._data.tasks
+            if task_id in self._data.waiting
         }
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
         latest: dict[TaskId, RunRecord] = {}
-        for task_id, runs in self._runs.items():
+        for task_id, runs in self._data.runs.items():
             finished = [record for record in runs if record.outcome is not None]
             if finished:
                 latest[task_id] = finished[-1]
         return latest
 
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
-        return list(reversed(self._runs.get(task_id, [])))[:limit]
+        return list(reversed(self._data.runs.get(task_id, [])))[:limit]
 
     def quarantined(self) -> list[QuarantinedTask]:
-        return [QuarantinedTask(task_id, why) for task_id, why in sorted(self._set_aside.items())]
+        return [
+            QuarantinedTask(task_id, why) for task_id, why in sorted(self._data.set_aside.items())
+        ]
+
+    # ----------------------------------------------------------- following
+
+    def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
+        changed: list[TaskSnapshot] = []
+        new_marks: dict[TaskId, object] = {}
+        for snapshot in sorted(self._schedulable(), key=lambda task: task.id):
+            waiting = self._data.waiting.get(snapshot.id)
+            mark = (snapshot, waiting)
+            new_marks[snapshot.id] = mark
+            if marks.get(snapshot.id) != mark:
+                shown = snapshot.status._replace(waiting=waiting)
+                changed.append(snapshot._replace(status=shown))
+        removed = [task_id for task_id in marks if task_id not in new_marks]
+        return TaskChanges(changed=changed, removed=removed, marks=new_marks)
+
+    def last_run_ids(self) -> dict[TaskId, int]:
+        return {task_id: record.id for task_id, record in self.last_runs().items()}
+
+    def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
+        wanted = set(run_ids)
+        found = [run for runs in self._data.runs.values() for run in runs if run.id in wanted]
+        return sorted(found, key=lambda record: record.id)
+
+    def open_runs(self) -> list[RunRecord]:
+        opened = [run for runs in self._data.runs.values() for run in runs if run.outcome is None]
+        return sorted(opened, key=lambda record: record.id)
+
+    # ------------------------------------------------------------ requests
+
+    def submit_request(
+        self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
+    ) -> int:
+        request_id = next(self._data.request_ids)
+        # Kept as SQLite keeps a bound value: a str subclass (an Op) as plain text.
+        text = None if payload is None else str(payload)
+        row = RequestRow(request_id, str(op), task_id, text, codec.to_us(now))
+        self._data.requests[request_id] = _StoredRequest(row)
+        self._commit()
+        return request_id
+
+    def open_requests(self) -> list[RequestRow]:
+        return [
+            stored.row
+            for _, stored in sorted(self._data.requests.items())
+            if stored.done_at is None
+        ]
+
+    def complete_request(self, request_id: int, error: str | None, now: datetime) -> None:
+        now_us = codec.to_us(now)
+        stored = self._data.requests.get(request_id)
+        if stored is not None:
+            stored.done_at = now_us
+            stored.error = None if error is None else storable_text(error)
+        # As SQLite: answers are read within seconds; a day later they are clutter.
+        for old_id in [
+            key
+            for key, old in self._data.requests.items()
+            if old.done_at is not None and old.done_at < now_us - _ANSWER_KEPT_US
+        ]:
+            del self._data.requests[old_id]
+        self._commit()
+
+    def request_outcome(self, request_id: int) -> tuple[bool, str | None]:
+        stored = self._data.requests.get(request_id)
+        if stored is None:
+            return True, f"request {request_id} was lost"
+        return stored.done_at is not None, stored.error
+
+    # --------------------------------------------------------- change feed
+
+    def changed(self) -> bool:
+        foreign = self._data.version - self._seen_version - self._own_commits
+        self._seen_version = self._data.version
+        self._own_commits = 0
+        return foreign > 0
+
+    def fileno(self) -> int | None:
+        return None  # asked on a timer, as SQLite's is
+
+    # -------------------------------------------------------------- upkeep
+
+    def take_over_checkpoints(self) -> Callable[[], Checkpointer] | None:
+        return None  # no log to fold back
+
+    def verify_file(self, *, companions: bool = True) -> None:
+        pass  # nothing on disk can be replaced under it
+
+    def save_what_is_open(self, now: datetime) -> str:
+        return "nothing was on disk"
 
     def close(self) -> None:
         pass
+
+
+_ANSWER_KEPT_US = 86_400_000_000  # a day

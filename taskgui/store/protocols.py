@@ -21,7 +21,7 @@ run's result is on disk before its task is queued again.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -173,15 +173,95 @@ class ChangeFeed(Protocol):
     """
 
     def changed(self) -> bool:
-        """True if another process committed since the previous call (the first call
-        after opening: since opening)."""
+        """True if another process committed since the previous call. The first call
+        starts the watch (PostgreSQL LISTENs from then; a commit before it may go
+        unreported), and a server's notice may arrive a moment after its commit."""
         ...
 
     def fileno(self) -> int | None: ...
 
 
-class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, Protocol):
+@dataclass(frozen=True, slots=True)
+class TaskChanges:
+    """What changed in the tasks since a follower last looked (see ``FollowedStore``).
+
+    ``changed``: new or different tasks, each with the wait reason the process running
+    the schedule stored laid over it; ``removed``: ids gone (deleted or set aside);
+    ``marks``: opaque, to pass to the next ``task_changes`` call.
+    """
+
+    changed: list[TaskSnapshot]
+    removed: list[TaskId]
+    marks: Mapping[TaskId, object]
+
+
+class FollowedStore(Protocol):
+    """Reads for a process that follows a schedule another one runs: only what changed.
+
+    A follower is told by its ``ChangeFeed`` *that* something changed, not what; these
+    let it read what did without decoding every task and run again.
+    """
+
+    def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
+        """The tasks that differ from ``marks`` (those of the previous answer; {} for
+        every task), in id order."""
+        ...
+
+    def last_run_ids(self) -> dict[TaskId, int]:
+        """The id of each task's most recent finished run (cheap: no run is decoded)."""
+        ...
+
+    def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
+        """Those runs, in id order; ids no longer stored are left out."""
+        ...
+
+    def open_runs(self) -> list[RunRecord]:
+        """The runs in progress, with their output so far, as last written."""
+        ...
+
+
+class Checkpointer(Protocol):
+    """Folds a store's write-ahead log back into it, on a thread of its own."""
+
+    def checkpoint(self) -> tuple[int, int]: ...
+
+    def close(self) -> None: ...
+
+
+class StoreUpkeep(Protocol):
+    """What the one process running the schedule looks after, beyond reads and writes.
+
+    A file can be deleted or replaced under an open connection (SQLite), a server has
+    no such failure (PostgreSQL), memory has neither; each backend answers for itself,
+    so the service never asks which backend it has.
+    """
+
+    # How a command's TASKGUI_DB names this store, for a taskgui the command starts to
+    # open the same one; None when nothing outside this process can open it.
+    location: str | None
+
+    def take_over_checkpoints(self) -> Callable[[], Checkpointer] | None:
+        """Stop checkpointing inside commits, and return what opens a ``Checkpointer``
+        for the caller to run on a thread of its own; None if the store needs none."""
+        ...
+
+    def verify_file(self, *, companions: bool = True) -> None:
+        """Raise DatabaseReplacedError if the store's name no longer leads to what this
+        connection has open (``companions``: its side files too). Cheap: every wake."""
+        ...
+
+    def save_what_is_open(self, now: datetime) -> str:
+        """After ``verify_file`` failed: keep what this connection still reads, and
+        say what was done (for the person's message)."""
+        ...
+
+
+class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, StoreUpkeep, Protocol):
     """A backend that can hold a schedule shared by several processes."""
+
+
+class FollowableStore(ScheduleStore, FollowedStore, Protocol):
+    """A shared schedule that a window in another process can follow cheaply."""
 
 
 CUT_MARKER = "[... earlier output cut ...]\n"

@@ -410,6 +410,20 @@ class PostgresRepository:
     def fileno(self) -> int | None:
         return self._change_feed().fileno()
 
+    # ------------------------------------------- upkeep (see StoreUpkeep)
+
+    # A DSN can carry a password: not handed to commands in TASKGUI_DB.
+    location: str | None = None
+
+    def take_over_checkpoints(self) -> None:
+        return None  # the server folds its own log back
+
+    def verify_file(self, *, companions: bool = True) -> None:
+        pass  # no file under this process that could be replaced
+
+    def save_what_is_open(self, now: datetime) -> str:
+        return "the server keeps what was committed"
+
     def _change_feed(self) -> NotifyFeed:
         if self._feed is None:
             self._feed = NotifyFeed(self.dsn, self.schema, own=lambda: self._session.backend_pid)

@@ -9,7 +9,7 @@ on every dispatch and finish.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
@@ -40,11 +40,13 @@ from taskgui.store.protocols import (
     QuarantinedTask,
     RunRecord,
     StartLoad,
+    TaskChanges,
     cap_output,
     storable_text,
     unstorable_text_error,
 )
 from taskgui.store.requests import RequestRow
+from taskgui.store.sqlite import follow
 from taskgui.store.sqlite.connection import connect, translate_errors
 from taskgui.store.sqlite.deferred_source import (
     SELECT_DEFERRED,
@@ -54,6 +56,7 @@ from taskgui.store.sqlite.deferred_source import (
 from taskgui.store.sqlite.file_identity import OpenFiles, save_open_database
 from taskgui.store.sqlite.insert import insert_new_tasks
 from taskgui.store.sqlite.schema import migrate
+from taskgui.store.sqlite.wal_checkpoints import WalCheckpointer
 from taskgui.system.collector import collector_paused
 
 _SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
@@ -155,19 +158,23 @@ def _run_record(row: tuple[Any, ...]) -> RunRecord:
 
 
 class SqliteRepository:
-    """TaskRepository over one SQLite file. Use from one thread at a time."""
+    """ScheduleStore over one SQLite file. Use from one thread at a time."""
 
     def __init__(self, path: Path, *, history_limit: int = DEFAULT_HISTORY_LIMIT) -> None:
         if history_limit < 1:
             raise ValueError("history_limit must be at least 1")
         self.path = path
         self.history_limit = history_limit
+        # Named to a command in TASKGUI_DB: absolute, so it holds in any working folder.
+        self.location: str | None = str(path.resolve())
         self._connection = connect(path)
         try:
             with translate_errors(path):
                 migrate(self._connection, path)
             # What the path names now, while we hold it open: see file_identity.py.
             self.files = OpenFiles.of(path)
+            # The change feed's last look: commits by others from here on are news.
+            self._seen_version = self.data_version()
         except BaseException:
             self._connection.close()
             raise
@@ -224,14 +231,30 @@ class SqliteRepository:
         """Changes when *another* connection commits: the cheap way to notice the CLI."""
         return int(self._query("PRAGMA data_version")[0][0])
 
-    def take_over_checkpoints(self) -> None:
+    # The change feed: ``PRAGMA data_version`` changes only when another connection
+    # commits, so this process's own writes never wake it.
+
+    def changed(self) -> bool:
+        version = self.data_version()
+        if version == self._seen_version:
+            return False
+        self._seen_version = version
+        return True
+
+    def fileno(self) -> int | None:
+        return None  # SQLite cannot wake anybody: asked on a timer
+
+    def take_over_checkpoints(self) -> Callable[[], WalCheckpointer]:
         """Stop SQLite checkpointing inside commits; the owner checkpoints instead.
 
         An automatic checkpoint lands in whichever commit crosses 1,000 WAL pages and
         stalls it for milliseconds; the scheduler checkpoints from a connection of its
-        own, on a thread of its own (``taskgui.store.sqlite.wal_checkpoints``).
+        own, on a thread of its own (``taskgui.store.sqlite.wal_checkpoints``), which
+        the returned callable opens.
         """
         self._query("PRAGMA wal_autocheckpoint = 0")
+        path = self.path
+        return lambda: WalCheckpointer(path)
 
     # -------------------------------------------------------------- writes
 
@@ -615,6 +638,17 @@ class SqliteRepository:
             "SELECT MAX(id) FROM runs WHERE outcome IS NOT NULL GROUP BY task_id)"
         )
         return {row[1]: _run_record(row) for row in rows}
+
+    # ------------------------------------------------ following (see follow.py)
+
+    def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
+        return follow.task_changes(self._query, marks)
+
+    def last_run_ids(self) -> dict[TaskId, int]:
+        return follow.last_run_ids(self._query)
+
+    def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
+        return [_run_record(row) for row in follow.runs_by_id(self._query, _RUN_COLUMNS, run_ids)]
 
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         rows = self._query(

@@ -40,7 +40,7 @@ from taskgui.core.states import SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot
 from taskgui.runtime.notify_relay import NotifyRelay
 from taskgui.runtime.notify_settings import channels
-from taskgui.runtime.remote import AnyScheduler, RemoteScheduler
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.system.notify.dispatcher import Dispatcher
 from taskgui.ui.desktop.autostart import Autostart
 from taskgui.ui.desktop.close_choice import CloseChoice, CloseChooser, ask_close_choice
@@ -113,7 +113,7 @@ class DesktopShell(QObject):
         self.settings = settings
         self.autostart = autostart
         self.tray_available = tray_available
-        self.runs_here = not isinstance(self.service, RemoteScheduler)
+        self.runs_here = self.service.runs_here
         self._ask = ask
         self._choose_close = choose_close
         self._quit_app = quit_app
@@ -167,17 +167,17 @@ class DesktopShell(QObject):
         links: list[tuple[Any, Callable[..., None]]] = [
             (service.task_exhausted, self._on_service_task_exhausted),
             (service.task_changed, self._on_service_task_changed),
+            # Emitted only by a client of a schedule run elsewhere.
+            (service.owner_changed, self.window.set_schedule_owner),
         ]
-        if isinstance(service, RemoteScheduler):
-            links.append((service.owner_changed, self.window.set_schedule_owner))
         return links
 
-    def adopt(self, service: AnyScheduler) -> None:
+    def adopt(self, service: LiveScheduleClient) -> None:
         """The schedule now runs in this process, in ``service``: follow it from now on."""
         for signal, slot in self._service_links():
             signal.disconnect(slot)
         self.service = service
-        self.runs_here = not isinstance(service, RemoteScheduler)
+        self.runs_here = service.runs_here
         for signal, slot in self._service_links():
             signal.connect(slot)
         self.window.adopt(service)

@@ -27,7 +27,7 @@ from taskgui.core.notify_rules import Trigger
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.notify_relay import Notification, NotifyRelay
-from taskgui.runtime.schedule_signals import ScheduleSignals
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.system.notify.dispatcher import Dispatcher
 from taskgui.ui.notify.notifier import (
     Notice,
@@ -86,7 +86,7 @@ class News(QObject):
 
     def adopt(
         self,
-        schedule: ScheduleSignals,
+        schedule: LiveScheduleClient,
         *,
         task_of: Callable[[TaskId], TaskSnapshot],
         retry_now: Callable[[TaskId], None],

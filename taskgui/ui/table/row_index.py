@@ -7,13 +7,11 @@ them only as far as a lookup needs. Rows are only ever appended or removed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from taskgui.core.task import TaskId
 
 
 class RowIndex:
-    """``ids`` in row order (read it directly on hot paths; never rebind it), with
+    """``ids`` in row order (read it directly on hot paths; only ``reset`` rebinds it), with
     ``row_of`` correct for every row below ``_valid_below`` (see ``_reindex_to``)."""
 
     __slots__ = ("_row_of", "_valid_below", "ids")
@@ -26,8 +24,9 @@ class RowIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def reset(self, ids: Iterable[TaskId]) -> None:
-        self.ids[:] = ids
+    def reset(self, ids: list[TaskId]) -> None:
+        """Take ``ids`` (not a copy) as the rows; ``ids`` is a new list from now on."""
+        self.ids = ids
         self._row_of = {task_id: row for row, task_id in enumerate(self.ids)}
         self._valid_below = len(self.ids)
 

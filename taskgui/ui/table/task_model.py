@@ -291,6 +291,7 @@ class TaskTableModel(QAbstractTableModel):
         self._batches.clear()
         self.beginResetModel()
         self._rows.reset(ids)
+        self._ids = self._rows.ids
         self._entries = entries
         self._next_seq = len(ids)
         self._counts = counts

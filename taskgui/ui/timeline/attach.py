@@ -27,7 +27,7 @@ from taskgui.core.recurrence import Once
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
-from taskgui.runtime.schedule_signals import ScheduleSignals
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.timeline.runs import RunCache
@@ -130,7 +130,7 @@ class TimelineLink(QObject):
         window.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.follow(window.service)
 
-    def follow(self, service: ScheduleSignals) -> None:
+    def follow(self, service: LiveScheduleClient) -> None:
         """The window shows another schedule now (``adopt``)."""
         self.runs.set_history(self.window.service.history)
         service.run_finished.connect(self._on_service_run_finished)

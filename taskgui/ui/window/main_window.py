@@ -51,7 +51,7 @@ from taskgui.core.errors import TaskguiError
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
-from taskgui.runtime.remote import AnyScheduler
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.notify.banner import Banner
 from taskgui.ui.plain_text import ask_yes_no, warn
 from taskgui.ui.table.countdown import CountdownTicker
@@ -93,7 +93,7 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self,
-        service: AnyScheduler,
+        service: LiveScheduleClient,
         clock: Clock,
         *,
         location: str = "",
@@ -289,7 +289,7 @@ class MainWindow(QMainWindow):
         else:
             self.no_scheduler.show_stopped(self._owner)  # who ran it, if known
 
-    def adopt(self, service: AnyScheduler, owner: str = LOCAL_OWNER) -> None:
+    def adopt(self, service: LiveScheduleClient, owner: str = LOCAL_OWNER) -> None:
         """Show ``service`` from now on (the schedule now runs in this window).
 
         The tasks are read afresh from it; the selection stays on the same tasks.

@@ -15,7 +15,7 @@ from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
-from taskgui.runtime.remote import AnyScheduler
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.plain_text import isolated
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.window.actions import Verb, allowed
@@ -35,7 +35,7 @@ class TaskCommands:
     def __init__(
         self,
         window: QWidget,
-        service: Callable[[], AnyScheduler],
+        service: Callable[[], LiveScheduleClient],
         tasks: TaskList,
         clock: Clock,
         *,

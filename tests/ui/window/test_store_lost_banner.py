@@ -13,7 +13,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import SystemClock
-from taskgui.runtime.remote import AnyScheduler, RemoteScheduler
+from taskgui.runtime.remote import RemoteScheduler
+from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite.repository import SqliteRepository
 from taskgui.ui.window.main_window import MainWindow
@@ -25,12 +26,12 @@ NOTICE_MS = 5_000
 @pytest.fixture(params=["runs-it", "follows-it"])
 def scheduler(
     request: pytest.FixtureRequest, tmp_path: Path, qtbot: QtBot
-) -> Iterator[AnyScheduler]:
+) -> Iterator[LiveScheduleClient]:
     """What a window shows: the schedule run here, or one followed from elsewhere."""
     db = tmp_path / "window.sqlite3"
     SqliteRepository(db).close()
     repository = SqliteRepository(db)
-    service: AnyScheduler
+    service: LiveScheduleClient
     if request.param == "runs-it":
         service = SchedulerService(repository, CLOCK, workers=1)
     else:
@@ -43,7 +44,7 @@ def scheduler(
 
 
 def test_the_window_says_in_its_banner_that_the_schedule_stopped(
-    scheduler: AnyScheduler, tmp_path: Path, qtbot: QtBot
+    scheduler: LiveScheduleClient, tmp_path: Path, qtbot: QtBot
 ) -> None:
     db = tmp_path / "window.sqlite3"
     window = MainWindow(scheduler, CLOCK, location=str(db))

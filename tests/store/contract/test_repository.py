@@ -1,4 +1,4 @@
-"""The TaskRepository contract, run against both implementations.
+"""The TaskRepository contract, run against every backend (see backends.py).
 
 Events come from a real Engine wherever that is natural (add -> due -> finished), so
 what the repositories store is what the scheduler will hand them. A differential test
@@ -8,7 +8,6 @@ at the end feeds one engine's events to both repositories and compares everythin
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -40,7 +39,6 @@ from taskgui.core.task import TaskSpec
 from taskgui.store.memory import MemoryRepository
 from taskgui.store.protocols import (
     CUT_MARKER,
-    DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
     OUTPUT_CAP_BYTES,
     RunRecord,
@@ -50,47 +48,14 @@ from taskgui.store.protocols import (
 from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
 from tests.helpers.store import (
-    REPOSITORY_KINDS,
     Driver,
-    make_repository,
     persistent,
     rich_specs,
     stored,
 )
+from tests.store.contract.backends import RepositoryFactory
 
-RepositoryFactory = Callable[..., TaskRepository]
 EVERY_10S = Every(timedelta(seconds=10))
-
-
-@pytest.fixture(params=REPOSITORY_KINDS)
-def kind(request: pytest.FixtureRequest) -> str:
-    return cast(str, request.param)
-
-
-@pytest.fixture
-def new_repository(kind: str, tmp_path: Path) -> Iterator[RepositoryFactory]:
-    """Opens repositories of the parametrized kind and closes them all afterwards."""
-    opened: list[TaskRepository] = []
-
-    def factory(history_limit: int = DEFAULT_HISTORY_LIMIT) -> TaskRepository:
-        path = tmp_path / f"taskgui-{len(opened)}.sqlite3"
-        repository = make_repository(kind, path, history_limit=history_limit)
-        opened.append(repository)
-        return repository
-
-    yield factory
-    for repository in opened:
-        repository.close()
-
-
-@pytest.fixture
-def repository(new_repository: RepositoryFactory) -> TaskRepository:
-    return new_repository()
-
-
-@pytest.fixture
-def driver(repository: TaskRepository) -> Driver:
-    return Driver(repository)
 
 
 # ------------------------------------------------------------------ add_tasks

@@ -1,0 +1,150 @@
+"""What each command does: ``handler(args, ctx) -> exit status``, registered by the parser.
+
+Reads come straight from the database (an absent one reads as empty); changes go
+through ``control.store_client``: performed here when nobody runs the schedule, else
+requested of the process that does, and waited for.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from taskgui.cli import output as cli_format
+from taskgui.cli import transfer as cli_transfer
+from taskgui.cli.add_arguments import spec_from_args
+from taskgui.cli.context import EXIT_OK, Context, OperationFailedError, note, print_json
+from taskgui.cli.database import client, exists, open_database, reader, scheduled
+from taskgui.core.errors import InvalidStateError, TaskNotFoundError
+from taskgui.core.operation import Op
+from taskgui.core.states import TaskState
+from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import TaskSpec
+from taskgui.store.protocols import TaskRepository
+
+
+def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
+    now = ctx.clock.now()
+    spec = spec_from_args(args, now)
+    if spec.first_run_at < now and not spec.recurrence.is_recurring:
+        note("that time has passed; the task is due now (its misfire policy applies)")
+    stored = _add(spec, ctx)
+    print(stored.id)
+    return EXIT_OK
+
+
+def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
+    """Store the task, then tell a running scheduler about it (see store_client)."""
+    with open_database(ctx) as repository:
+        return client(ctx, repository).add_task(spec)
+
+
+def _waiting(
+    repository: TaskRepository, snapshots: Sequence[TaskSnapshot], ctx: Context
+) -> dict[int, str]:
+    """What each task waits for, as the window says it (see ``cli_format.wait_reasons``)."""
+    return cli_format.wait_reasons(
+        snapshots,
+        repository.wait_reasons(),
+        ctx.clock.now(),
+        scheduled=scheduled(ctx),
+    )
+
+
+def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
+    state = TaskState(args.state) if args.state else None
+    with reader(ctx) as repository:
+        snapshots = repository.list_tasks(state)
+        waiting = _waiting(repository, snapshots, ctx)
+    if args.json:
+        print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
+    elif not snapshots:
+        print(f"no {state.value} tasks" if state else "no tasks")
+    else:
+        print("\n".join(cli_format.task_table(snapshots, waiting)))
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    with reader(ctx) as repository:
+        snapshot = repository.get(args.id)
+        waiting = _waiting(repository, [snapshot], ctx).get(snapshot.spec.id)
+    if args.json:
+        print_json(cli_format.task_json(snapshot, waiting))
+    else:
+        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now(), waiting)))
+    return EXIT_OK
+
+
+def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
+    with reader(ctx) as repository:
+        repository.get(args.id)  # "no task with id N" rather than an empty history
+        runs = repository.runs(args.id, args.limit)
+    if args.json:
+        print_json([cli_format.run_json(run) for run in runs])
+    elif not runs:
+        print(f"task {args.id} has not run yet")
+    else:
+        print("\n".join(cli_format.history_table(runs)))
+    return EXIT_OK
+
+
+def _unchanged(op: Op, snapshot: TaskSnapshot) -> str | None:
+    """What to say instead when pause or resume would change nothing.
+
+    Both then succeed and say so truthfully, rather than claim a change (as resume
+    did) or fail (a script that pauses a task wants it paused, and it is). A task
+    that has finished (cancelled, succeeded, gave up, missed) is refused by both,
+    exit status 1: it will not run again, paused or not.
+    """
+    if op is Op.PAUSE and snapshot.spec.paused:
+        return "is already paused"
+    if op is Op.RESUME and not snapshot.spec.paused:
+        if snapshot.state.is_terminal:
+            raise InvalidStateError(
+                f"task {snapshot.spec.name!r} has {snapshot.state.value}; there is nothing "
+                "to resume"
+            )
+        return "is not paused; nothing to resume"
+    return None
+
+
+def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
+    op: Op = args.op
+    if not exists(ctx.database):
+        raise TaskNotFoundError(args.id)  # and no database made to say so
+    with open_database(ctx) as repository:
+        snapshot = repository.get(args.id)  # fail fast, before any lock or request
+        unchanged = _unchanged(op, snapshot)
+        if unchanged is not None:
+            print(f"task {args.id} {unchanged}")
+            return EXIT_OK
+        done_here = client(ctx, repository).change(op, args.id)
+        if done_here and op in (Op.RUN_NOW, Op.RETRY_NOW):
+            note(
+                "no scheduler is running for this database; the run starts when "
+                "'taskgui daemon' or the app starts"
+            )
+    print(f"task {args.id} {args.done}")
+    return EXIT_OK
+
+
+def cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
+    if ctx.daemon is None:
+        raise OperationFailedError("this taskgui has no daemon to start")
+    return ctx.daemon(ctx.database, args.workers, ctx.reset_corrupt)
+
+
+def cmd_export(args: argparse.Namespace, ctx: Context) -> int:
+    cli_transfer.check_export_target(args.file)
+    with reader(ctx) as repository:
+        return cli_transfer.export(args, repository, ctx.clock, note)
+
+
+def cmd_import(args: argparse.Namespace, ctx: Context) -> int:
+    # Read and check the whole file first: a refused import touches no database.
+    parsed = cli_transfer.read_import(args, ctx.clock)
+    if args.dry_run and not exists(ctx.database):
+        return cli_transfer.report_dry_run(args, parsed, ctx.clock)
+    with open_database(ctx) as repository:
+        return cli_transfer.import_(args, parsed, client(ctx, repository), ctx.clock)

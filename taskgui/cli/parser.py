@@ -1,0 +1,189 @@
+"""The command line's grammar: every command, its flags and its --help examples.
+
+Scripts depend on it, so its surface is a contract: command and flag names (and the
+JSON fields, see ``cli.output``). Each command's handler is in ``cli.commands``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import NoReturn
+
+from taskgui import __version__
+from taskgui.cli import commands as handlers
+from taskgui.cli import shared_schedule
+from taskgui.cli import transfer as cli_transfer
+from taskgui.cli.add_arguments import add_arguments
+from taskgui.cli.context import PROG, UsageError
+from taskgui.core.defaults import DEFAULT_WORKERS
+from taskgui.core.operation import Op
+from taskgui.core.states import TaskState
+
+DEFAULT_HISTORY = 20
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors follow taskgui's one-line format and exit code."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# ------------------------------------------------------------------ argument types
+
+
+def bounded_int(maximum: int) -> Callable[[str], int]:
+    """An argparse type for ids and counts: a whole number from 1 to ``maximum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text) if len(text) <= _MAX_DIGITS else 0
+        except ValueError:
+            value = 0
+        if not 1 <= value <= maximum:
+            shown = repr(text) if len(text) <= 40 else repr(text[:39] + "…")
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from 1 to {maximum:,}, not {shown}"
+            )
+        return value
+
+    return parse
+
+
+# SQLite stores ids and takes limits as signed 64-bit integers: a larger one is no id.
+MAX_ID = 2**63 - 1
+MAX_WORKERS = 1_024  # threads, each possibly running a command: beyond this, a typo
+_MAX_DIGITS = 30  # anything longer is out of range; int() need not read a novel
+positive_int = bounded_int(MAX_ID)
+
+
+# --------------------------------------------------------------------------- parser
+
+_FORMATTER = argparse.RawDescriptionHelpFormatter
+_MAIN_EPILOG = """\
+With no command, taskgui opens its window.
+
+examples:
+  taskgui add --name backup --command 'rsync -a ~/docs /mnt/backup' --cron '0 2 * * *'
+  taskgui list --state retrying
+  taskgui --db ./project.sqlite3 daemon --workers 2
+"""
+
+
+def _command(
+    commands: argparse._SubParsersAction[_Parser],
+    name: str,
+    summary: str,
+    examples: str,
+) -> argparse.ArgumentParser:
+    lines = (line.strip() for line in examples.strip().splitlines())
+    epilog = "examples:\n" + "".join(f"  {line}\n" for line in lines)
+    return commands.add_parser(
+        name, help=summary, description=summary, epilog=epilog, formatter_class=_FORMATTER
+    )
+
+
+def _id_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", type=positive_int, metavar="ID", help="the task's id (see 'list')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line, with an example or two under every command's --help."""
+    parser = _Parser(
+        prog=PROG,
+        description="A task scheduler with priorities, retries and durable state.",
+        epilog=_MAIN_EPILOG,
+        formatter_class=_FORMATTER,
+    )
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the database file (default: $TASKGUI_DB, else taskgui.sqlite3 in your data folder)",
+    )
+    parser.add_argument(
+        "--reset-corrupt",
+        action="store_true",
+        help="if the database is damaged, move it aside (it is never deleted) and start afresh",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+
+    add = _command(
+        commands,
+        "add",
+        "Add a task and print its id.",
+        """
+        taskgui add --name report --command ./report.sh --in 10m
+        taskgui add --name sync --command 'make sync' --every 5m --max-attempts 5 --jitter
+        taskgui add --name weekly --command backup --cron '0 9 * * 1' --tz Europe/Berlin
+        """,
+    )
+    add_arguments(add)
+    add.set_defaults(handler=handlers.cmd_add)
+
+    listing = _command(
+        commands,
+        "list",
+        "List tasks.",
+        "taskgui list\ntaskgui list --state retrying --json | jq '.[].id'",
+    )
+    listing.add_argument("--state", choices=[state.value for state in TaskState])
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(handler=handlers.cmd_list)
+
+    show = _command(commands, "show", "Show one task.", "taskgui show 7\ntaskgui show 7 --json")
+    _id_argument(show)
+    show.add_argument("--json", action="store_true", help="print a JSON object")
+    show.set_defaults(handler=handlers.cmd_show)
+
+    history = _command(
+        commands, "history", "Show a task's runs, newest first.", "taskgui history 7 --limit 5"
+    )
+    _id_argument(history)
+    history.add_argument("--json", action="store_true", help="print a JSON array")
+    history.add_argument(
+        "--limit", type=positive_int, default=DEFAULT_HISTORY, help="at most N runs (default 20)"
+    )
+    history.set_defaults(handler=handlers.cmd_history)
+
+    for name, (op, summary, done) in _CHANGES.items():
+        change = _command(commands, name, summary, f"taskgui {name} 7")
+        _id_argument(change)
+        change.set_defaults(handler=handlers.cmd_change, op=op, done=done)
+
+    daemon = _command(
+        commands,
+        "daemon",
+        "Run the schedule without a window, until interrupted.",
+        "taskgui daemon\ntaskgui --db ~/jobs.sqlite3 daemon --workers 8",
+    )
+    daemon.add_argument(
+        "--workers",
+        type=bounded_int(MAX_WORKERS),
+        default=DEFAULT_WORKERS,
+        help=f"how many tasks may run at once (default {DEFAULT_WORKERS})",
+    )
+    daemon.set_defaults(handler=handlers.cmd_daemon)
+
+    export = _command(commands, "export", cli_transfer.EXPORT_SUMMARY, cli_transfer.EXPORT_EXAMPLES)
+    cli_transfer.export_arguments(export)
+    export.set_defaults(handler=handlers.cmd_export)
+    importing = _command(
+        commands, "import", cli_transfer.IMPORT_SUMMARY, cli_transfer.IMPORT_EXAMPLES
+    )
+    cli_transfer.import_arguments(importing)
+    importing.set_defaults(handler=handlers.cmd_import)
+    shared_schedule.add_commands(commands, _command)
+    return parser
+
+
+# command -> (operation, summary for --help, what to report when done)
+_CHANGES: dict[str, tuple[Op, str, str]] = {
+    "cancel": (Op.CANCEL, "Cancel a task for good; a run in progress is stopped.", "cancelled"),
+    "pause": (Op.PAUSE, "Pause a task: it keeps its place, starts no scheduled runs.", "paused"),
+    "resume": (Op.RESUME, "Resume a paused task.", "resumed"),
+    "run-now": (Op.RUN_NOW, "Run a task now, outside its schedule.", "will run now"),
+    "retry": (Op.RETRY_NOW, "Run the next attempt of a failed task now.", "will retry now"),
+    "delete": (Op.DELETE, "Delete a task and its history.", "deleted"),
+}

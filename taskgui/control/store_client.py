@@ -1,0 +1,178 @@
+"""Changing a schedule from a process that does not run it: here, or by request.
+
+A change must reach whoever runs the schedule, so the two never disagree about a
+task. When nobody runs it, this process takes the scheduler lock, recovers the
+schedule as a start would (runs left open become interrupted, their orphaned
+processes are stopped) and performs the change here through ``Operations`` (engine
+decides, store commits). When another process holds the lock (a daemon, a window),
+the change is filed in the store's request queue and this process waits for that
+one to perform and answer it. Written once, for ``taskgui pause`` and friends and
+for ``taskgui import --replace`` alike.
+
+New tasks are inserted here in any case and a running scheduler is told of each
+("added" is idempotent): insert first, look at the lock second, so a scheduler that
+starts in between loads the rows, and one already running gets the requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, TypeVar
+
+from taskgui.control.operations import Operations
+from taskgui.control.recovery import recover
+from taskgui.core.clock import Clock
+from taskgui.core.engine.engine import Engine
+from taskgui.core.errors import TaskguiError
+from taskgui.core.operation import Op
+from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import TaskId, TaskSpec
+from taskgui.store.errors import SchedulerAlreadyRunningError
+from taskgui.store.protocols import ScheduleStore
+from taskgui.store.requests import encode_spec
+from taskgui.system.orphans import stop_orphaned_runs
+
+T = TypeVar("T")
+
+REQUEST_TIMEOUT = 10.0  # seconds to wait for the answer to a request
+REQUEST_POLL = 0.02  # seconds between looks at it
+
+
+class ScheduleLock(Protocol):
+    """The one-scheduler-per-store lock (``store.sqlite.lock.SchedulerLock``)."""
+
+    def acquire(self) -> None:
+        """Take it; SchedulerAlreadyRunningError when another process holds it."""
+        ...
+
+    def release(self) -> None: ...
+
+
+class RequestFailedError(TaskguiError):
+    """The process running the schedule refused a request, or did not answer it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoreClient:
+    """A ``ScheduleClient`` over a store, for a process that does not run the schedule.
+
+    ``running`` says whether another process runs the schedule now (its lock is
+    held); ``holder`` names it for a message ("process 1234"); ``place`` names the
+    schedule ("/home/me/tasks.sqlite3"). ``sleep`` waits between looks at an answer.
+    """
+
+    store: ScheduleStore
+    lock: ScheduleLock
+    clock: Clock
+    running: Callable[[], bool]
+    holder: Callable[[], str]
+    place: str
+    sleep: Callable[[float], None]
+    timeout: float = REQUEST_TIMEOUT
+    poll: float = REQUEST_POLL
+
+    @property
+    def runs_here(self) -> bool:
+        """True when nobody else runs it: a change is then performed in this process."""
+        return not self.running()
+
+    def task(self, task_id: TaskId) -> TaskSnapshot:
+        return self.store.get(task_id)
+
+    # --------------------------------------------------------------- adding
+
+    def add_task(self, spec: TaskSpec) -> TaskSpec:
+        return self.add_tasks([spec])[0]
+
+    def add_tasks(self, specs: Sequence[TaskSpec]) -> list[TaskSpec]:
+        """Insert (one transaction), then tell a running scheduler of each."""
+        now = self.clock.now()
+        stored = self.store.add_tasks(specs, now) if specs else []
+        if stored and self.running():
+            self.announce(stored)
+        return stored
+
+    def announce(self, stored: Sequence[TaskSpec]) -> None:
+        """Ask the process running the schedule to schedule tasks inserted here."""
+        now = self.clock.now()
+        for spec in stored:
+            self.store.submit_request(Op.ADDED, spec.id, None, now)
+
+    # -------------------------------------------------------------- changes
+
+    def update_task(self, spec: TaskSpec) -> None:
+        self.change(Op.UPDATE, spec.id, encode_spec(spec))
+
+    def cancel(self, task_id: TaskId) -> None:
+        self.change(Op.CANCEL, task_id)
+
+    def pause(self, task_id: TaskId) -> None:
+        self.change(Op.PAUSE, task_id)
+
+    def resume(self, task_id: TaskId) -> None:
+        self.change(Op.RESUME, task_id)
+
+    def run_now(self, task_id: TaskId) -> None:
+        self.change(Op.RUN_NOW, task_id)
+
+    def retry_now(self, task_id: TaskId) -> None:
+        self.change(Op.RETRY_NOW, task_id)
+
+    def delete(self, task_id: TaskId) -> None:
+        self.change(Op.DELETE, task_id)
+
+    def change(self, op: Op, task_id: TaskId, payload: str | None = None) -> bool:
+        """Perform ``op`` here or have it performed; True if it was done here."""
+
+        def here(operations: Operations, now: datetime) -> bool:
+            operations.perform(op, task_id, payload, now)
+            return True
+
+        def elsewhere() -> bool:
+            self.request(op, task_id, payload)
+            return False
+
+        return self.here_or_elsewhere(here=here, elsewhere=elsewhere)
+
+    def here_or_elsewhere(
+        self,
+        *,
+        here: Callable[[Operations, datetime], T],
+        elsewhere: Callable[[], T],
+    ) -> T:
+        """Under the lock: recover, then ``here(operations, now)``. If another process
+        holds the lock: ``elsewhere()`` (which files requests with ``request``)."""
+        try:
+            self.lock.acquire()
+        except SchedulerAlreadyRunningError:
+            return elsewhere()
+        try:
+            engine = Engine()
+            now = self.clock.now()
+            recovery = recover(self.store, engine, now)
+            stop_orphaned_runs(recovery.interrupted, database=self.store.location)
+            return here(Operations(engine, self.store), now)
+        finally:
+            self.lock.release()
+
+    def request(self, op: Op, task_id: TaskId, payload: str | None = None) -> None:
+        """File ``op`` for the process running the schedule and wait for its answer;
+        RequestFailedError when it refuses or does not answer within ``timeout``."""
+        request_id = self.store.submit_request(op, task_id, payload, self.clock.now())
+        deadline = self.clock.monotonic() + self.timeout
+        while True:
+            done, error = self.store.request_outcome(request_id)
+            if done:
+                if error:
+                    raise RequestFailedError(error)
+                return
+            if self.clock.monotonic() >= deadline:
+                raise RequestFailedError(
+                    f"the scheduler running {self.place} ({self.holder()}) did not answer "
+                    f"within {self.timeout:g}s; the request stays queued and may still be "
+                    f"carried out (check with 'taskgui show {task_id}'), or restart that "
+                    "process"
+                )
+            self.sleep(self.poll)

@@ -1,0 +1,232 @@
+"""The scheduler service's dispatch loop: timer -> due -> commit -> pool, and back.
+
+On each wake of the ``DeadlineTimer`` the loop asks the engine what is due,
+**commits** the dispatch, then lets the worker pool start the runs (behind a gate that
+opens only once the commit succeeded). A finished run is committed (with its result)
+in the same transaction as whatever its freed worker is given next, so before its task
+is queued again. ``SchedulerService`` builds the parts and adds the public face (life,
+reads, operations, requests); this class is the loop between the engine and the pool.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from taskgui.core.clock import Clock
+from taskgui.core.engine.engine import Engine
+from taskgui.core.events import Event, RunDispatched
+from taskgui.core.states import RunOutcome
+from taskgui.core.status import RunId, RunResult
+from taskgui.runtime.ahead import DispatchAhead
+from taskgui.runtime.deadline_timer import DeadlineTimer
+from taskgui.runtime.guard import service_slot
+from taskgui.runtime.live_output import LiveOutput
+from taskgui.runtime.pool import WorkerPool
+from taskgui.runtime.publishing import publish
+from taskgui.runtime.run_end import run_end_failed, timed_by_monotonic
+from taskgui.runtime.run_env import run_environment
+from taskgui.runtime.runner import RunReport
+from taskgui.runtime.schedule_signals import ScheduleSignals
+from taskgui.runtime.store_health import StoreHealth
+from taskgui.runtime.take_back import TakeBack
+from taskgui.store.errors import StoreError
+from taskgui.store.protocols import ScheduleStore
+
+log = logging.getLogger("taskgui.runtime.service")
+
+
+class DispatchLoop(ScheduleSignals):
+    """See the module docstring; the parts are set by ``SchedulerService``."""
+
+    _repository: ScheduleStore
+    _database: str | None
+    _clock: Clock
+    _engine: Engine
+    _pool: WorkerPool
+    _ahead: DispatchAhead
+    _timer: DeadlineTimer
+    _taken: TakeBack
+    _output: LiveOutput
+    _health: StoreHealth
+    _running: bool
+    _stopping: bool
+    _stop_reason: str
+
+    def _finish_shutdown(self) -> None:
+        raise NotImplementedError  # SchedulerService's
+
+    # ------------------------------------------------------------- dispatch
+
+    def _dispatch(
+        self,
+        ahead: tuple[datetime, float] | None = None,
+        done: Sequence[Event] = (),
+        results: dict[RunId, RunResult] | None = None,
+    ) -> None:
+        """Start whatever is due, as far as workers allow, then re-arm the timer.
+
+        ``ahead``: (deadline, its monotonic time) to dispatch what is due at that
+        deadline now, to start then. ``done``: the events of a finished run (and
+        ``results`` its result), committed in the same transaction as the dispatch.
+        """
+        if self._health.lost is not None:  # written nowhere: the file the path named is gone
+            self._publish(done, results)
+            return
+        dispatching = self._running and not self._stopping and self._health.healthy
+        if not dispatching and not done:
+            return
+        now = self._clock.now()
+        events = list(done)
+        dispatched: list[RunDispatched] = []
+        # Commit before acting: the runs are handed over behind a closed gate, so the
+        # worker threads wake while the dispatch is committed; nothing starts until
+        # the commit has succeeded and the gate opens (and not before its start time).
+        gate = threading.Event()
+        try:
+            if dispatching:
+                at, start_at = ahead or self._ahead.moment(now)
+                try:
+                    new = self._engine.due(at, self._pool.free)
+                except StoreError as error:  # a deferred task could not be read
+                    self._health.failed(error)
+                    new = []
+                events += new
+                dispatched = [event for event in new if isinstance(event, RunDispatched)]
+                for event in dispatched:
+                    self._start_run(event, gate, start_at)
+                if start_at is not None:
+                    self._taken.ahead.update(event.run.run_id for event in dispatched)
+                    events += self._taken.make_way()
+            self._repository.apply(events, now, results)
+        except BaseException as error:
+            # Not on disk (or not surely): nothing handed over may start, and no
+            # worker may wait for a gate that never opens.
+            for event in dispatched:
+                self._pool.cancel(event.run.run_id)
+                self._taken.abandon(event.run.run_id)  # never happened: not recorded
+            gate.set()
+            if not isinstance(error, StoreError):
+                raise
+            self._health.failed(error)
+            self._publish(done, results)
+            return
+        gate.set()
+        if ahead is not None and self._health.healthy:
+            self._ahead.hold(*ahead)
+        self._publish(events, results)
+        if dispatching and self._health.healthy:
+            self._timer.arm(self._engine.next_deadline())
+
+    def _rearm(self) -> None:
+        """After tasks were read: a decoded task can move the head of the schedule."""
+        if self._running and self._health.healthy and not self._stopping:
+            self._timer.arm(self._engine.next_deadline())
+
+    def _start_run(
+        self, event: RunDispatched, gate: threading.Event, start_at: float | None
+    ) -> None:
+        ticket = event.run
+        spec = self._engine.snapshot(ticket.task_id).spec
+        self._pool.submit(
+            ticket.run_id,
+            spec.command,
+            timeout=spec.timeout.total_seconds() if spec.timeout else None,
+            extra_env=run_environment(self._database, ticket, spec.name),
+            gate=gate,
+            start_at=start_at,
+        )
+
+    @service_slot
+    def _on_timer_approaching(self, target: float) -> None:
+        """Dispatch the deadline's runs ahead when that cannot change who runs.
+
+        Not when a due task already waits for a worker: then workers are the limit,
+        and each one is given the best due task the moment it frees. Returning without
+        re-arming lets the timer go on and fire at the deadline.
+        """
+        if not self._health.file_is_ours(companions=False):
+            return
+        deadline = self._engine.next_deadline()
+        if deadline is None or not self._pool.free or self._engine.has_ready():
+            return
+        start_at = self._ahead.start_time(deadline, target)
+        if start_at is not None:
+            self._dispatch(ahead=(deadline, start_at))
+
+    @service_slot
+    def _on_timer_fired(self) -> None:
+        if self._health.file_is_ours(companions=False):
+            self._dispatch()
+
+    @service_slot
+    def _on_timer_clock_jumped(self, seconds: float) -> None:
+        if not self._health.file_is_ours(companions=False):
+            return
+        log.warning("the wall clock jumped by %.1f s; re-planning the schedule", seconds)
+        self._ahead.forget()
+        self._dispatch()
+        if not self._timer.armed:
+            self._timer.arm(self._engine.next_deadline())
+
+    @service_slot
+    def _on_pool_run_started(self, run_id: int, pid: int) -> None:
+        self._taken.started(run_id)
+        ticket = self._engine.running_runs.get(run_id)
+        if ticket is None:
+            return
+        # Written at once: after a crash, the next start stops the run's processes by
+        # this pid before it retries the run. Every moment it waits is a moment in
+        # which a crash would leave the command running alongside its own retry.
+        try:
+            if self._health.lost is None:
+                self._repository.record_run_pid(run_id, pid)
+        except StoreError as error:
+            self._health.failed(error)
+        events = self._engine.started(run_id, self._clock.now())
+        self._publish(events)
+        self.run_started.emit(ticket)
+
+    @service_slot
+    def _on_pool_run_output(self, run_id: int, text: str) -> None:
+        ticket = self._engine.running_runs.get(run_id)
+        if ticket is None or run_id in self._taken.ignored:
+            return
+        self._output.printed(run_id, text)
+        self.run_output.emit(ticket, text)
+
+    @service_slot
+    def _on_pool_run_completed(self, run_id: int, report: object) -> None:
+        assert isinstance(report, RunReport)
+        self._output.ended(run_id)
+        if self._taken.ended(run_id):  # taken back before it started anything
+            if self._stopping:
+                if not self._pool.busy:
+                    self._finish_shutdown()
+            else:
+                self._dispatch()  # its worker is free
+            return
+        outcome, result = report.outcome, report.result
+        if self._stopping and outcome is RunOutcome.CANCELLED:
+            outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
+            result = replace(result, error=f"stopped because {self._stop_reason}")
+        now = self._clock.now()
+        ticket = self._engine.running_runs.get(run_id)
+        try:
+            events = timed_by_monotonic(
+                self._engine.finished(run_id, outcome, now), report.duration
+            )
+        except Exception as error:
+            events = run_end_failed(self._engine, ticket, outcome, now, error)
+        # One commit for the result and for what the freed worker is given next.
+        self._dispatch(done=events, results={run_id: result})
+        if self._stopping and not self._pool.busy:
+            self._finish_shutdown()
+
+    def _publish(
+        self, events: Sequence[Event], results: dict[RunId, RunResult] | None = None
+    ) -> None:
+        publish(self, events, results, self._pool.cancel)

@@ -1,0 +1,93 @@
+"""The request inbox: what other processes ask of the process running the schedule.
+
+The CLI and windows following a daemon file requests through the store's
+``RequestQueue``; the service performs each and answers it. Nobody polls the requests
+themselves: every ``REQUEST_CHECK_MS`` the service asks the store's ``ChangeFeed``
+whether another process committed anything (one cheap question: SQLite's ``PRAGMA
+data_version``), and only then reads the open requests. The service's own commits
+never wake it.
+
+Each request is answered whatever its row holds (see ``store.requests.answer_request``):
+one bad row never leaves the others unanswered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+
+from taskgui.core.clock import Clock
+from taskgui.store.errors import StoreError
+from taskgui.store.protocols import ChangeFeed, RequestQueue
+from taskgui.store.requests import Perform, answer_request
+
+REQUEST_CHECK_MS = 250
+
+
+class _Inbox(RequestQueue, ChangeFeed, Protocol):
+    """The two seams an inbox needs of a store."""
+
+
+class RequestInbox:
+    """Performs and answers the store's open requests; see the module docstring.
+
+    ``perform`` carries out one readable request and returns its error (or None);
+    ``failed`` hears of a store that could not be read or written (the service stops
+    dispatching until it works again); ``performed`` is called after any request was
+    answered (the service dispatches: a request may have made something due).
+    """
+
+    def __init__(
+        self,
+        store: _Inbox,
+        clock: Clock,
+        *,
+        perform: Perform,
+        failed: Callable[[StoreError], None],
+        performed: Callable[[], None],
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._perform = perform
+        self._failed = failed
+        self._performed = performed
+
+    def start(self) -> None:
+        """Forget the changes before now, then answer whatever is open already."""
+        try:
+            self._store.changed()
+        except StoreError as error:
+            self._failed(error)
+            return
+        self.perform_open()
+
+    def check(self) -> None:
+        """The timer's work: read the requests only if another process committed."""
+        try:
+            changed = self._store.changed()
+        except StoreError as error:
+            self._failed(error)
+            return
+        if changed:
+            self.perform_open()
+
+    def perform_open(self) -> None:
+        try:
+            pending = self._store.open_requests()
+        except StoreError as failure:
+            self._failed(failure)
+            return
+        for row in pending:  # each answered, whatever the row holds (see answer_request)
+            now: datetime = self._clock.now()
+            problem = answer_request(row, now, self._perform)
+            try:
+                self._store.complete_request(row.id, problem, now)
+            except StoreError as failure:
+                self._failed(failure)
+                return
+        # The feed is not asked again here: it reports only *other* connections'
+        # commits, so a change now means a request filed while these were performed,
+        # which the next check must still see.
+        if pending:
+            self._performed()
