@@ -1,0 +1,236 @@
+"""The SQLite repository's reads (tasks, history, followers) and its request mailbox.
+
+Kept apart from the writes (``repository``): a read never opens a transaction of its
+own but the quarantine of rows it could not decode, which it records as it finds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from contextlib import suppress
+from datetime import datetime
+from typing import Any
+
+from taskgui.core.engine.deferred import DeferredTasks
+from taskgui.core.errors import TaskNotFoundError
+from taskgui.core.states import TaskState, WaitReason
+from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import TaskId
+from taskgui.store import codec
+from taskgui.store.errors import CodecError
+from taskgui.store.protocols import (
+    DEFAULT_HISTORY_LIMIT,
+    LoadResult,
+    QuarantinedTask,
+    RunRecord,
+    StartLoad,
+    TaskChanges,
+    storable_text,
+)
+from taskgui.store.requests import RequestRow
+from taskgui.store.sqlite import follow
+from taskgui.store.sqlite.base import (
+    RUN_COLUMNS,
+    SELECT_TASKS,
+    SqliteBase,
+    run_record,
+)
+from taskgui.store.sqlite.connection import translate_errors
+from taskgui.store.sqlite.deferred_source import (
+    SELECT_DEFERRED,
+    SELECT_LOADED_WHOLE,
+    SqliteTaskSource,
+)
+from taskgui.system.collector import collector_paused
+
+
+class SqliteReads(SqliteBase):
+    """Reads and requests; the writes are ``SqliteRepository``'s."""
+
+    # ------------------------------------------------------------ requests
+
+    def submit_request(
+        self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
+    ) -> int:
+        """Queue a request for the process running the schedule; return its id."""
+        with self._transaction() as connection:
+            cursor = connection.execute(
+                "INSERT INTO requests (op, task_id, payload, created_at) VALUES (?, ?, ?, ?)",
+                (op, task_id, payload, codec.to_us(now)),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def open_requests(self) -> list[RequestRow]:
+        """Requests not yet performed, oldest first, as stored: judge each with
+        ``read_request`` (another program may have written anything into a column)."""
+        return [
+            RequestRow(*row)
+            for row in self._query(
+                "SELECT id, op, task_id, payload, created_at FROM requests "
+                "WHERE done_at IS NULL ORDER BY id"
+            )
+        ]
+
+    def complete_request(self, request_id: int, error: str | None, now: datetime) -> None:
+        with self._transaction() as connection:
+            connection.execute(
+                "UPDATE requests SET done_at = ?, error = ? WHERE id = ?",
+                (codec.to_us(now), None if error is None else storable_text(error), request_id),
+            )
+            # Answers are read within seconds; a day later they are just clutter.
+            connection.execute(
+                "DELETE FROM requests WHERE done_at < ?",
+                (codec.to_us(now) - 86_400_000_000,),
+            )
+
+    def request_outcome(self, request_id: int) -> tuple[bool, str | None]:
+        """(done, error) of a submitted request."""
+        rows = self._query("SELECT done_at, error FROM requests WHERE id = ?", (request_id,))
+        if not rows:
+            return True, f"request {request_id} was lost"
+        return rows[0][0] is not None, rows[0][1]
+
+    # --------------------------------------------------------------- reads
+
+    def load(self, now: datetime) -> LoadResult:
+        decoder = codec.RowDecoder()
+        tasks: list[TaskSnapshot] = []
+        bad: list[tuple[tuple[Any, ...], CodecError]] = []
+        snapshot = decoder.snapshot
+        append = tasks.append
+        # Row by row from the cursor rather than fetchall: each row is freed as soon as
+        # it is decoded, which keeps the working set small and the load faster.
+        with collector_paused(), translate_errors(self.path):
+            for row in self._connection.execute(
+                SELECT_TASKS + " WHERE id NOT IN (SELECT task_id FROM quarantine) ORDER BY id"
+            ):
+                try:
+                    append(snapshot(row))
+                except CodecError as error:
+                    bad.append((row, error))
+        if bad:
+            self._quarantine(bad, now)
+        return LoadResult(tasks, self.quarantined())
+
+    def load_for_start(self, now: datetime) -> StartLoad:
+        """Running tasks whole; every other task by id and next run time only.
+
+        The rest of a row is read and decoded when the engine first needs it, through
+        a ``SqliteTaskSource`` on this connection (so, from this thread). That keeps a
+        cold start to one narrow scan: at 100,000 tasks, building Python objects for
+        every column was two thirds of it.
+        """
+        decoder = codec.RowDecoder()
+        whole: list[TaskSnapshot] = []
+        bad: list[tuple[tuple[Any, ...], CodecError]] = []
+        for row in self._query(SELECT_LOADED_WHOLE):
+            try:
+                whole.append(decoder.snapshot(row))
+            except CodecError as error:
+                bad.append((row, error))
+        if bad:
+            self._quarantine(bad, now)
+        with collector_paused():
+            queued = self._query(SELECT_DEFERRED)
+        source = SqliteTaskSource(self._query, lambda rows: self._quarantine(rows, now))
+        return StartLoad(whole, DeferredTasks(queued, source), self.quarantined())
+
+    def _quarantine(self, bad: list[tuple[tuple[Any, ...], CodecError]], now: datetime) -> None:
+        now_us = codec.to_us(now)
+        with self._transaction() as connection:
+            connection.executemany(
+                "INSERT OR REPLACE INTO quarantine (task_id, error, at) VALUES (?, ?, ?)",
+                ((row[0], str(error), now_us) for row, error in bad),
+            )
+
+    def quarantined(self) -> list[QuarantinedTask]:
+        rows = self._query("SELECT task_id, error FROM quarantine ORDER BY task_id")
+        return [QuarantinedTask(task_id, error) for task_id, error in rows]
+
+    def quarantined_row(self, task_id: TaskId) -> dict[str, Any]:
+        """The raw stored row of a quarantined task, for a person to inspect or repair."""
+        rows = self._query(SELECT_TASKS + " WHERE id = ?", (task_id,))
+        if not rows:
+            raise TaskNotFoundError(task_id)
+        return dict(zip(codec.TASK_COLUMNS, rows[0], strict=True))
+
+    def get(self, task_id: TaskId) -> TaskSnapshot:
+        """One task; CodecError, naming it and what to do, when its row cannot be read."""
+        rows = self._query(SELECT_TASKS + " WHERE id = ?", (task_id,))
+        if not rows:
+            raise TaskNotFoundError(task_id)
+        try:
+            return codec.RowDecoder().snapshot(rows[0])
+        except CodecError as error:
+            problem = str(error)
+            if not problem.startswith(f"task {task_id}: "):
+                problem = f"task {task_id}: {problem}"
+            raise CodecError(
+                f"{problem}; it is kept on disk but left out of the schedule: repair its "
+                f"row in {self.path} with an SQLite tool, restore the file from a backup, "
+                f"or delete it ('taskgui delete {task_id}')",
+                self.path,
+            ) from None
+
+    def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
+        """Tasks in id order, without rows that cannot be decoded.
+
+        Those are the rows ``load`` quarantines; a read does not write, so one that
+        has not been through a load yet is left out here without being recorded.
+        """
+        quarantine = "id NOT IN (SELECT task_id FROM quarantine)"
+        if state is None:
+            rows = self._query(f"{SELECT_TASKS} WHERE {quarantine} ORDER BY id")
+        else:
+            rows = self._query(
+                f"{SELECT_TASKS} WHERE state = ? AND {quarantine} ORDER BY id", (state.value,)
+            )
+        snapshot = codec.RowDecoder().snapshot
+        tasks: list[TaskSnapshot] = []
+        for row in rows:
+            try:
+                tasks.append(snapshot(row))
+            except CodecError:
+                continue
+        return tasks
+
+    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+        """Why each due task waits, as the process running the schedule last wrote it.
+
+        Snapshots read from the file never carry a wait reason (it is that process's
+        live state); a view in another process lays these over them. Values from a
+        newer taskgui that this one does not know are left out.
+        """
+        reasons: dict[TaskId, WaitReason] = {}
+        for task_id, value in self._query(
+            "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
+        ):
+            with suppress(ValueError):
+                reasons[task_id] = WaitReason(value)
+        return reasons
+
+    def last_runs(self) -> dict[TaskId, RunRecord]:
+        rows = self._query(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE id IN ("
+            "SELECT MAX(id) FROM runs WHERE outcome IS NOT NULL GROUP BY task_id)"
+        )
+        return {row[1]: run_record(row) for row in rows}
+
+    # ------------------------------------------------ following (see follow.py)
+
+    def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
+        return follow.task_changes(self._query, marks)
+
+    def last_run_ids(self) -> dict[TaskId, int]:
+        return follow.last_run_ids(self._query)
+
+    def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
+        return [run_record(row) for row in follow.runs_by_id(self._query, RUN_COLUMNS, run_ids)]
+
+    def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
+        rows = self._query(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT ?",
+            (task_id, limit),
+        )
+        return [run_record(row) for row in rows]
