@@ -16,7 +16,8 @@ from typing import Any
 
 from taskgui.store import codec
 from taskgui.store.errors import StoreError
-from taskgui.store.postgres.repository import PostgresRepository, pg_text
+from taskgui.store.postgres.reads import pg_text
+from taskgui.store.postgres.repository import PostgresRepository
 
 _TASK_COLUMNS = (*codec.TASK_COLUMNS, "created_at", "updated_at", "waiting")
 _RUN_COLUMNS = (

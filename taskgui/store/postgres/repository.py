@@ -15,13 +15,12 @@ task reads back exactly as it does from a file. Differences that follow from sha
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
 from psycopg import Connection
 
-from taskgui.core.errors import InvalidTaskError, TaskNotFoundError
+from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import (
     Event,
     OccurrencesSkipped,
@@ -32,87 +31,26 @@ from taskgui.core.events import (
     TaskDropped,
     TaskRemoved,
 )
-from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
-from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
+from taskgui.core.states import RunOutcome, SlotKind, TaskState
+from taskgui.core.status import RunId, RunRecord, RunResult
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
-from taskgui.store.errors import CodecError
-from taskgui.store.postgres.feed import NotifyFeed
-from taskgui.store.postgres.schema import DEFAULT_SCHEMA
-from taskgui.store.postgres.session import Session
+from taskgui.store.postgres.reads import (
+    INSERT_MANY,
+    INSERT_ONE,
+    PRUNE,
+    RUN_COLUMNS,
+    SKIP_WHY,
+    UPDATE_TASK,
+    PostgresReads,
+    pg_text,
+    run_record,
+)
 from taskgui.store.protocols import (
-    DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
-    LoadResult,
-    QuarantinedTask,
-    StartLoad,
     cap_output,
-    storable_text,
     unstorable_text_error,
 )
-from taskgui.store.requests import RequestRow
-
-_TASK_COLUMNS = ", ".join(codec.TASK_COLUMNS)
-_SELECT_TASKS = f"SELECT {_TASK_COLUMNS} FROM tasks"
-_NOT_QUARANTINED = "id NOT IN (SELECT task_id FROM quarantine)"
-_UPDATE_TASK = (
-    "UPDATE tasks SET "
-    + ", ".join(f"{column} = %s" for column in codec.TASK_COLUMNS[1:])
-    + ", updated_at = %s, waiting = %s WHERE id = %s"
-)
-_ROW_COLUMNS = f"{_TASK_COLUMNS}, created_at, updated_at"
-_ROW_VALUES = ", ".join(["%s"] * (len(codec.TASK_COLUMNS) + 1))  # the id comes apart
-_INSERT_ONE = (
-    "WITH next AS (UPDATE counters SET value = value + 1 WHERE name = 'task_id' "
-    f"RETURNING value) INSERT INTO tasks ({_ROW_COLUMNS}) "
-    f"SELECT next.value, {_ROW_VALUES} FROM next RETURNING id"
-)
-_INSERT_MANY = f"INSERT INTO tasks ({_ROW_COLUMNS}) VALUES (%s, {_ROW_VALUES})"
-_RUN_COLUMNS = (
-    "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
-    "exit_code, error, output, pid, missed"
-)
-_KIND_OF_HISTORY = {
-    True: f"outcome = '{RunOutcome.MISSED.value}'",
-    False: f"outcome IS NOT NULL AND outcome <> '{RunOutcome.MISSED.value}'",
-}
-_PRUNE = {
-    missed: (
-        f"DELETE FROM runs WHERE task_id = %s AND {kind} AND id < ("
-        f"SELECT id FROM runs WHERE task_id = %s AND {kind} "
-        "ORDER BY id DESC LIMIT 1 OFFSET %s)"
-    )
-    for missed, kind in _KIND_OF_HISTORY.items()
-}
-_SKIP_WHY = {
-    "misfire": "taskgui was not running, the machine slept, or the clock jumped",
-    "overlap": "the previous run was still going",
-}
-_DAY_US = 86_400_000_000
-
-
-def pg_text(text: str) -> str:
-    """``text`` as PostgreSQL can store it: no NUL, no lone surrogate."""
-    text = storable_text(text)
-    return text.replace("\x00", "\ufffd") if "\x00" in text else text
-
-
-def _run_record(row: tuple[Any, ...]) -> RunRecord:
-    return RunRecord(
-        id=row[0],
-        task_id=row[1],
-        attempt=row[2],
-        kind=SlotKind(row[3]),
-        scheduled_at=codec.from_us(row[4]),
-        started_at=codec.opt_from_us(row[5]),
-        finished_at=codec.opt_from_us(row[6]),
-        outcome=RunOutcome(row[7]) if row[7] else None,
-        exit_code=row[8],
-        error=row[9],
-        output=row[10],
-        pid=row[11],
-        missed=row[12] or 0,
-    )
 
 
 def _refusal(specs: Iterable[TaskSpec]) -> InvalidTaskError | None:
@@ -126,47 +64,8 @@ def _refusal(specs: Iterable[TaskSpec]) -> InvalidTaskError | None:
     return None
 
 
-class PostgresRepository:
-    """TaskRepository, RequestQueue and ChangeFeed over one PostgreSQL schema.
-
-    Use from one thread at a time; the change feed has a connection of its own,
-    opened with the repository unless ``listen`` is False (then on first use).
-    """
-
-    def __init__(
-        self,
-        dsn: str,
-        *,
-        schema: str = DEFAULT_SCHEMA,
-        history_limit: int = DEFAULT_HISTORY_LIMIT,
-        application_name: str = "taskgui",
-        listen: bool = True,
-    ) -> None:
-        if history_limit < 1:
-            raise ValueError("history_limit must be at least 1")
-        self.dsn = dsn
-        self.schema = schema
-        self.history_limit = history_limit
-        self._session = Session(dsn, schema, application_name=application_name)
-        self._feed: NotifyFeed | None = None
-        self._run_rows: dict[RunId, int] = {}
-        if listen:
-            # Listening from the start: ``changed`` counts from opening, not from its
-            # first call. A one-shot CLI command passes listen=False (one connection).
-            try:
-                self._change_feed()
-            except BaseException:
-                self._session.close()
-                raise
-
-    @property
-    def session(self) -> Session:
-        return self._session
-
-    def close(self) -> None:
-        if self._feed is not None:
-            self._feed.close()
-        self._session.close()
+class PostgresRepository(PostgresReads):
+    """The store protocols over a PostgreSQL schema (the reads are ``PostgresReads``')."""
 
     # -------------------------------------------------------------- writes
 
@@ -178,7 +77,7 @@ class PostgresRepository:
         try:
             if len(specs) == 1:
                 _, *values, slot = codec.new_task_values(specs[0])
-                row = self._session.query(_INSERT_ONE, (*_initial(values, slot), now_us, now_us))
+                row = self._session.query(INSERT_ONE, (*_initial(values, slot), now_us, now_us))
                 return [specs[0].with_id(row[0][0])]
             if not specs:
                 return []
@@ -195,7 +94,7 @@ class PostgresRepository:
                     values_id, *values, slot = codec.new_task_values(spec)
                     rows.append((values_id, *_initial(values, slot), now_us, now_us))
                 with connection.cursor() as cursor:
-                    cursor.executemany(_INSERT_MANY, rows)
+                    cursor.executemany(INSERT_MANY, rows)
         except UnicodeEncodeError:
             refusal = _refusal(specs) or InvalidTaskError("the task holds unsavable text")
             raise refusal from None
@@ -239,7 +138,7 @@ class PostgresRepository:
             snapshot = event.task
             waiting = snapshot.status.waiting
             execute(
-                _UPDATE_TASK,
+                UPDATE_TASK,
                 (
                     *codec.spec_values(snapshot.spec),
                     *codec.status_values(snapshot.status),
@@ -300,7 +199,7 @@ class PostgresRepository:
                     codec.to_us(event.first_at),
                     now_us,
                     RunOutcome.MISSED.value,
-                    f"skipped {count} occurrence{plural} ({_SKIP_WHY[event.reason]})",
+                    f"skipped {count} occurrence{plural} ({SKIP_WHY[event.reason]})",
                     event.count,
                     event.task_id,
                 ),
@@ -322,7 +221,7 @@ class PostgresRepository:
         return self._run_rows.get(run_id)
 
     def _prune(self, connection: Connection[Any], task_id: TaskId, missed: bool) -> None:
-        connection.execute(_PRUNE[missed], (task_id, task_id, self.history_limit - 1))
+        connection.execute(PRUNE[missed], (task_id, task_id, self.history_limit - 1))
 
     def record_run_pid(self, run_id: RunId, pid: int) -> None:
         row_id = self._run_rows.get(run_id)
@@ -339,15 +238,15 @@ class PostgresRepository:
 
     def open_runs(self) -> list[RunRecord]:
         rows = self._session.query(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE outcome IS NULL ORDER BY id"
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE outcome IS NULL ORDER BY id"
         )
-        return [_run_record(row) for row in rows]
+        return [run_record(row) for row in rows]
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
         with self._session.transaction() as connection:
             rows = connection.execute(
                 f"UPDATE runs SET outcome = %s, finished_at = %s, error = %s "
-                f"WHERE outcome IS NULL RETURNING {_RUN_COLUMNS}",
+                f"WHERE outcome IS NULL RETURNING {RUN_COLUMNS}",
                 (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),
             ).fetchall()
             connection.execute("UPDATE tasks SET waiting = NULL WHERE waiting IS NOT NULL")
@@ -355,172 +254,13 @@ class PostgresRepository:
         # RETURNING gives the rows as they are now; the caller wants them as they were.
         return sorted(
             (
-                _run_record(
+                run_record(
                     (*row[:6], None, None, row[8], None, *row[10:]),
                 )
                 for row in rows
             ),
             key=lambda record: record.id,
         )
-
-    # ------------------------------------------------------------ requests
-
-    def submit_request(
-        self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
-    ) -> int:
-        rows = self._session.query(
-            "INSERT INTO requests (op, task_id, payload, created_at) VALUES (%s, %s, %s, %s) "
-            "RETURNING id",
-            (op, task_id, None if payload is None else pg_text(payload), codec.to_us(now)),
-        )
-        return int(rows[0][0])
-
-    def open_requests(self) -> list[RequestRow]:
-        return [
-            RequestRow(*row)
-            for row in self._session.query(
-                "SELECT id, op, task_id, payload, created_at FROM requests "
-                "WHERE done_at IS NULL ORDER BY id"
-            )
-        ]
-
-    def complete_request(self, request_id: int, error: str | None, now: datetime) -> None:
-        now_us = codec.to_us(now)
-        with self._session.transaction() as connection:
-            connection.execute(
-                "UPDATE requests SET done_at = %s, error = %s WHERE id = %s",
-                (now_us, None if error is None else pg_text(error), request_id),
-            )
-            # Answers are read within seconds; a day later they are just clutter.
-            connection.execute("DELETE FROM requests WHERE done_at < %s", (now_us - _DAY_US,))
-
-    def request_outcome(self, request_id: int) -> tuple[bool, str | None]:
-        rows = self._session.query(
-            "SELECT done_at, error FROM requests WHERE id = %s", (request_id,)
-        )
-        if not rows:
-            return True, f"request {request_id} was lost"
-        return rows[0][0] is not None, rows[0][1]
-
-    # ---------------------------------------------------------- change feed
-
-    def changed(self) -> bool:
-        return self._change_feed().changed()
-
-    def fileno(self) -> int | None:
-        return self._change_feed().fileno()
-
-    # ------------------------------------------- upkeep (see StoreUpkeep)
-
-    # A DSN can carry a password: not handed to commands in TASKGUI_DB.
-    location: str | None = None
-
-    def take_over_checkpoints(self) -> None:
-        return None  # the server folds its own log back
-
-    def verify_file(self, *, companions: bool = True) -> None:
-        pass  # no file under this process that could be replaced
-
-    def save_what_is_open(self, now: datetime) -> str:
-        return "the server keeps what was committed"
-
-    def _change_feed(self) -> NotifyFeed:
-        if self._feed is None:
-            self._feed = NotifyFeed(self.dsn, self.schema, own=lambda: self._session.backend_pid)
-        return self._feed
-
-    # --------------------------------------------------------------- reads
-
-    def load(self, now: datetime) -> LoadResult:
-        rows = self._session.query(f"{_SELECT_TASKS} WHERE {_NOT_QUARANTINED} ORDER BY id")
-        decoder = codec.RowDecoder()
-        tasks: list[TaskSnapshot] = []
-        bad: list[tuple[tuple[Any, ...], CodecError]] = []
-        for row in rows:
-            try:
-                tasks.append(decoder.snapshot(row))
-            except CodecError as error:
-                bad.append((row, error))
-        if bad:
-            self._quarantine(bad, now)
-        return LoadResult(tasks, self.quarantined())
-
-    def load_for_start(self, now: datetime) -> StartLoad:
-        loaded = self.load(now)
-        return StartLoad(loaded.tasks, None, loaded.quarantined)
-
-    def _quarantine(self, bad: list[tuple[tuple[Any, ...], CodecError]], now: datetime) -> None:
-        now_us = codec.to_us(now)
-        with self._session.transaction() as connection, connection.cursor() as cursor:
-            cursor.executemany(
-                "INSERT INTO quarantine (task_id, error, at) VALUES (%s, %s, %s) "
-                "ON CONFLICT (task_id) DO UPDATE SET error = excluded.error, at = excluded.at",
-                [(row[0], pg_text(str(error)), now_us) for row, error in bad],
-            )
-
-    def quarantined(self) -> list[QuarantinedTask]:
-        rows = self._session.query("SELECT task_id, error FROM quarantine ORDER BY task_id")
-        return [QuarantinedTask(task_id, error) for task_id, error in rows]
-
-    def get(self, task_id: TaskId) -> TaskSnapshot:
-        rows = self._session.query(f"{_SELECT_TASKS} WHERE id = %s", (task_id,))
-        if not rows:
-            raise TaskNotFoundError(task_id)
-        try:
-            return codec.RowDecoder().snapshot(rows[0])
-        except CodecError as error:
-            problem = str(error)
-            if not problem.startswith(f"task {task_id}: "):
-                problem = f"task {task_id}: {problem}"
-            raise CodecError(
-                f"{problem}; it is kept in the database but left out of the schedule: repair "
-                f"its row in the schema {self.schema} with psql, or restore a backup"
-            ) from None
-
-    def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
-        if state is None:
-            rows = self._session.query(f"{_SELECT_TASKS} WHERE {_NOT_QUARANTINED} ORDER BY id")
-        else:
-            rows = self._session.query(
-                f"{_SELECT_TASKS} WHERE state = %s AND {_NOT_QUARANTINED} ORDER BY id",
-                (state.value,),
-            )
-        snapshot = codec.RowDecoder().snapshot
-        tasks: list[TaskSnapshot] = []
-        for row in rows:
-            with suppress(CodecError):
-                tasks.append(snapshot(row))
-        return tasks
-
-    def wait_reasons(self) -> dict[TaskId, WaitReason]:
-        reasons: dict[TaskId, WaitReason] = {}
-        for task_id, value in self._session.query(
-            "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
-        ):
-            with suppress(ValueError):
-                reasons[task_id] = WaitReason(value)
-        return reasons
-
-    def last_runs(self) -> dict[TaskId, RunRecord]:
-        rows = self._session.query(
-            f"SELECT DISTINCT ON (task_id) {_RUN_COLUMNS} FROM runs "
-            "WHERE outcome IS NOT NULL ORDER BY task_id, id DESC"
-        )
-        return {row[1]: _run_record(row) for row in rows}
-
-    def run_nodes(self, run_ids: Sequence[int]) -> dict[int, str]:
-        """The node that ran (or runs) each run, where one claimed it."""
-        rows = self._session.query(
-            "SELECT id, node FROM runs WHERE id = ANY(%s) AND node IS NOT NULL", (list(run_ids),)
-        )
-        return {int(row[0]): str(row[1]) for row in rows}
-
-    def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
-        rows = self._session.query(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE task_id = %s ORDER BY id DESC LIMIT %s",
-            (task_id, limit),
-        )
-        return [_run_record(row) for row in rows]
 
 
 _PAUSED_AT = codec.NEW_TASK_VALUES.index("paused") - 1  # the values come without the id
