@@ -37,6 +37,10 @@ from taskgui.store.postgres.feed import NotifyFeed
 from taskgui.store.postgres.session import Session
 
 
+def node_application_name(name: str, schema: str) -> str:
+    return f"taskgui node {name} {schema}"[:63]  # PostgreSQL keeps 63 bytes
+
+
 def main(argv: list[str]) -> int:
     dsn, schema, name, log_path, period_ms, lease_ms, occurrences, *rest = argv
     work_s = int(rest[0]) / 1000 if rest else 0.0
@@ -44,7 +48,9 @@ def main(argv: list[str]) -> int:
     period_us = int(period_ms) * 1000
     total = int(occurrences)
     logging.basicConfig(level=logging.INFO, format=f"{name} %(message)s", stream=sys.stderr)
-    session = Session(dsn, schema, application_name=f"taskgui node {name}")
+    # Named with its schema: two test runs on one server (two worktrees, CI beside a
+    # developer) then cannot mistake each other's node connections for their own.
+    session = Session(dsn, schema, application_name=node_application_name(name, schema))
     cluster = Cluster(session, name)
     clock = SystemClock()
     tasks = [int(row[0]) for row in session.query("SELECT id FROM tasks ORDER BY id")]

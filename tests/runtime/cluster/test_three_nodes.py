@@ -23,6 +23,7 @@ import pytest
 from psycopg import sql
 
 from taskgui.store.postgres.repository import PostgresRepository
+from tests.helpers.cluster_node import node_application_name
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.postgres import PostgresServer
 from tests.helpers.store import ROOT
@@ -247,7 +248,7 @@ def test_a_terminated_connection_stops_dispatching_and_reconnects(cluster: Clust
             int(row[0])
             for row in cluster.query(
                 "SELECT pid FROM pg_stat_activity WHERE application_name = %s",
-                (f"taskgui node {name}",),
+                (node_application_name(name, cluster.schema),),
             )
         ]
 
