@@ -28,16 +28,17 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from taskgui import __version__
 from taskgui.app.handover import hand_over
 from taskgui.app.logs import configure_logging
 from taskgui.app.notifications import outside_dispatcher
 from taskgui.app.posix_signals import SignalBridge
+from taskgui.app.quitting import HANDOVER_REASON, QUIT_REASON, shut_down
 from taskgui.core.clock import Clock, SystemClock
-from taskgui.core.defaults import LOCK_WAIT, SHUTDOWN_GRACE
+from taskgui.core.defaults import LOCK_WAIT
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.remote import RemoteScheduler, describe_owner
@@ -64,8 +65,6 @@ from taskgui.ui.window.main_window import LOCAL_OWNER, MainWindow
 
 log = logging.getLogger("taskgui.app.window")
 
-QUIT_REASON = "taskgui quit"
-HANDOVER_REASON = "taskgui handed its schedule to taskgui daemon"
 # The installed desktop entry (packaging/linux): Wayland compositors and notification
 # servers find the app's name and icon through it.
 DESKTOP_ID = "io.github.taskgui.TaskGui"
@@ -110,42 +109,6 @@ def _start_failed(error: TaskguiError) -> None:
     """
     log.error("taskgui could not start: %s", error)
     critical(None, "taskgui", str(error))
-
-
-def shut_down(service: SchedulerService, reason: str = QUIT_REASON) -> None:
-    """Stop the service and wait (running the event loop) until every run is recorded.
-
-    While runs are still going, a small window says which, that they are stopped
-    after the grace period (and retried), and offers to stop them now.
-    """
-    loop = QEventLoop()
-    service.stopped.connect(loop.quit)
-    QTimer.singleShot(int((SHUTDOWN_GRACE + 10) * 1000), loop.quit)  # never hang on quit
-    service.shutdown(SHUTDOWN_GRACE, reason)
-    if service.busy_workers:
-        notice = stopping_notice(service.running_task_names(), SHUTDOWN_GRACE)
-        stop_now = notice.addButton("Stop Now", QMessageBox.ButtonRole.DestructiveRole)
-        stop_now.clicked.connect(service.stop_runs_now)
-        notice.show()
-        loop.exec()
-        notice.close()
-
-
-def stopping_notice(names: list[str], grace: float) -> QMessageBox:
-    """What quitting waits for: the tasks still running, by name (plain text)."""
-    shown = ", ".join(f"“{name}”" for name in names[:3])
-    if len(names) > 3:
-        shown += f" and {len(names) - 3} more"
-    one = len(names) == 1
-    notice = QMessageBox(
-        QMessageBox.Icon.Information,
-        "taskgui is stopping",
-        f"Waiting for {shown} to finish. {'It is' if one else 'They are'} stopped in "
-        f"{grace:g} s if still running, and retried as the retry policy allows.",
-    )
-    notice.setTextFormat(Qt.TextFormat.PlainText)
-    notice.setWindowModality(Qt.WindowModality.NonModal)
-    return notice
 
 
 def _acquire(lock: SchedulerLock) -> None:
