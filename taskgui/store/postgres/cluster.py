@@ -100,6 +100,7 @@ class Cluster:
     def __init__(self, session: Session, node: str) -> None:
         self._session = session
         self.node = node
+        self._limited_on: int | None = None  # the server process the limit is set on
 
     # -------------------------------------------------------------- registry
 
@@ -168,6 +169,7 @@ class Cluster:
     def lead(self, lease: timedelta) -> Lease | None:
         """Renew this node's lease, or take the lead if it is free or ran out; None if
         another node holds it. A takeover bumps the epoch; a renewal keeps it."""
+        self._limit_idle_transactions(lease)
         rows = self._session.query(
             "UPDATE leadership SET "
             "epoch = CASE WHEN node = %(node)s AND expires_at > clock_timestamp() "
@@ -182,6 +184,19 @@ class Cluster:
         if not rows:
             return None
         return Lease(node=self.node, epoch=int(rows[0][0]), expires_at=rows[0][1])
+
+    def _limit_idle_transactions(self, lease: timedelta) -> None:
+        """A node paused inside a transaction (a closed lid, SIGSTOP, a debugger) must not
+        hold the leadership row's lock, which its dispatch takes, past its lease: the
+        server ends such a transaction after half a lease, so another node can take the
+        lead in time. What the paused node was doing is rolled back, and its epoch
+        fences anything it tries once awake. Set once per server connection."""
+        pid = self._session.backend_pid
+        if pid is not None and pid == self._limited_on:
+            return
+        limit_ms = max(50, int(lease.total_seconds() * 500))
+        self._session.execute(f"SET idle_in_transaction_session_timeout = {limit_ms}")
+        self._limited_on = self._session.backend_pid
 
     def leader(self) -> tuple[str | None, int]:
         """Who leads now (None when the lease ran out), and the current epoch."""

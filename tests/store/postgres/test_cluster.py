@@ -306,3 +306,43 @@ def test_nodes_lists_leader_heartbeat_running_and_clock_offset(
     assert listed["b"].clock_offset_ms > 4000
     a.stopped()
     assert not {node.name: node for node in b.nodes(DEAD_AFTER)}["a"].alive
+
+
+def test_a_leader_paused_inside_a_dispatch_does_not_block_the_next_leader(
+    nodes: list[Cluster], repositories: list[PostgresRepository]
+) -> None:
+    """A closed lid or SIGSTOP can catch the leader between its fencing read (which
+    locks the leadership row FOR SHARE) and its commit. The server must end that idle
+    transaction within the lease, or no other node could take the lead until it woke."""
+    a, b = nodes[0], nodes[1]
+    lease = timedelta(milliseconds=400)
+    first = a.lead(lease)
+    assert first is not None
+    paused = repositories[0].session.connection()
+    paused.execute("BEGIN")
+    paused.execute(
+        "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s FOR SHARE",
+        (a.node, first.epoch),
+    )  # ... and the leader stops here, its transaction open
+
+    taken: list[object] = []
+    worker = threading.Thread(target=lambda: taken.append(_take_lead(b, lease)), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+
+    assert not worker.is_alive(), "the next leader was blocked by the paused one"
+    assert taken and taken[0] is not None
+    with pytest.raises(Exception):  # noqa: B017  (the server ended its transaction)
+        paused.execute("COMMIT")
+
+
+def _take_lead(node: Cluster, lease: timedelta) -> object:
+    """Try for the lead until the old lease runs out (a few ticks, as a node would)."""
+    import time  # noqa: PLC0415
+
+    for _ in range(50):
+        lead = node.lead(lease)
+        if lead is not None:
+            return lead
+        time.sleep(0.05)
+    return None
