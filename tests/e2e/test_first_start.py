@@ -236,3 +236,25 @@ def test_a_start_that_fails_says_why_on_stderr_and_in_the_log(tmp_path: Path) ->
     assert "Traceback" not in daemon.stderr + window_err
     assert "taskgui could not start" in window_err
     assert str(account.data) in account.log_text()
+
+
+def test_the_daemon_starts_where_the_keyring_client_is_not_installed(
+    account: Account, tmp_path: Path
+) -> None:
+    """An environment made before jeepney was a dependency (an old .venv, a distribution
+    package) once exited at start: "internal error: ModuleNotFoundError: jeepney". Only
+    the keyring needs it; the schedule runs without it."""
+    blocker = tmp_path / "no_jeepney"
+    blocker.mkdir()
+    (blocker / "jeepney.py").write_text("raise ImportError('jeepney is not installed')\n")
+    account.env["PYTHONPATH"] = str(blocker)
+    daemon = account.start(str(SCRIPT), "daemon", "--workers", "1")
+    wait_for(lambda: "taskgui daemon (pid" in account.log_text(), "the daemon to start")
+    out = account.home / "ran.txt"
+
+    added = account.run(str(SCRIPT), "add", "--name", "t", "--command", f"echo hi > {out}")
+
+    assert added.returncode == 0, added.stderr
+    wait_for(out.exists, "the task's output")
+    code, err = stop(daemon)
+    assert code == 0 and "internal error" not in err, err

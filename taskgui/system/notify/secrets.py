@@ -17,14 +17,15 @@ Settings dialog is where that happens (the keyring prompts on ``CreateItem``).
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
-from typing import Any
-
-from jeepney import DBusAddress, DBusErrorResponse, new_method_call
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
-from jeepney.wrappers import unwrap_msg
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from taskgui.system.notify.channel import ChannelError
+
+if TYPE_CHECKING:
+    from jeepney.io.blocking import DBusConnection
 
 BUS_NAME = "org.freedesktop.secrets"
 SERVICE_PATH = "/org/freedesktop/secrets"
@@ -33,6 +34,19 @@ COLLECTION = "org.freedesktop.Secret.Collection"
 APPLICATION = "taskgui"
 TIMEOUT = 5.0
 NO_PROMPT = "/"
+
+
+def _jeepney(name: str) -> ModuleType:
+    """A part of jeepney, imported when the keyring is first used, not when taskgui
+    starts: a taskgui installed without it (an environment made before it was a
+    dependency) still starts and runs every schedule; only the keyring says why not."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise ChannelError(
+            "the keyring needs the jeepney package, which is not installed here: "
+            "pip install jeepney (or make install again)"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,18 +60,22 @@ class SecretServiceStore:
         return {"application": APPLICATION, "account": self.account}
 
     def _connect(self) -> DBusConnection:
+        blocking = _jeepney("jeepney.io.blocking")
         try:
-            return open_dbus_connection(bus=self.bus_address)
+            connection: DBusConnection = blocking.open_dbus_connection(bus=self.bus_address)
+            return connection
         except (OSError, KeyError, ValueError) as error:
             raise ChannelError(f"cannot reach the desktop session bus: {error}") from None
 
     @staticmethod
     def _call(connection: DBusConnection, path: str, interface: str, *call: Any) -> Any:
-        address = DBusAddress(path, bus_name=BUS_NAME, interface=interface)
+        jeepney = _jeepney("jeepney")
+        address = jeepney.DBusAddress(path, bus_name=BUS_NAME, interface=interface)
+        message = jeepney.new_method_call(address, *call)
         try:
-            reply = connection.send_and_get_reply(new_method_call(address, *call), timeout=TIMEOUT)
-            return unwrap_msg(reply)
-        except DBusErrorResponse as error:
+            reply = connection.send_and_get_reply(message, timeout=TIMEOUT)
+            return _jeepney("jeepney.wrappers").unwrap_msg(reply)
+        except jeepney.DBusErrorResponse as error:
             if "ServiceUnknown" in str(error.name):
                 raise ChannelError(
                     "no keyring: the desktop offers no Secret Service (install or start "
