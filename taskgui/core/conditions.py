@@ -111,7 +111,8 @@ class RunConditions:
         return frozenset(wanted)
 
     def __bool__(self) -> bool:
-        return bool(self.required)
+        # Asked for every task the engine dispatches: no set built for it.
+        return self.ac_power or self.network or self.unmetered or self.idle_for is not None
 
     def unmet(self, system: SystemConditions) -> Unmet | None:
         """The first condition that does not hold on ``system``, or None if all do.

@@ -36,11 +36,14 @@ def wait_reason(unmet: Unmet) -> WaitReason:
 class ConditionWait:
     """Tasks parked on a condition, each with its ready key and its give-up time."""
 
-    __slots__ = ("_give_up", "_parked")
+    __slots__ = ("_give_up", "_idle", "_parked")
 
     def __init__(self) -> None:
         self._parked: dict[TaskId, tuple[Unmet, ReadyKey]] = {}
         self._give_up: IndexedHeap[TaskId, float] = IndexedHeap()
+        # Those waiting for the user to be idle: the only ones the idle time is read
+        # for, so finding when to read it never walks the other waiting tasks.
+        self._idle: set[TaskId] = set()
 
     def __len__(self) -> int:
         return len(self._parked)
@@ -51,12 +54,14 @@ class ConditionWait:
     def clear(self) -> None:
         self._parked.clear()
         self._give_up.clear()
+        self._idle.clear()
 
     def park(
         self, task_id: TaskId, unmet: Unmet, key: ReadyKey, give_up_at: datetime | None
     ) -> None:
         """Wait on ``unmet``; give up at ``give_up_at`` (None: wait for as long as it takes)."""
         self._parked[task_id] = (unmet, key)
+        self._follow_idle(task_id, unmet)
         if give_up_at is not None:
             timestamp = give_up_at.timestamp()
             if task_id in self._give_up:
@@ -68,6 +73,7 @@ class ConditionWait:
         """The task still waits, now on another condition (same key, same give-up)."""
         _old, key = self._parked[task_id]
         self._parked[task_id] = (unmet, key)
+        self._follow_idle(task_id, unmet)
 
     def release(self, task_id: TaskId) -> ReadyKey | None:
         """Take the task out; its ready key, or None if it was not parked."""
@@ -75,6 +81,7 @@ class ConditionWait:
         if parked is None:
             return None
         self._give_up.discard(task_id)
+        self._idle.discard(task_id)
         return parked[1]
 
     def unmet(self, task_id: TaskId) -> Unmet | None:
@@ -89,6 +96,16 @@ class ConditionWait:
         """Every waiting task (a snapshot of the ids: safe to release while iterating)."""
         return iter(list(self._parked))
 
+    def idle_waiters(self) -> list[TaskId]:
+        """The tasks waiting for the user to be idle (and for nothing before that)."""
+        return list(self._idle)
+
+    def _follow_idle(self, task_id: TaskId, unmet: Unmet) -> None:
+        if unmet.condition is Condition.IDLE and unmet.checkable:
+            self._idle.add(task_id)
+        else:
+            self._idle.discard(task_id)
+
     def next_give_up(self) -> float | None:
         return self._give_up.peek()[1] if self._give_up else None
 
@@ -98,5 +115,6 @@ class ConditionWait:
         while self._give_up and self._give_up.peek()[1] <= now_ts:
             task_id, _at = self._give_up.pop()
             self._parked.pop(task_id, None)
+            self._idle.discard(task_id)
             expired.append(task_id)
         return expired

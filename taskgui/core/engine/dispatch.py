@@ -14,7 +14,7 @@ import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from taskgui.core.conditions import Condition, SystemConditions, Unmet
+from taskgui.core.conditions import SystemConditions, Unmet
 from taskgui.core.engine import policies
 from taskgui.core.engine.base import EngineBase
 from taskgui.core.engine.entry import TaskEntry
@@ -355,10 +355,7 @@ class Dispatching(EngineBase):
         if system is None:
             return None
         soonest: timedelta | None = None
-        for task_id in self._queues.conditions.parked():
-            unmet = self._queues.conditions.unmet(task_id)
-            if unmet is None or unmet.condition is not Condition.IDLE:
-                continue
+        for task_id in self._queues.conditions.idle_waiters():
             holds_in = self._tasks[task_id].spec.conditions.idle_holds_in(system)
             if holds_in is not None and (soonest is None or holds_in < soonest):
                 soonest = holds_in
