@@ -15,6 +15,8 @@ from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_metho
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
+from tests.helpers.notifications_xml import INTROSPECTION
+
 COLLECTION = "/org/freedesktop/secrets/collection/login"
 SESSION = "/org/freedesktop/secrets/session/s1"
 
@@ -127,30 +129,8 @@ class FakeNotificationServer:
             elif member == "Notify":
                 self._connection.send(new_method_return(message, "u", (self.NOTIFICATION_ID,)))
             elif member == "Introspect":
-                self._connection.send(new_method_return(message, "s", (_INTROSPECTION,)))
+                self._connection.send(new_method_return(message, "s", (INTROSPECTION,)))
             else:
                 self._connection.send(
                     new_error(message, "org.freedesktop.DBus.Error.UnknownMethod", "s", (member,))
                 )
-
-
-_INTROSPECTION = """<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-<node>
-  <interface name="org.freedesktop.Notifications">
-    <method name="GetCapabilities"><arg type="as" name="caps" direction="out"/></method>
-    <method name="Notify">
-      <arg type="s" name="app_name" direction="in"/>
-      <arg type="u" name="replaces_id" direction="in"/>
-      <arg type="s" name="app_icon" direction="in"/>
-      <arg type="s" name="summary" direction="in"/>
-      <arg type="s" name="body" direction="in"/>
-      <arg type="as" name="actions" direction="in"/>
-      <arg type="a{sv}" name="hints" direction="in"/>
-      <arg type="i" name="expire_timeout" direction="in"/>
-      <arg type="u" name="id" direction="out"/>
-    </method>
-    <signal name="ActionInvoked"><arg type="u" name="id"/><arg type="s" name="key"/></signal>
-  </interface>
-</node>
-"""

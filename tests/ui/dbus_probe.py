@@ -24,31 +24,12 @@ from PySide6.QtDBus import QDBusConnection, QDBusMessage, QDBusVirtualObject
 
 from taskgui.ui.notify.dbus_notifier import PATH, SERVICE, desktop_notifier
 from taskgui.ui.notify.notifier import Notice, NoticeKind
+from tests.helpers.notifications_xml import INTROSPECTION
 
 NOTIFICATION_ID = 7
 # What a hostile task can put in a notice: its name in the title, its error in the body.
 TITLE = "“<b>T</b>” failed"
 MESSAGE = "Gave up: <img src=/dev/zero> &amp; <a href='https://example.com/'>x</a>"
-INTROSPECTION = """<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-<node>
-  <interface name="org.freedesktop.Notifications">
-    <method name="GetCapabilities"><arg type="as" name="caps" direction="out"/></method>
-    <method name="Notify">
-      <arg type="s" name="app_name" direction="in"/>
-      <arg type="u" name="replaces_id" direction="in"/>
-      <arg type="s" name="app_icon" direction="in"/>
-      <arg type="s" name="summary" direction="in"/>
-      <arg type="s" name="body" direction="in"/>
-      <arg type="as" name="actions" direction="in"/>
-      <arg type="a{sv}" name="hints" direction="in"/>
-      <arg type="i" name="expire_timeout" direction="in"/>
-      <arg type="u" name="id" direction="out"/>
-    </method>
-    <signal name="ActionInvoked"><arg type="u" name="id"/><arg type="s" name="key"/></signal>
-  </interface>
-</node>
-"""
 
 
 class _FakeServer(QDBusVirtualObject):
