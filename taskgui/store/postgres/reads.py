@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from taskgui.core.errors import TaskNotFoundError
-from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
+from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from taskgui.core.status import RunId, RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.store import codec
@@ -27,6 +27,7 @@ from taskgui.store.protocols import (
     storable_text,
 )
 from taskgui.store.requests import RequestRow
+from taskgui.store.run_rows import RUN_COLUMNS, run_record
 
 TASK_COLUMNS = ", ".join(codec.TASK_COLUMNS)
 SELECT_TASKS = f"SELECT {TASK_COLUMNS} FROM tasks"
@@ -44,10 +45,6 @@ INSERT_ONE = (
     f"SELECT next.value, {ROW_VALUES} FROM next RETURNING id"
 )
 INSERT_MANY = f"INSERT INTO tasks ({ROW_COLUMNS}) VALUES (%s, {ROW_VALUES})"
-RUN_COLUMNS = (
-    "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
-    "exit_code, error, output, pid, missed"
-)
 KIND_OF_HISTORY = {
     True: f"outcome = '{RunOutcome.MISSED.value}'",
     False: f"outcome IS NOT NULL AND outcome <> '{RunOutcome.MISSED.value}'",
@@ -71,24 +68,6 @@ def pg_text(text: str) -> str:
     """``text`` as PostgreSQL can store it: no NUL, no lone surrogate."""
     text = storable_text(text)
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
-
-
-def run_record(row: tuple[Any, ...]) -> RunRecord:
-    return RunRecord(
-        id=row[0],
-        task_id=row[1],
-        attempt=row[2],
-        kind=SlotKind(row[3]),
-        scheduled_at=codec.from_us(row[4]),
-        started_at=codec.opt_from_us(row[5]),
-        finished_at=codec.opt_from_us(row[6]),
-        outcome=RunOutcome(row[7]) if row[7] else None,
-        exit_code=row[8],
-        error=row[9],
-        output=row[10],
-        pid=row[11],
-        missed=row[12] or 0,
-    )
 
 
 class PostgresReads:

@@ -39,18 +39,17 @@ from taskgui.store.postgres.reads import (
     INSERT_MANY,
     INSERT_ONE,
     PRUNE,
-    RUN_COLUMNS,
     SKIP_WHY,
     UPDATE_TASK,
     PostgresReads,
     pg_text,
-    run_record,
 )
 from taskgui.store.protocols import (
     INTERRUPTED_ERROR,
     cap_output,
     unstorable_text_error,
 )
+from taskgui.store.run_rows import RUN_COLUMNS, run_record
 
 
 def _refusal(specs: Iterable[TaskSpec]) -> InvalidTaskError | None:

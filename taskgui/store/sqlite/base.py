@@ -12,14 +12,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
 
-from taskgui.core.states import RunOutcome, SlotKind
+from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
 from taskgui.store.errors import DatabaseCorruptError
 from taskgui.store.protocols import (
     DEFAULT_HISTORY_LIMIT,
-    RunRecord,
     unstorable_text_error,
 )
 from taskgui.store.sqlite.connection import connect, translate_errors
@@ -28,10 +27,6 @@ from taskgui.store.sqlite.schema import migrate
 from taskgui.store.sqlite.wal_checkpoints import WalCheckpointer
 
 SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
-RUN_COLUMNS = (
-    "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
-    "exit_code, error, output, pid, missed"
-)
 
 
 # The two kinds of history, each kept to the limit: records of missed occurrences, and
@@ -101,24 +96,6 @@ def refuse_unstorable(specs: Iterable[TaskSpec]) -> None:
         error = unstorable_text_error(spec)
         if error is not None:
             raise error from None
-
-
-def run_record(row: tuple[Any, ...]) -> RunRecord:
-    return RunRecord(
-        id=row[0],
-        task_id=row[1],
-        attempt=row[2],
-        kind=SlotKind(row[3]),
-        scheduled_at=codec.from_us(row[4]),
-        started_at=codec.opt_from_us(row[5]),
-        finished_at=codec.opt_from_us(row[6]),
-        outcome=RunOutcome(row[7]) if row[7] else None,
-        exit_code=row[8],
-        error=row[9],
-        output=row[10],
-        pid=row[11],
-        missed=row[12] or 0,
-    )
 
 
 class SqliteBase:

@@ -28,12 +28,11 @@ from taskgui.store.protocols import (
     storable_text,
 )
 from taskgui.store.requests import RequestRow
+from taskgui.store.run_rows import RUN_COLUMNS, run_record
 from taskgui.store.sqlite import follow
 from taskgui.store.sqlite.base import (
-    RUN_COLUMNS,
     SELECT_TASKS,
     SqliteBase,
-    run_record,
 )
 from taskgui.store.sqlite.connection import translate_errors
 from taskgui.store.sqlite.deferred_source import (

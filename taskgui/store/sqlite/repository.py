@@ -32,11 +32,10 @@ from taskgui.store.protocols import (
     cap_output,
     storable_text,
 )
+from taskgui.store.run_rows import RUN_COLUMNS, run_record
 from taskgui.store.sqlite.base import (
     KIND_OF_HISTORY,
-    RUN_COLUMNS,
     refuse_unstorable,
-    run_record,
 )
 from taskgui.store.sqlite.insert import insert_new_tasks
 from taskgui.store.sqlite.reads import SqliteReads
