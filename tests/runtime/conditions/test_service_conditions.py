@@ -111,7 +111,7 @@ def test_unplugging_stops_the_run_and_plugging_in_runs_it_again_with_no_attempt_
 
         services.command("set upower OnBattery true")
         qtbot.waitUntil(lambda: len(harness.finished) == 1, timeout=WAIT_MS)
-        ticket, outcome, result = harness.finished[0]
+        _ticket, outcome, result = harness.finished[0]
         assert outcome is RunOutcome.STOPPED
         assert result.error == "stopped: on battery"
         assert not _alive(sleeper)  # the whole group had SIGTERM, not just the shell
