@@ -101,16 +101,21 @@ class ConditionRuns(EngineBase):
         """A run stopped because its conditions ended: the same attempt comes due now
         and waits, parked on the condition, until it holds again (no attempt spent).
 
-        It takes the place of a queued occurrence as a retry does (the occurrence
-        comes back after it), so the schedule neither drifts nor loses one.
+        A stopped occurrence is the task's slot again, due now ("pending, waiting: on
+        battery"); the next occurrence, queued when it was dispatched, is planned from
+        it once more, so it may wait until then, as any due occurrence may. A stopped
+        retry or manual run goes in front of the occurrence it displaces, as a retry
+        does. Either way the schedule neither drifts nor loses an occurrence.
         """
         if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
             return  # another attempt is already queued; it meets the same conditions
         if entry.slot_kind is SlotKind.OCCURRENCE:
             events += self._unqueue(entry)
-            entry.deferred_at = entry.slot_scheduled or entry.slot_at
-        kind = SlotKind.MANUAL if ticket.kind is SlotKind.MANUAL else SlotKind.RETRY
-        entry.set_slot(kind, now, attempt=ticket.attempt)
+            if ticket.kind is not SlotKind.OCCURRENCE:
+                entry.deferred_at = entry.slot_scheduled or entry.slot_at
+        # For an occurrence, ``scheduled`` is what the next one is computed from: its
+        # start, which a spread keeps within the interval, so the next is the same.
+        entry.set_slot(ticket.kind, now, attempt=ticket.attempt, scheduled=ticket.scheduled_at)
         self._queue(entry)
 
     def idle_check_in(self) -> timedelta | None:

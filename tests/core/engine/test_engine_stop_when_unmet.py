@@ -9,7 +9,13 @@ from datetime import timedelta
 from taskgui.core.conditions import RunConditions, SystemConditions
 from taskgui.core.engine.condition_runs import IDLE_WATCH
 from taskgui.core.engine.engine import Engine
-from taskgui.core.events import Event, RunCancelRequested, RunDispatched
+from taskgui.core.events import (
+    Event,
+    OccurrencesSkipped,
+    RunCancelRequested,
+    RunDispatched,
+    SkipReason,
+)
 from taskgui.core.recurrence import Every
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
@@ -62,16 +68,15 @@ def test_a_stopped_run_runs_again_when_plugged_in_without_spending_an_attempt() 
     engine.conditions_changed(ON_BATTERY, at(5))
     engine.finished(run.run_id, RunOutcome.STOPPED, at(6))
 
-    snapshot = engine.snapshot(1)
-    assert snapshot.status.state is not TaskState.EXHAUSTED
     assert runs(engine.due(at(7), 4)) == []  # still on battery: it waits, saying why
-    assert engine.snapshot(1).status.waiting is WaitReason.AC_POWER
+    status = engine.snapshot(1).status
+    assert (status.state, status.waiting) == (TaskState.PENDING, WaitReason.AC_POWER)
     assert engine.stop_reason(run.run_id) is None  # the run is over
 
     engine.conditions_changed(ON_AC, at(60))
     [again] = runs(engine.due(at(60), 4))
     assert again.attempt == run.attempt == 1  # no attempt spent
-    assert again.kind is SlotKind.RETRY
+    assert again.kind is SlotKind.OCCURRENCE
     # That attempt fails: the policy's second (last) attempt is still there.
     engine.started(again.run_id, at(60))
     engine.finished(again.run_id, RunOutcome.FAILED, at(61))
@@ -87,7 +92,7 @@ def test_a_recurring_task_keeps_its_schedule_after_a_stop() -> None:
     engine.finished(run.run_id, RunOutcome.STOPPED, at(11))
     engine.conditions_changed(ON_AC, at(20))
     [again] = runs(engine.due(at(20), 4))
-    assert again.scheduled_at == at(11)  # the stopped attempt, taken up again
+    assert again.scheduled_at == at(11)  # the stopped occurrence, taken up again
     engine.started(again.run_id, at(20))
     engine.finished(again.run_id, RunOutcome.SUCCEEDED, at(30))
     # The next occurrence is the schedule's, not moved by the stop.
@@ -133,3 +138,40 @@ def test_idle_is_watched_only_while_a_run_stops_when_the_user_returns() -> None:
     engine.due(at(31), 4)
     # Now it waits for idle again: looked at when 5 minutes of idle could first hold.
     assert engine.idle_check_in() == timedelta(minutes=5)
+
+
+def test_a_stopped_retry_keeps_its_attempt_number() -> None:
+    engine = Engine()
+    engine.conditions_changed(ON_AC, T0)
+    engine.add(make_spec(1, conditions=STOP_ON_BATTERY, retry=RetryPolicy(max_attempts=3)))
+    first = started(engine)
+    engine.finished(first.run_id, RunOutcome.FAILED, at(1))
+    deadline = engine.next_deadline()
+    assert deadline is not None
+    [second] = runs(engine.due(deadline, 4))
+    assert (second.kind, second.attempt) == (SlotKind.RETRY, 2)
+    engine.started(second.run_id, deadline)
+    engine.conditions_changed(ON_BATTERY, deadline)
+    engine.finished(second.run_id, RunOutcome.STOPPED, deadline)
+    engine.conditions_changed(ON_AC, deadline + HOUR)
+    [third] = runs(engine.due(deadline + HOUR, 4))
+    assert (third.kind, third.attempt) == (SlotKind.RETRY, 2)  # the same attempt
+
+
+def test_a_stopped_occurrence_waits_at_most_until_the_next_one() -> None:
+    engine = Engine()
+    engine.conditions_changed(ON_AC, T0)
+    engine.add(make_spec(1, recurrence=Every(HOUR), conditions=STOP_ON_BATTERY))
+    run = started(engine)
+    engine.conditions_changed(ON_BATTERY, at(10))
+    engine.finished(run.run_id, RunOutcome.STOPPED, at(11))
+    engine.due(at(11), 4)
+    assert engine.next_deadline() == T0 + HOUR  # its give-up time: the next occurrence
+    events = engine.due(T0 + HOUR, 4)
+    skipped = [e for e in events if isinstance(e, OccurrencesSkipped)]
+    assert [(e.count, e.reason) for e in skipped] == [(1, SkipReason.CONDITION)]
+    # Still on battery: the next occurrence waits in turn, the schedule unmoved.
+    assert runs(events) == []
+    engine.conditions_changed(ON_AC, T0 + HOUR + timedelta(minutes=1))
+    [next_run] = runs(engine.due(T0 + HOUR + timedelta(minutes=1), 4))
+    assert next_run.scheduled_at == T0 + HOUR
