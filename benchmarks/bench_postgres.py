@@ -439,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"taskgui PostgreSQL benchmark ({mode}); PostgreSQL {server}, psycopg {psycopg.__version__}"
     )
+    print(f"database {name} (dropped)")
     print(
         f"{'operation':<32} {'taskgui µs':>11} {'raw psycopg µs':>15} {'ratio':>7}  goal   verdict"
     )
