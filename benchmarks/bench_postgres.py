@@ -19,10 +19,18 @@ Operations alternate in chunks between taskgui and the raw baseline, so a busy m
 slows both alike; a row reports the median over chunks of the mean per operation, and
 the ratio of the two medians. Lateness (p99 of a single task on 3 nodes) is not
 measured: the engine-driven daemon does not run on PostgreSQL yet, and the node harness
-steps on its lease interval, which says nothing about taskgui's timers. APScheduler 4
-is not measured either (see the README).
+steps on its lease interval, which says nothing about taskgui's timers.
 
-    python benchmarks/bench_postgres.py           # ~1 minute
+**APScheduler 4** (the nearest Python peer for several schedulers sharing a store) runs
+in the same run with ``--apscheduler4 PYTHON`` (or $TASKGUI_BENCH_APSCHEDULER4): a
+Python that has it, in a throwaway venv, since it is a pre-release and no dependency
+of taskgui (``benchmarks/peer_apscheduler4.py`` says how to make one). Its rows: add
+and remove of a schedule against a raw INSERT/DELETE + COMMIT of the same row, timed in
+turn with it, and
+one-off firings per second on three schedulers sharing its SQLAlchemy store (asyncpg,
+its PostgreSQL event broker), each firing a line in a file, first to last line.
+
+    python benchmarks/bench_postgres.py           # ~1 minute (~2 with APScheduler 4)
     python benchmarks/bench_postgres.py --smoke   # tiny: checks the script still runs
 
 The server: ``--admin-dsn`` (default $TASKGUI_TEST_POSTGRES, else the local trust-auth
@@ -72,14 +80,17 @@ class Profile:
     period_ms: int
     failover_trials: int
     lease_ms: int
+    peer_ops: int  # APScheduler 4's adds and removes (each ~10 ms here)
+    peer_firings: int  # its one-off schedules, all due at one moment
 
 
 PROFILES = {
     # Firings: every occurrence due within a fraction of a second (period 1 ms), so
     # the rate is the nodes' capacity, not the schedule's pace.
-    "full": Profile(2000, 10, 50, 100, 1, 7, 1000),
-    "smoke": Profile(40, 2, 5, 5, 1, 1, 600),
+    "full": Profile(2000, 10, 50, 100, 1, 7, 1000, 300, 1000),
+    "smoke": Profile(40, 2, 5, 5, 1, 1, 600, 5, 10),
 }
+PEER = ROOT / "benchmarks" / "peer_apscheduler4.py"
 
 
 def _spec(index: int) -> TaskSpec:
@@ -300,6 +311,80 @@ def bench_failover(dsn: str, profile: Profile, folder: Path) -> list[float]:
     return [seconds / (lease / 1000) for seconds in failovers]
 
 
+# ------------------------------------------------------------ APScheduler 4
+
+
+@dataclass(frozen=True)
+class PeerFigures:
+    add_us: float
+    raw_add_us: float
+    remove_us: float
+    raw_remove_us: float
+    firings_per_s: float
+    firings: int
+    twice: int
+
+
+def bench_apscheduler4(python: str, admin_dsn: str, profile: Profile, folder: Path) -> PeerFigures:
+    """APScheduler 4 on a database of its own (its tables in ``public``)."""
+
+    def peer(*args: str, **popen: object) -> subprocess.Popen[str]:
+        return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
+            [python, str(PEER), *args], cwd=PEER.parent, text=True, **popen
+        )
+
+    name, dsn = _database(admin_dsn)
+    try:
+        timing = peer(
+            "add-cancel", dsn, str(profile.peer_ops), str(profile.chunks),
+            stdout=subprocess.PIPE,
+        )  # fmt: skip
+        out, _ = timing.communicate(timeout=600)
+        if timing.returncode != 0:
+            raise RuntimeError("APScheduler 4 add/remove failed")
+        add_us, raw_add_us, remove_us, raw_remove_us = (float(v) for v in out.split())
+        # Seeded far ahead, then all made due at one moment on the server's clock,
+        # so the seeding's own pace (~10 ms a schedule) is not in the rate.
+        seeding = peer("seed", dsn, str(profile.peer_firings), str(time.time() + 3600))
+        if seeding.wait(timeout=600) != 0:
+            raise RuntimeError("APScheduler 4 seeding failed")
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            connection.execute(
+                "UPDATE schedules SET next_fire_time = clock_timestamp() + interval '3 s'"
+            )
+        log = folder / "apscheduler4.log"
+        log.touch()
+        nodes: list[subprocess.Popen[str]] = []
+        try:
+            for node in "abc":
+                process = peer(
+                    "node", dsn, str(log), node, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )  # fmt: skip
+                assert process.stdout is not None
+                if not process.stdout.readline().startswith("ready"):
+                    raise RuntimeError(f"APScheduler 4 scheduler {node} did not start")
+                process.stdout.close()
+                nodes.append(process)
+            deadline = time.monotonic() + 120
+            while (
+                len(log.read_text().splitlines()) < profile.peer_firings
+                and time.monotonic() < deadline
+            ):
+                time.sleep(0.05)
+        finally:
+            _stop(nodes)
+        lines = [line.split() for line in log.read_text().splitlines()]
+        moments = sorted(float(line[2]) for line in lines)
+        keys = [line[0] for line in lines]
+        span = max(moments[-1] - moments[0], 1e-6) if moments else 1e-6
+        return PeerFigures(add_us, raw_add_us, remove_us, raw_remove_us, len(lines) / span,
+                           len(lines),
+                           len(keys) - len(set(keys)))  # fmt: skip
+    finally:
+        _drop(admin_dsn, name)
+
+
 # --------------------------------------------------------------------- main
 
 
@@ -325,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get("TASKGUI_TEST_POSTGRES", DEFAULT_ADMIN),
         help="a server where this role may CREATE DATABASE",
     )
+    parser.add_argument(
+        "--apscheduler4",
+        metavar="PYTHON",
+        default=os.environ.get("TASKGUI_BENCH_APSCHEDULER4"),
+        help="a Python with APScheduler 4 installed: measure it in the same run",
+    )
     args = parser.parse_args(argv)
     mode = "smoke" if args.smoke else "full"
     profile = PROFILES[mode]
@@ -337,12 +428,18 @@ def main(argv: list[str] | None = None) -> int:
             rows = bench_add_cancel(dsn, profile)
             rate, firings, duplicates = bench_firings(dsn, profile, Path(folder))
             failover = bench_failover(dsn, profile, Path(folder))
+            peer = (
+                bench_apscheduler4(args.apscheduler4, args.admin_dsn, profile, Path(folder))
+                if args.apscheduler4
+                else None
+            )
     finally:
         _drop(args.admin_dsn, name)
     missed = 0
     print(
         f"taskgui PostgreSQL benchmark ({mode}); PostgreSQL {server}, psycopg {psycopg.__version__}"
     )
+    print(f"database {name} (dropped)")
     print(
         f"{'operation':<32} {'taskgui µs':>11} {'raw psycopg µs':>15} {'ratio':>7}  goal   verdict"
     )
@@ -368,7 +465,28 @@ def main(argv: list[str] | None = None) -> int:
         f"(median of {len(failover)}, worst {worst:.2f}x, lease {profile.lease_ms} ms)"
     )
     print("lateness p99, single task: not measured (the engine does not run on PostgreSQL yet)")
-    print("APScheduler 4: not measured (see README)")
+    if peer is None:
+        print("APScheduler 4: not measured (no --apscheduler4 PYTHON)")
+    else:
+        # Its raw baseline is its own row (a copy of its schedules table), timed in
+        # turn with it: the same run's commit cost, whatever the disk does meanwhile.
+        print(
+            f"{'APScheduler 4 add a schedule':<32} {peer.add_us:>11.0f} {peer.raw_add_us:>15.0f} "
+            f"{peer.add_us / peer.raw_add_us:>6.2f}x  (taskgui {rows[0][1] / rows[0][2]:.2f}x)"
+        )
+        print(
+            f"{'APScheduler 4 remove a schedule':<32} {peer.remove_us:>11.0f} "
+            f"{peer.raw_remove_us:>15.0f} {peer.remove_us / peer.raw_remove_us:>6.2f}x  "
+            f"(taskgui {rows[1][1] / rows[1][2]:.2f}x)"
+        )
+        ahead = rate / max(peer.firings_per_s, 1e-9)
+        ok = ahead > 1.0
+        missed += not ok
+        print(
+            f"{'APScheduler 4 firings/s, 3 nodes':<32} {peer.firings_per_s:>11.0f} "
+            f"{'':>15} {'':>7}  taskgui ahead: {ahead:.1f}x  {'met' if ok else 'MISSED'}  "
+            f"({peer.firings} firings, {peer.twice} twice)"
+        )
     print("all goals met" if not missed else f"{missed} goal(s) missed")
     return 0
 

@@ -9,6 +9,8 @@ saves ``QWidget.grab()`` images; nothing is read from or written to the screen.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer
@@ -17,8 +19,11 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from taskgui.app.window import DESKTOP_ID
 from taskgui.core.clock import SystemClock
+from taskgui.core.conditions import RunConditions, SystemConditions
 from taskgui.core.events import TaskExhausted
+from taskgui.core.spread import Spread
 from taskgui.core.states import RunOutcome, TaskState
+from taskgui.core.task import TaskSpec
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.paths import resolve_database_path
 from taskgui.store.sqlite.opening import open_sqlite
@@ -33,6 +38,10 @@ from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.window.main_window import LOCAL_OWNER, MainWindow
 
 WINDOW_SIZE = (1180, 600)
+
+
+# A laptop on mains power, online, in use: what the dialog's warnings are judged by.
+HOME = SystemConditions(on_battery=False, online=True, metered=False, idle_for=timedelta(0))
 
 
 def settle(ms: int = 300) -> None:
@@ -143,10 +152,7 @@ def _shoot(
     save(window, out, "notification.png")
     window.banner.dismiss()
 
-    dialog = TaskDialog(clock, window, spec=by_name["Nightly backup"].spec, mode=DialogMode.EDIT)
-    dialog.show()
-    save(dialog, out, "task-dialog.png")
-    dialog.close()
+    _shoot_dialogs(clock, window, by_name["Nightly backup"].spec, out)
 
     window.show_history(fetch.id)
     histories = [w for w in app.topLevelWidgets() if isinstance(w, HistoryDialog)]
@@ -174,3 +180,24 @@ def _shoot(
     window.close_for_quit()
     shell.close()
     return 0
+
+
+def _shoot_dialogs(clock: SystemClock, window: MainWindow, spec: TaskSpec, out: Path) -> None:
+    """The task dialog editing a task, and its Conditions & spread section."""
+    dialog = TaskDialog(clock, window, spec=spec, mode=DialogMode.EDIT)
+    dialog.show()
+    save(dialog, out, "task-dialog.png")
+    dialog.close()
+
+    # The Conditions & spread section, for a task that waits for the machine.
+    careful = replace(
+        spec,
+        conditions=RunConditions(
+            ac_power=True, unmetered=True, stop_when_unmet=True, give_up_after=timedelta(hours=2)
+        ),
+        spread=Spread(timedelta(minutes=10)),
+    )
+    dialog = TaskDialog(clock, window, spec=careful, mode=DialogMode.EDIT, system=HOME)
+    dialog.show()
+    save(dialog, out, "task-dialog-conditions.png")
+    dialog.close()

@@ -14,6 +14,7 @@ A driver in the app's process builds the real scheduler, window and shell, then 
     timeline-week.png      the same, a week across (dense lanes fold into strips)
     notification.png       the in-window banner a failed task raises (no tray, no bus)
     task-dialog.png        editing a task
+    task-dialog-conditions.png  its Conditions & spread section
     history.png            a failed task's runs and output
     tray-menu.png          the tray icon's menu
     settings.png           the settings dialog

@@ -123,7 +123,7 @@ class RunRulesEditor(QWidget):
             "A fixed offset per task (like cron's H) instead of a new one for each run",
         )
         self.spread_error = MessageLabel(field=self.spread)
-        self.spread_note = MessageLabel(warning=True)
+        self.spread_note = MessageLabel(lines=2, warning=True)
         self.spread_note.setObjectName("spread_note")
         self._task_id = 0
         self.cannot_check = MessageLabel(lines=2, warning=True)
