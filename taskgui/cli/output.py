@@ -103,6 +103,7 @@ _WAIT_WORDS = {
     WaitReason.UNMETERED.value: "metered connection",
     WaitReason.IDLE.value: "user active",
     WaitReason.UNCHECKABLE.value: "condition cannot be checked here",
+    WaitReason.WAKE_ANSWER.value: "missed while asleep, asking at the window",
     PAUSED: "paused",
     NO_SCHEDULER: "no scheduler",
 }
