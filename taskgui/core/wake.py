@@ -135,6 +135,7 @@ class WakeQuestion:
 
     count: int
     names: tuple[str, ...]  # plain text: they came from the tasks
+    spread: timedelta = DEFAULT_WAKE_SPREAD  # what "Spread" means (the global policy's)
 
     @property
     def text(self) -> str:

@@ -20,6 +20,8 @@ Signals:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 
 from PySide6.QtCore import Signal
@@ -37,17 +39,24 @@ class WakeUp(DispatchLoop):
 
     wake_asked = Signal(object)
 
-    _wake_policy: WakePolicy = DEFAULT_WAKE_POLICY
+    _wake_source: Callable[[], WakePolicy] = staticmethod(lambda: DEFAULT_WAKE_POLICY)
     _can_ask = False
 
     @property
     def wake_policy(self) -> WakePolicy:
-        return self._wake_policy
+        return self._wake_source()
 
-    def set_wake_policy(self, policy: WakePolicy, *, can_ask: bool = False) -> None:
-        """The global wake-up policy (tasks may have their own); ``can_ask``: someone
-        answers ``wake_asked`` (else ``ask`` spreads)."""
-        self._wake_policy = policy
+    def set_wake_policy(
+        self, policy: WakePolicy | Callable[[], WakePolicy], *, can_ask: bool = False
+    ) -> None:
+        """The global wake-up policy (tasks may have their own), or where to read it
+        at each wake-up (the window's settings, which a person may change meanwhile);
+        ``can_ask``: someone answers ``wake_asked`` (else ``ask`` spreads)."""
+        if isinstance(policy, WakePolicy):
+            fixed = policy
+            self._wake_source = lambda: fixed
+        else:
+            self._wake_source = policy
         self._can_ask = can_ask
 
     def watch_sleep(self, watch: SleepWatch) -> bool:
@@ -67,20 +76,19 @@ class WakeUp(DispatchLoop):
     def _calm_wake(self) -> None:
         if not (self._running and not self._stopping and self._health.healthy):
             return
-        events, question = self._engine.calm_wake(
-            self._clock.now(), self._wake_policy, can_ask=self._can_ask
-        )
+        policy = self.wake_policy
+        events, question = self._engine.calm_wake(self._clock.now(), policy, can_ask=self._can_ask)
         if events:
             held = self._engine.held_count
             log.info("the computer woke: catch-ups planned, %d held for an answer", held)
         self._dispatch(done=events)  # the planned starts committed with what starts now
         if question is not None:
-            self.wake_asked.emit(question)
+            self.wake_asked.emit(replace(question, spread=policy.spread))
 
     def answer_wake(self, answer: WakeAnswer, width: timedelta | None = None) -> None:
         """Run the held catch-ups now, spread them over ``width`` (the policy's by
         default), or skip them (recorded as missed)."""
         self._health.refuse_if_lost()
-        spread = width if width is not None else self._wake_policy.spread
+        spread = width if width is not None else self.wake_policy.spread
         events = self._engine.answer_wake(answer, self._clock.now(), spread)
         self._dispatch(done=events)
