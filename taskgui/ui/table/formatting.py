@@ -90,7 +90,7 @@ def waiting_text(snapshot: TaskSnapshot) -> str:
     if reason is WaitReason.PREVIOUS_RUN:
         return "waiting for the previous run"
     if reason is WaitReason.WAKE_ANSWER:
-        return "waiting for your answer (after the sleep)"
+        return "waiting for your answer"
     return CONDITION_WAIT_TEXT.get(reason, "") if reason is not None else ""
 
 
