@@ -59,6 +59,9 @@ class EngineBase:
         self._resumes: IndexedHeap[TaskId, float] = IndexedHeap()
         # Catch-ups held after a wake-up for a person's answer (engine/wake.py).
         self._held: dict[TaskId, None] = {}
+        # Runs asked to stop because a run condition ended, with the condition's words
+        # ("on battery"): they end as stopped, and run again when it holds.
+        self._stopping_for: dict[RunId, str] = {}
         # What the machine last reported for run conditions; None until it has.
         self._system: SystemConditions | None = None
         self._seq = itertools.count(1)
