@@ -17,6 +17,7 @@ import contextlib
 import errno
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +35,28 @@ from taskgui.store.sqlite.access import access_error, is_access_errno
 from taskgui.store.sqlite.schema import check_ours
 
 BUSY_TIMEOUT_MS = 5_000
+# Tries at switching a new file to WAL while another process holds it, and the pause
+# between two: together as long as the busy timeout.
+WAL_SWITCH_PAUSE = 0.01
+WAL_SWITCH_TRIES = int(BUSY_TIMEOUT_MS / 1000 / WAL_SWITCH_PAUSE)
+
+
+def _switch_to_wal(connection: sqlite3.Connection) -> str:
+    """Put the file in WAL mode (a no-op once it is) and return the mode it is in.
+
+    Switching needs the file to itself for a moment, and SQLite does not wait for that
+    (no busy handler: "database is locked" at once) when another process is opening
+    the same new file (the window, a CLI call, the daemon at log-in). So it is tried
+    again, briefly, for as long as the busy timeout lets any other statement wait.
+    """
+    for _attempt in range(WAL_SWITCH_TRIES):
+        try:
+            return str(connection.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error).lower():
+                raise
+            time.sleep(WAL_SWITCH_PAUSE)
+    return str(connection.execute("PRAGMA journal_mode = WAL").fetchone()[0])
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -58,7 +81,7 @@ def connect(path: Path) -> sqlite3.Connection:
             # (journal_mode=WAL rewrites the header; the chmod below changes its mode).
             check_ours(connection, path)
             tighten_private_file(path)
-            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _switch_to_wal(connection)
             if str(mode).lower() != "wal" and _is_writable(path):
                 raise StoreError(f"{path}: could not switch to WAL mode (got {mode})", path)
             connection.execute("PRAGMA synchronous = NORMAL")

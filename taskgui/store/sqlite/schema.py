@@ -157,8 +157,20 @@ def check_ours(connection: sqlite3.Connection, path: Path) -> int:
     """The schema version of a file taskgui may open; raise for anyone else's.
 
     Reads only: a file that is refused has not been written, switched to WAL or
-    made private. An empty file (no tables, nothing marked) is a new database.
+    made private. An empty file (no tables, nothing marked) is a new database. The
+    reads are one snapshot (one read transaction; the connection is in autocommit
+    mode): another process may be migrating the same new file, and a version read
+    before its commit beside tables read after it looked like a stranger's file.
     """
+    connection.execute("BEGIN")
+    try:
+        return _check_ours(connection, path)
+    finally:
+        if connection.in_transaction:
+            connection.execute("COMMIT")
+
+
+def _check_ours(connection: sqlite3.Connection, path: Path) -> int:
     application_id = int(connection.execute("PRAGMA application_id").fetchone()[0])
     version = schema_version(connection)
     if application_id == APPLICATION_ID:
@@ -216,13 +228,21 @@ def migrate(connection: sqlite3.Connection, path: Path, target: int = SCHEMA_VER
     """Bring the database up to ``target``; return the version it started at.
 
     The connection must be in autocommit mode (``isolation_level=None``); each step
-    runs in its own BEGIN IMMEDIATE transaction together with its version bump.
+    runs in its own BEGIN IMMEDIATE transaction together with its version bump. The
+    version is read again inside that transaction: another process opening the same
+    new file (the window, a CLI call, the daemon) may have taken the step meanwhile,
+    and a step applied twice fails ("duplicate column name").
     """
     start = schema_version(connection)
     refuse_newer(start, path)
     for version in range(start + 1, target + 1):
         connection.execute("BEGIN IMMEDIATE")
         try:
+            now = schema_version(connection)
+            refuse_newer(now, path)
+            if now >= version:  # taken by another opener since we looked
+                connection.execute("COMMIT")
+                continue
             for statement in _statements(MIGRATIONS[version - 1]):
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version = {version}")
