@@ -24,7 +24,11 @@ from enum import StrEnum
 
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.states import RunOutcome
-from taskgui.core.task import TaskId
+
+# The same as ``taskgui.core.task.TaskId``, which imports this module (a task carries
+# its upstream edges), so it cannot be imported from there.
+TaskId = int
+_NO_MARKS: frozenset[TaskId] = frozenset()
 
 MAX_UPSTREAMS = 64
 
@@ -138,7 +142,8 @@ class Dependencies:
 
     def satisfied(self, task_id: TaskId) -> frozenset[TaskId]:
         """The upstreams that completed (as required) since ``task_id``'s last trigger."""
-        return frozenset(self._satisfied.get(task_id, ()))
+        marks = self._satisfied.get(task_id)
+        return _NO_MARKS if marks is None else frozenset(marks)
 
     def upstream_ids(self) -> dict[TaskId, list[TaskId]]:
         return {task: [edge.task_id for edge in edges] for task, edges in self._upstreams.items()}

@@ -94,6 +94,7 @@ class WaitReason(StrEnum):
     UNMETERED = "unmetered"  # on a metered connection
     IDLE = "idle"  # the user is active
     UNCHECKABLE = "uncheckable"  # this machine cannot report what a condition needs
+    UPSTREAM = "upstream"  # it runs after other tasks (core/dependencies.py), not yet
 
 
 class SlotKind(StrEnum):
@@ -102,3 +103,4 @@ class SlotKind(StrEnum):
     OCCURRENCE = "occurrence"  # a run of its schedule
     RETRY = "retry"  # the next attempt after a failure
     MANUAL = "manual"  # a person asked for it (run now / retry now)
+    TRIGGERED = "triggered"  # the tasks it runs after ended as it asks (core/dependencies.py)

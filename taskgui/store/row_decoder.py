@@ -11,6 +11,7 @@ no longer validates is still caught, and raises CodecError naming the task.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from datetime import timedelta
 from functools import lru_cache
@@ -178,7 +179,13 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_NO_RULES: dict[str, Any] = {"spread": None, "conditions": NO_CONDITIONS, "paused_until": None}
+_NO_RULES: dict[str, Any] = {
+    "spread": None,
+    "conditions": NO_CONDITIONS,
+    "paused_until": None,
+    "after": (),
+    "only_after": False,
+}
 
 
 def _decode_rules(text: str) -> Rules:
@@ -240,8 +247,14 @@ class RowDecoder:
         """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
         if text is None:
             return _NO_RULES
-        spread, conditions, until = self._memo.get("rules", text, _decode_rules)
-        return {"spread": spread, "conditions": conditions, "paused_until": until}
+        spread, conditions, until, (after, only) = self._memo.get("rules", text, _decode_rules)
+        return {
+            "spread": spread,
+            "conditions": conditions,
+            "paused_until": until,
+            "after": after,
+            "only_after": only,
+        }
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -277,9 +290,10 @@ class RowDecoder:
             deferred_at,
             last_outcome_text,
             last_run_at,
+            after_marks_text,
         ) = row
-        if rules_text is not None:
-            # A task with a spread or conditions (few): TaskSpec checks them together
+        if rules_text is not None or after_marks_text is not None:
+            # A task with a spread, conditions or upstreams (few): TaskSpec checks them together
             # with its schedule, which only the validating path runs.
             return None
         # TaskSpec.__post_init__'s checks, for values already in canonical form.
@@ -356,6 +370,8 @@ class RowDecoder:
             spread=None,
             conditions=NO_CONDITIONS,
             paused_until=None,
+            after=(),
+            only_after=False,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,
@@ -402,6 +418,7 @@ class RowDecoder:
             deferred_at,
             last_outcome,
             last_run_at,
+            after_marks_text,
         ) = row
         spec = TaskSpec(
             id=task_id,
@@ -430,5 +447,21 @@ class RowDecoder:
             deferred_at=opt_from_us(deferred_at),
             last_outcome=RunOutcome(last_outcome) if last_outcome else None,
             last_run_at=opt_from_us(last_run_at),
+            after_marks=decode_marks(after_marks_text, spec),
         )
         return TaskSnapshot(spec, status)
+
+
+def decode_marks(text: object, spec: TaskSpec) -> frozenset[int]:
+    """The stored fan-in marks (a JSON list of upstream ids); ids that are no longer
+    upstreams of the task are dropped (its edges were edited since)."""
+    if text is None:
+        return frozenset()
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, list) or not all(type(item) is int for item in value):
+        raise CodecError("after_marks: expected a JSON list of task ids")
+    upstreams = {edge.task_id for edge in spec.after}
+    return frozenset(item for item in value if item in upstreams)

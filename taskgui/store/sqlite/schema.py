@@ -136,6 +136,12 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN rules TEXT;
     """,
+    # 11: tasks that run after others (core/dependencies.py): which upstreams have
+    # completed since the task's last trigger (fan-in marks), a JSON list of task ids,
+    # written in the transaction that records the upstream's result; NULL for none.
+    """
+    ALTER TABLE tasks ADD COLUMN after_marks TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
