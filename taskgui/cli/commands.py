@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from taskgui.cli import dependencies as cli_after
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
@@ -38,6 +39,8 @@ def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
 def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
     """Store the task, then tell a running scheduler about it (see store_client)."""
     with open_database(ctx) as repository:
+        if spec.after:
+            cli_after.check_upstreams(spec, repository.list_tasks())
         return client(ctx, repository).add_task(spec)
 
 
@@ -58,13 +61,16 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     with reader(ctx) as repository:
         snapshots = repository.list_tasks(state)
         waiting = _waiting(repository, snapshots, ctx)
+        names = None
+        if state is not None and cli_after.UPSTREAM in waiting.values():
+            names = cli_after.names_of(repository.list_tasks())  # upstreams of any state
         set_aside = [task.task_id for task in repository.quarantined()]
     if args.json:
         print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
     elif not snapshots:
         print(f"no {state.value} tasks" if state else "no tasks")
     else:
-        print("\n".join(cli_format.task_table(snapshots, waiting)))
+        print("\n".join(cli_format.task_table(snapshots, waiting, names)))
     if set_aside:
         ids = ", ".join(str(task_id) for task_id in set_aside[:10])
         more = f" and {len(set_aside) - 10} more" if len(set_aside) > 10 else ""
@@ -79,10 +85,16 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     with reader(ctx) as repository:
         snapshot = repository.get(args.id)
         waiting = _waiting(repository, [snapshot], ctx).get(snapshot.spec.id)
+        tasks = repository.list_tasks()  # names, and who runs after this one
     if args.json:
-        print_json(cli_format.task_json(snapshot, waiting))
+        print_json(
+            {**cli_format.task_json(snapshot, waiting), **cli_after.show_json(snapshot, tasks)}
+        )
     else:
-        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now(), waiting)))
+        pairs = cli_after.show_pairs(snapshot, tasks)
+        names = cli_after.names_of(tasks)
+        lines = cli_format.task_lines(snapshot, ctx.clock.now(), waiting, pairs, names)
+        print("\n".join(lines))
     return EXIT_OK
 
 
@@ -132,6 +144,8 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
             print(f"task {args.id} deleted (it was set aside: it could not be read)")
             return EXIT_OK
         snapshot = repository.get(args.id)  # fail fast, before any lock or request
+        if op is Op.DELETE or (op is Op.CANCEL and not snapshot.state.is_terminal):
+            cli_after.confirm_change(op, snapshot, repository.list_tasks(), force=args.force)
         # "pause" of a task paused for a while makes it paused until resumed.
         for_a_while = op is Op.PAUSE and snapshot.spec.paused_until is not None
         unchanged = _unchanged(op, snapshot) if until is None and not for_a_while else None

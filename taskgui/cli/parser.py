@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         taskgui add --name report --command ./report.sh --in 10m
         taskgui add --name sync --command 'make sync' --every 5m --max-attempts 5 --jitter
         taskgui add --name weekly --command backup --cron '0 9 * * 1' --tz Europe/Berlin
+        taskgui add --name upload --command ./upload.sh --after 3 --after 4:finished --only-after
         """,
     )
     add_arguments(add)
@@ -153,7 +154,15 @@ def build_parser() -> argparse.ArgumentParser:
             example += "\ntaskgui pause 7 --for 1h\ntaskgui pause 7 --until 2026-12-02T09:00"
         change = _command(commands, name, summary, example)
         _id_argument(change)
-        change.set_defaults(handler=handlers.cmd_change, op=op, done=done, for_=None, until=None)
+        change.set_defaults(
+            handler=handlers.cmd_change, op=op, done=done, for_=None, until=None, force=False
+        )
+        if op in (Op.DELETE, Op.CANCEL):
+            change.add_argument(
+                "--force",
+                action="store_true",
+                help="even when other tasks run after it (they are left waiting for it)",
+            )
         if op is Op.PAUSE:
             how_long = change.add_mutually_exclusive_group()
             how_long.add_argument(

@@ -31,6 +31,11 @@ TaskId = int
 _NO_MARKS: frozenset[TaskId] = frozenset()
 
 MAX_UPSTREAMS = 64
+# The ids an import links its tasks by before they have real ones (the new ids are
+# known only once they are stored; ``core.transfer.links``): far above any id a
+# database hands out, so a crash between the two steps leaves a visible, harmless
+# "waiting for task 4611686018427387904", never an edge to an unrelated task.
+PLACEHOLDER_BASE = 1 << 62
 
 
 class After(StrEnum):

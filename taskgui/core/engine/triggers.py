@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from taskgui.core.dependencies import Dependencies, Upstream
+from taskgui.core.dependencies import PLACEHOLDER_BASE, Dependencies, Upstream
 from taskgui.core.engine.base import EngineBase
 from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.errors import InvalidTaskError, UnreadableTaskError
@@ -42,11 +42,12 @@ class Triggering(EngineBase):
 
     def upstreams_refusal(self, spec: TaskSpec) -> str | None:
         """Why ``spec``'s "run after" cannot be saved (a task that does not exist, a
-        cycle, named task by task), or None. ``names`` gives each task's name."""
+        cycle, named task by task), or None."""
         if not spec.after:
             return None
         for edge in spec.after:
-            if not self._tasks.knows(edge.task_id):
+            # A placeholder: an import links its own tasks, and names their ids next.
+            if not self._tasks.knows(edge.task_id) and edge.task_id < PLACEHOLDER_BASE:
                 return f"'run after' names task {edge.task_id}, which does not exist"
         cycle = self._deps.cycle_if(spec.id, spec.after) if spec.id else None
         if cycle is None:

@@ -5,7 +5,7 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions" and "paused_until" when set: ``shape.rules``)
+          (+ "spread", "conditions", "paused_until" and "after" when set: ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -33,7 +33,9 @@ from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_savable, shown
 from taskgui.core.shape.rules import (
+    after_json,
     conditions_json,
+    decode_after,
     decode_conditions,
     decode_paused_until,
     decode_spread,
@@ -71,6 +73,7 @@ TASK_KEYS = (
     "spread",
     "conditions",
     "paused_until",
+    "after",
 )
 RUN_KEYS = (
     "id",
@@ -133,6 +136,9 @@ def task_json(
         value["conditions"] = conditions
     if spec.paused_until is not None:
         value["paused_until"] = moment(spec.paused_until)
+    after = after_json(spec)
+    if after is not None:
+        value["after"] = after  # upstream ids as stored; an import remaps them
     return value
 
 
@@ -235,6 +241,7 @@ class TaskDecoder:
         spread = decode_spread(fields.get("spread", None))
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
+        after, only_after = decode_after(fields.get("after", None))
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -260,6 +267,8 @@ class TaskDecoder:
                 spread=spread,
                 conditions=conditions,
                 paused_until=paused_until,
+                after=after,
+                only_after=only_after,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),
