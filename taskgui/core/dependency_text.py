@@ -27,6 +27,8 @@ def open_upstreams(spec: TaskSpec, marks: Iterable[TaskId]) -> list[TaskId]:
 def waiting_for(snapshot: TaskSnapshot, names: Mapping[TaskId, str]) -> str:
     """``waiting for A (3), C (5)``: what a task with nothing queued waits for."""
     ids = open_upstreams(snapshot.spec, snapshot.status.after_marks)
+    if not ids:
+        return "waiting for the tasks it runs after"
     return "waiting for " + ", ".join(name_of(task_id, names) for task_id in ids)
 
 
