@@ -24,10 +24,11 @@ from tests.e2e.test_daemon_cli import taskgui as taskgui  # noqa: PLC0414  (the 
 def test_a_chain_runs_in_order_through_the_daemon(taskgui: Taskgui) -> None:
     log = taskgui.tmp_path / "order.txt"
     taskgui.start_daemon(workers=2)
-    a = taskgui.add("first", f"echo a >> {log}", "--in", "2s")
+    a = taskgui.add("first", f"echo a >> {log}", "--in", "1h")  # run below, once all are added
     b = taskgui.add("second", f"echo b >> {log}", "--after", str(a), "--only-after")
     c = taskgui.add("third", f"echo c >> {log}", "--after", str(b), "--only-after")
     assert "waiting for first" in taskgui.cli("show", str(b)).stdout
+    assert taskgui.cli("run-now", str(a)).returncode == 0
     wait_for(lambda: log.exists() and log.read_text() == "a\nb\nc\n", what="a, b, c in order")
     assert [r["kind"] for r in taskgui.history(c)] == ["triggered"]
     assert taskgui.show(c)["waiting"] == "upstream"
@@ -43,11 +44,12 @@ def test_sigkill_between_the_upstreams_end_and_the_downstreams_start(taskgui: Ta
     )
     wait_for(lambda: taskgui.show(holder)["state"] == "running", what="the key holder")
     c = taskgui.add("later", "true", "--in", "1h")
-    a = taskgui.add("upstream", "true", "--in", "1s")
+    a = taskgui.add("upstream", "true", "--in", "1h")  # started below, once all are added
     b = taskgui.add(
         "downstream", f"echo ran >> {b_ran}", "--after", str(a), "--only-after", "--key", "k"
     )
     fan_in = taskgui.add("after both", "true", "--after", str(a), "--after", str(c), "--only-after")
+    assert taskgui.cli("run-now", str(a)).returncode == 0
 
     def marks(task_id: int) -> dict[int, bool]:
         return {edge["id"]: edge["completed"] for edge in taskgui.show(task_id)["after"]}
@@ -55,7 +57,7 @@ def test_sigkill_between_the_upstreams_end_and_the_downstreams_start(taskgui: Ta
     wait_for(lambda: taskgui.show(b)["next_run_kind"] == "triggered", what="the trigger on disk")
     os.kill(daemon.pid, signal.SIGKILL)
     daemon.wait(timeout=10)
-    assert taskgui.show(a)["state"] == "succeeded"
+    assert taskgui.show(a)["last_outcome"] == "succeeded"
     assert not b_ran.exists()  # killed between A's end and B's start
     assert marks(fan_in) == {a: True, c: False}
 
