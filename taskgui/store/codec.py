@@ -10,7 +10,6 @@ offered here too, as the stores have always imported it).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -22,6 +21,7 @@ from taskgui.core.shape.fields import SHAPE_VERSION
 from taskgui.core.states import SlotKind, TaskState
 from taskgui.core.status import TaskStatus
 from taskgui.core.task import TaskSpec
+from taskgui.store.marks import marks_text
 from taskgui.store.row_decoder import RowDecoder
 from taskgui.store.times import from_us, opt_from_us, opt_to_us, to_us
 
@@ -136,11 +136,6 @@ def status_values(status: TaskStatus) -> tuple[Any, ...]:
         opt_to_us(status.last_run_at),
         marks_text(status.after_marks),
     )
-
-
-def marks_text(marks: frozenset[int]) -> str | None:
-    """The fan-in marks column: a JSON list of upstream ids, NULL for none."""
-    return json.dumps(sorted(marks), separators=(",", ":")) if marks else None
 
 
 _PENDING = TaskState.PENDING.value

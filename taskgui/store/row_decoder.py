@@ -11,7 +11,6 @@ no longer validates is still caught, and raises CodecError naming the task.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from datetime import timedelta
 from functools import lru_cache
@@ -39,6 +38,7 @@ from taskgui.core.task import (
     name_is_canonical,
 )
 from taskgui.store.errors import CodecError
+from taskgui.store.marks import decode_marks
 from taskgui.store.times import EPOCH as _EPOCH
 from taskgui.store.times import from_us, opt_from_us
 
@@ -179,13 +179,10 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_NO_RULES: dict[str, Any] = {
-    "spread": None,
-    "conditions": NO_CONDITIONS,
-    "paused_until": None,
-    "after": (),
-    "only_after": False,
-}
+_RULE_KEYS = ("spread", "conditions", "paused_until", "after", "only_after")
+_NO_RULES: dict[str, Any] = dict(
+    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, (), False), strict=True)
+)
 
 
 def _decode_rules(text: str) -> Rules:
@@ -248,13 +245,7 @@ class RowDecoder:
         if text is None:
             return _NO_RULES
         spread, conditions, until, (after, only) = self._memo.get("rules", text, _decode_rules)
-        return {
-            "spread": spread,
-            "conditions": conditions,
-            "paused_until": until,
-            "after": after,
-            "only_after": only,
-        }
+        return dict(zip(_RULE_KEYS, (spread, conditions, until, after, only), strict=True))
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -450,18 +441,3 @@ class RowDecoder:
             after_marks=decode_marks(after_marks_text, spec),
         )
         return TaskSnapshot(spec, status)
-
-
-def decode_marks(text: object, spec: TaskSpec) -> frozenset[int]:
-    """The stored fan-in marks (a JSON list of upstream ids); ids that are no longer
-    upstreams of the task are dropped (its edges were edited since)."""
-    if text is None:
-        return frozenset()
-    try:
-        value = json.loads(text) if isinstance(text, str) else None
-    except (ValueError, RecursionError):
-        value = None
-    if not isinstance(value, list) or not all(type(item) is int for item in value):
-        raise CodecError("after_marks: expected a JSON list of task ids")
-    upstreams = {edge.task_id for edge in spec.after}
-    return frozenset(item for item in value if item in upstreams)
