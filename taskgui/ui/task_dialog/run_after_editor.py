@@ -154,8 +154,11 @@ class RunAfterEditor(QWidget):
         after = tuple(sorted(self._edge(row) for row in range(self.edges.count())))
         only = self.only_after.isChecked()
         message = None
+        gone = [edge.task_id for edge in after if edge.task_id not in self._names]
         if only and not after:
             message = "add a task to run after, or untick “Only after these”"
+        elif gone and self._names:  # (a dialog given no tasks cannot tell)
+            message = f"task {gone[0]} no longer exists; remove it from the list"
         elif self._own_id and after:
             cycle = cycle_through(self._own_id, [e.task_id for e in after], self._upstreams_of)
             if cycle is not None:

@@ -100,3 +100,15 @@ def test_editing_a_task_with_upstreams_keeps_them(qtbot: QtBot) -> None:
     assert dialog.run_after.toggle.isChecked()
     assert dialog.run_after.edges.item(0).text() == "after A (1) fails"
     assert accept(qtbot, dialog) == b
+
+
+def test_an_upstream_that_was_deleted_must_be_removed(qtbot: QtBot) -> None:
+    a = make_spec(1, name="A")
+    b = make_spec(2, name="B", after=(Upstream(1), Upstream(7)), only_after=True)
+    dialog = _dialog(qtbot, _tasks(a, b), spec=b)
+    assert dialog.run_after.edges.item(1).text() == "after task 7 (deleted) succeeds"
+    assert not dialog.ok_button.isEnabled()
+    assert dialog.run_after.error.message() == "task 7 no longer exists; remove it from the list"
+    dialog.run_after.edges.setCurrentRow(1)
+    click(qtbot, dialog.run_after.remove_button)
+    assert accept(qtbot, dialog).after == (Upstream(1),)
