@@ -104,6 +104,7 @@ _WAIT_WORDS = {
     WaitReason.UNMETERED.value: "metered connection",
     WaitReason.IDLE.value: "user active",
     WaitReason.UNCHECKABLE.value: "condition cannot be checked here",
+    WaitReason.WAKE_ANSWER.value: "an answer at the window (after a sleep)",
     PAUSED: "paused",
     NO_SCHEDULER: "no scheduler",
 }
@@ -202,6 +203,7 @@ def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, A
         "misfire": spec.misfire.value,
         "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
         "notify": spec.notify.text if spec.notify else None,
+        "on_wake": spec.on_wake.text if spec.on_wake else None,
         # The task's definition in its one shape, exact to the microsecond: what an
         # export file holds, and what 'taskgui import' reads back.
         "definition": definition,
@@ -335,6 +337,7 @@ def task_lines(
         ("conditions", _conditions_text(spec) or NONE_TEXT),
         *after,
         ("notify", spec.notify.text if spec.notify else "default (Settings)"),
+        ("on wake", spec.on_wake.text if spec.on_wake else "default (Settings)"),
         ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),
         ("last run", local(status.last_run_at)),
     ]

@@ -93,6 +93,7 @@ def _rules_text(spec: TaskSpec) -> str | None:
         spec.spread is None
         and spec.conditions is NO_CONDITIONS
         and spec.paused_until is None
+        and spec.on_wake is None
         and not spec.after
     ):
         return None

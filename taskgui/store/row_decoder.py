@@ -179,9 +179,9 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_RULE_KEYS = ("spread", "conditions", "paused_until", "after", "only_after")
+_RULE_KEYS = ("spread", "conditions", "paused_until", "on_wake", "after", "only_after")
 _NO_RULES: dict[str, Any] = dict(
-    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, (), False), strict=True)
+    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, (), False), strict=True)
 )
 
 
@@ -244,8 +244,10 @@ class RowDecoder:
         """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
         if text is None:
             return _NO_RULES
-        spread, conditions, until, (after, only) = self._memo.get("rules", text, _decode_rules)
-        return dict(zip(_RULE_KEYS, (spread, conditions, until, after, only), strict=True))
+        spread, conditions, until, on_wake, (after, only) = self._memo.get(
+            "rules", text, _decode_rules
+        )
+        return dict(zip(_RULE_KEYS, (spread, conditions, until, on_wake, after, only), strict=True))
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -361,6 +363,7 @@ class RowDecoder:
             spread=None,
             conditions=NO_CONDITIONS,
             paused_until=None,
+            on_wake=None,
             after=(),
             only_after=False,
         )

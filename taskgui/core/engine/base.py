@@ -58,6 +58,8 @@ class EngineBase:
         self._run_keys: dict[RunId, str] = {}
         # Tasks paused for a while, by when they resume by themselves.
         self._resumes: IndexedHeap[TaskId, float] = IndexedHeap()
+        # Catch-ups held after a wake-up for a person's answer (engine/wake.py).
+        self._held: dict[TaskId, None] = {}
         # Runs asked to stop because a run condition ended, with the condition's words
         # ("on battery"): they end as stopped, and run again when it holds.
         self._stopping_for: dict[RunId, str] = {}
@@ -165,6 +167,8 @@ class EngineBase:
         Returns the change of a task that this one was in front of for a free
         concurrency key: it now waits for a worker instead (see ``discard``).
         """
+        if self._held:  # a person's change takes it out of a wake-up's hold
+            self._held.pop(entry.spec.id, None)
         unblocked = self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
         if unblocked is None:
             return []
@@ -176,6 +180,8 @@ class EngineBase:
         if entry.terminal is not None:  # a finished task waits for nothing
             return entry.snapshot(None, marks)
         waiting = self._queues.waiting_reason(spec.id, spec.concurrency_key)
+        if waiting is None and self._held and spec.id in self._held:
+            waiting = WaitReason.WAKE_ANSWER
         if waiting is None and spec.after and entry.slot_kind is None and not entry.runs:
             waiting = WaitReason.UPSTREAM  # nothing queued: the next run is a trigger
         return entry.snapshot(waiting, marks)

@@ -5,7 +5,8 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions", "paused_until" and "after" when set: ``shape.rules``)
+          (+ "spread", "conditions", "paused_until", "on_wake" and "after" when set:
+          ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -37,6 +38,7 @@ from taskgui.core.shape.rules import (
     conditions_json,
     decode_after,
     decode_conditions,
+    decode_on_wake,
     decode_paused_until,
     decode_spread,
     spread_json,
@@ -73,6 +75,7 @@ TASK_KEYS = (
     "spread",
     "conditions",
     "paused_until",
+    "on_wake",
     "after",
 )
 RUN_KEYS = (
@@ -136,6 +139,8 @@ def task_json(
         value["conditions"] = conditions
     if spec.paused_until is not None:
         value["paused_until"] = moment(spec.paused_until)
+    if spec.on_wake is not None:
+        value["on_wake"] = spec.on_wake.text
     after = after_json(spec)
     if after is not None:
         value["after"] = after  # upstream ids as stored; an import remaps them
@@ -241,6 +246,7 @@ class TaskDecoder:
         spread = decode_spread(fields.get("spread", None))
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
+        on_wake = decode_on_wake(fields)
         after, only_after = decode_after(fields.get("after", None))
         spec_id = task_id if keep_id and task_id is not None else 0
 
@@ -267,6 +273,7 @@ class TaskDecoder:
                 spread=spread,
                 conditions=conditions,
                 paused_until=paused_until,
+                on_wake=on_wake,
                 after=after,
                 only_after=only_after,
             ),

@@ -294,6 +294,7 @@ class TaskDialog(QDialog):
                 misfire_grace=self._misfire_grace,
                 paused=advanced.paused,
                 notify=advanced.notify,
+                on_wake=advanced.on_wake,
                 spread=rules.spread,
                 conditions=rules.conditions,
                 after=run_after.after,
