@@ -242,6 +242,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def edit_after_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``taskgui edit``'s flags for the tasks it runs after; returns ``parser``."""
+    after = parser.add_mutually_exclusive_group()
+    after.add_argument(
+        "--after",
+        type=after_arg,
+        action="append",
+        metavar="ID[:OUTCOME]",
+        help="run after these tasks instead (repeatable; a cycle is refused, named)",
+    )
+    after.add_argument("--no-after", action="store_true", help="run after no task any more")
+    parser.add_argument(
+        "--only-after",
+        choices=("yes", "no"),
+        help="yes: no schedule of its own, only after its tasks; no: keep its schedule",
+    )
+    return parser
+
+
 # -------------------------------------------------------------------- the spec
 
 

@@ -172,9 +172,13 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_edit(args: argparse.Namespace, ctx: Context) -> int:
-    """Change the task's own notification rule or wake-up policy ("default": none)."""
-    if args.notify is None and args.on_wake is None:
-        raise UsageError("say what to change: --notify RULE and/or --on-wake POLICY")
+    """Change the task's own notification rule or wake-up policy ("default": none), or
+    the tasks it runs after (checked for tasks that do not exist and for cycles)."""
+    changes_after = args.after is not None or args.no_after or args.only_after is not None
+    if args.notify is None and args.on_wake is None and not changes_after:
+        raise UsageError(
+            "say what to change: --notify RULE, --on-wake POLICY, --after ID or --only-after"
+        )
     if not exists(ctx.database):
         raise TaskNotFoundError(args.id)
     with open_database(ctx) as repository:
@@ -183,10 +187,14 @@ def cmd_edit(args: argparse.Namespace, ctx: Context) -> int:
             spec = replace(spec, notify=None if args.notify == "default" else args.notify)
         if args.on_wake is not None:
             spec = replace(spec, on_wake=None if args.on_wake == "default" else args.on_wake)
+        if changes_after:
+            spec = cli_after.edited(spec, args.after, args.no_after, args.only_after)
+            cli_after.check_upstreams(spec, repository.list_tasks())
         client(ctx, repository).update_task(spec)
     notify = spec.notify.text if spec.notify else "default"
     on_wake = spec.on_wake.text if spec.on_wake else "default"
-    print(f"task {args.id} changed: notify {notify}, on wake {on_wake}")
+    after = f", {cli_after.after_words(spec)}" if changes_after else ""
+    print(f"task {args.id} changed: notify {notify}, on wake {on_wake}{after}")
     return EXIT_OK
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TextIO
 
-from taskgui.core.dependencies import cycle_through
+from taskgui.core.dependencies import Upstream, cycle_through
 from taskgui.core.dependency_text import (
     dependents_text,
     downstream_index,
@@ -21,6 +22,7 @@ from taskgui.core.dependency_text import (
 )
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
 from taskgui.core.operation import Op
+from taskgui.core.recurrence import Once
 from taskgui.core.states import WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
@@ -45,6 +47,27 @@ def check_upstreams(spec: TaskSpec, tasks: Sequence[TaskSnapshot]) -> None:
         names[spec.id] = spec.name
         path = " -> ".join(name_of(task_id, names) for task_id in cycle)
         raise InvalidTaskError(f"'run after' would make a cycle: {path}")
+
+
+def edited(
+    spec: TaskSpec, after: Sequence[Upstream] | None, no_after: bool, only_after: str | None
+) -> TaskSpec:
+    """``edit``'s new "run after" for ``spec``: the edges given (or none), and whether
+    it keeps a schedule of its own; InvalidTaskError in core's words if it cannot be."""
+    edges = () if no_after else tuple(after) if after is not None else spec.after
+    only = spec.only_after if only_after is None else only_after == "yes"
+    if not edges:
+        only = False
+    if only:  # no schedule of its own: it becomes a one-off that waits for its upstream
+        return replace(spec, after=edges, only_after=True, recurrence=Once())
+    return replace(spec, after=edges, only_after=False)
+
+
+def after_words(spec: TaskSpec) -> str:
+    if not spec.after:
+        return "runs after no task"
+    ids = ", ".join(f"{edge.task_id}:{edge.after.value}" for edge in spec.after)
+    return f"runs after {ids}" + (" only" if spec.only_after else "")
 
 
 def names_of(tasks: Sequence[TaskSnapshot]) -> dict[TaskId, str]:
@@ -118,8 +141,10 @@ def confirm_change(
 
 __all__ = [
     "UPSTREAM",
+    "after_words",
     "check_upstreams",
     "confirm_change",
+    "edited",
     "names_of",
     "show_json",
     "show_pairs",

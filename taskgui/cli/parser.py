@@ -18,6 +18,7 @@ from taskgui.cli.add_arguments import (
     add_arguments,
     datetime_arg,
     duration_arg,
+    edit_after_arguments,
     notify_arg,
     wake_arg,
 )
@@ -170,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     editing = _command(
         commands,
         "edit",
-        "Change a task's notification rule or wake-up policy.",
+        "Change a task's notification rule, wake-up policy or the tasks it runs after.",
         "taskgui edit 7 --notify after:3\ntaskgui edit 7 --on-wake spread:20m\n"
-        "taskgui edit 7 --notify default --on-wake default",
+        "taskgui edit 7 --notify default --on-wake default\n"
+        "taskgui edit 7 --after 3 --after 5:finished --only-after yes",
     )
     _id_argument(editing)
     editing.add_argument(
@@ -187,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="POLICY",
         help="now, spread:DURATION, ask, or default (the global policy)",
     )
-    editing.set_defaults(handler=handlers.cmd_edit)
+    edit_after_arguments(editing).set_defaults(handler=handlers.cmd_edit)
 
     for name, (op, summary, done) in _CHANGES.items():
         example = f"taskgui {name} 7"

@@ -150,3 +150,22 @@ def test_an_import_skips_tasks_whose_upstream_is_not_imported_and_cycles(
     assert "cycle: task 4 -> task 5 -> task 4" in reasons["ping"]
     names = sorted(t["name"] for t in run("list", "--json").json())
     assert names == ["after alone", "alone"]
+
+
+def test_edit_rewires_and_refuses_a_cycle_naming_it(run: Run) -> None:
+    a = add(run, "--every", "1h", name="fetch")
+    b = add(run, "--after", str(a), "--only-after", name="build")
+    c = add(run, "--after", str(b), "--only-after", name="upload")
+    cycle = run("edit", str(a), "--after", str(c))
+    assert cycle.code == 2
+    assert f"cycle: fetch ({a}) -> upload ({c}) -> build ({b}) -> fetch ({a})" in cycle.err
+    assert show(run, a)["after"] == []  # unchanged
+    done = run("edit", str(c), "--after", f"{a}:failed")
+    assert done.code == 0 and f"runs after {a}:failed only" in done.out
+    assert [(e["id"], e["on"]) for e in show(run, c)["after"]] == [(a, "failed")]
+    assert show(run, b)["downstream"] == []
+    assert run("edit", str(c), "--no-after").code == 0
+    cleared = show(run, c)
+    assert cleared["after"] == [] and cleared["only_after"] is False
+    missing = run("edit", str(c), "--after", "99")
+    assert missing.code == 2 and "task 99, which does not exist" in missing.err
