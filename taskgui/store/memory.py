@@ -37,6 +37,7 @@ from taskgui.store.protocols import (
     LoadResult,
     QuarantinedTask,
     RunRecord,
+    ScheduleHolder,
     StartLoad,
     TaskChanges,
     cap_output,
@@ -72,6 +73,9 @@ class MemoryDatabase:
         self.requests: dict[int, _StoredRequest] = {}
         self.request_ids = itertools.count(1)
         self.version = 0  # commits so far, by any connection
+        # Who runs the schedule (HolderProbe): there is no lock to read, so whoever
+        # plays the process that runs it says so here.
+        self.holder: ScheduleHolder | None = None
 
 
 @dataclass(slots=True)
@@ -340,6 +344,9 @@ class MemoryRepository:
                 changed.append(snapshot._replace(status=shown))
         removed = [task_id for task_id in marks if task_id not in new_marks]
         return TaskChanges(changed=changed, removed=removed, marks=new_marks)
+
+    def schedule_holder(self) -> ScheduleHolder | None:
+        return self._data.holder
 
     def last_run_ids(self) -> dict[TaskId, int]:
         return {task_id: record.id for task_id, record in self.last_runs().items()}

@@ -260,7 +260,27 @@ class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, StoreUpkeep, Proto
     """A backend that can hold a schedule shared by several processes."""
 
 
-class FollowableStore(ScheduleStore, FollowedStore, Protocol):
+@dataclass(frozen=True, slots=True)
+class ScheduleHolder:
+    """The process that runs a schedule: its ``pid``, or None when it did not say."""
+
+    pid: int | None
+
+
+class HolderProbe(Protocol):
+    """Who runs the schedule of this store now, for a follower to name (and to notice
+    when nobody does any more, so it can offer to run it itself).
+
+    SQLite answers from its scheduler lock file; a backend with nothing to ask says
+    None. Never blocks for long: one look, no waiting for the holder.
+    """
+
+    def schedule_holder(self) -> ScheduleHolder | None:
+        """The holder now, or None when no process runs the schedule."""
+        ...
+
+
+class FollowableStore(ScheduleStore, FollowedStore, HolderProbe, Protocol):
     """A shared schedule that a window in another process can follow cheaply."""
 
 
