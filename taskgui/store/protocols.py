@@ -29,13 +29,13 @@ from typing import Protocol
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import Event
+from taskgui.core.output_cap import OUTPUT_CAP_BYTES, cap_text
 from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.requests import RequestRow
 
 DEFAULT_HISTORY_LIMIT = 100
-OUTPUT_CAP_BYTES = 64 * 1024
 INTERRUPTED_ERROR = "taskgui stopped while this ran; it will be retried"
 
 
@@ -284,8 +284,6 @@ class FollowableStore(ScheduleStore, FollowedStore, HolderProbe, Protocol):
     """A shared schedule that a window in another process can follow cheaply."""
 
 
-CUT_MARKER = "[... earlier output cut ...]\n"
-_CUT_MARKER_BYTES = len(CUT_MARKER.encode("utf-8"))
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -307,20 +305,9 @@ def storable_text(text: str) -> str:
 
 def cap_output(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
     """Keep the tail of ``text`` within ``limit`` bytes of UTF-8, the marker that says
-    so included: the end of a log is where the error is. Storable (see storable_text)."""
-    if text.isascii():  # the usual case: one byte per character, no surrogates
-        if len(text) <= limit:
-            return text
-        return CUT_MARKER + text[len(text) - max(limit - _CUT_MARKER_BYTES, 0) :]
-    text = storable_text(text)
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    tail = data[len(data) - max(limit - _CUT_MARKER_BYTES, 0) :]
-    start = 0
-    while start < len(tail) and tail[start] & 0xC0 == 0x80:
-        start += 1  # a continuation byte: the character began before the cut
-    return CUT_MARKER + tail[start:].decode("utf-8")
+    how much was cut included (``core.output_cap``, the one cap and marker), made
+    storable first (see storable_text)."""
+    return cap_text(storable_text(text), limit)
 
 
 def unstorable_text_error(spec: TaskSpec) -> InvalidTaskError | None:
