@@ -167,9 +167,12 @@ class ChangeFeed(Protocol):
     """Tells whether another process committed a change since the last look.
 
     Never blocks and never reads the tasks themselves: a process that follows the
-    schedule reloads only when told. ``fileno`` is a descriptor that becomes readable
-    when a change may have arrived (a PostgreSQL connection that LISTENs), for an
-    event loop to watch; ``None`` means the feed must be asked on a timer (SQLite).
+    schedule reloads only when told. For an event loop to sleep until then, a feed
+    offers one way to be woken: ``fileno``, a descriptor that becomes readable when a
+    change may have arrived (a PostgreSQL connection that LISTENs; memory: a pipe) and
+    is drained by ``changed``; or ``watch_paths``, files that every commit writes
+    (SQLite: the database and its -wal), for a file watcher. Either may also wake for
+    a commit of one's own (then ``changed`` says False); neither replaces asking.
     """
 
     def changed(self) -> bool:
@@ -179,6 +182,10 @@ class ChangeFeed(Protocol):
         ...
 
     def fileno(self) -> int | None: ...
+
+    def watch_paths(self) -> tuple[str, ...]:
+        """Files a commit by another process writes (empty: use ``fileno``)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
