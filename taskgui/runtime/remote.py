@@ -42,6 +42,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
+from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.errors import TaskguiError, TaskNotFoundError
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.core.operation import Op
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 
 POLL_MS = 500
 FAST_POLL_MS = 100  # while a request waits for its answer
-ANSWER_TIMEOUT = 10.0  # seconds; as long as the CLI waits
+ANSWER_TIMEOUT = REQUEST_TIMEOUT  # as long as the CLI waits (core.defaults)
 
 _VERBS = {
     Op.ADDED: "schedule",

@@ -47,7 +47,7 @@ from taskgui.control.operations import Operations
 from taskgui.control.recovery import Recovery, recover
 from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
-from taskgui.core.defaults import DEFAULT_WORKERS, SHUTDOWN_GRACE
+from taskgui.core.defaults import DEFAULT_WORKERS, KILL_GRACE, SHUTDOWN_GRACE
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event
@@ -92,7 +92,7 @@ class SchedulerService(DispatchLoop):
         clock: Clock,
         *,
         workers: int = DEFAULT_WORKERS,
-        kill_grace: float = 5.0,
+        kill_grace: float = KILL_GRACE,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
         output_save_ms: int = OUTPUT_SAVE_MS,
