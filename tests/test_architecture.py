@@ -169,7 +169,7 @@ def own_numbers_for_defaults(source: str) -> list[str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             arguments = node.args
             named = [*arguments.args, *arguments.kwonlyargs]
-            values = [None] * (len(arguments.args) - len(arguments.defaults))
+            values: list[ast.expr | None] = [None] * (len(arguments.args) - len(arguments.defaults))
             values += [*arguments.defaults, *arguments.kw_defaults]
             for argument, value in zip(named, values, strict=True):
                 if argument.arg in DEFAULTED_PARAMETERS and isinstance(value, ast.Constant):
