@@ -107,7 +107,7 @@ class ConditionRuns(EngineBase):
         retry or manual run goes in front of the occurrence it displaces, as a retry
         does. Either way the schedule neither drifts nor loses an occurrence.
         """
-        if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
+        if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL, SlotKind.TRIGGERED):
             return  # another attempt is already queued; it meets the same conditions
         if entry.slot_kind is SlotKind.OCCURRENCE:
             events += self._unqueue(entry)
