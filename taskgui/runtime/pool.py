@@ -15,7 +15,16 @@ callable was measured clean, but a queue of our own was too, with a hand-off abo
 as long (idle: 40 µs against 80-150 µs median) and ownership nothing but Python's: a
 job is garbage as soon as its report has been emitted. See ``WorkerThreads``.
 
+Reports from workers are gathered: a worker appends its report (the pid, the end) to
+one queue and wakes the pool's thread only when that queue was empty, and the pool's
+thread takes every report queued by then at once (``runs_reported``). Under a burst
+the owner so hears of several runs per wake-up and can commit them in one transaction
+(group commit) instead of waking, and committing, once per report.
+
 Signals:
+    runs_reported(object): a list of ``PoolReport``, in the order the workers made
+        them (a run's start before its end), every one taken at one wake-up; emitted
+        before the single-run signals below for the same reports.
     run_started(int, int): run id, process id — the command's process exists.
     run_output(int, str): run id, the output so far of a run still going (at most
         every ``output_interval`` seconds while it prints).
@@ -24,9 +33,11 @@ Signals:
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -62,12 +73,46 @@ RunnerFactory = Callable[
 ]
 
 
-class _Relay(QObject):
-    """Carries results from worker threads to the pool's thread."""
+@dataclass(frozen=True, slots=True)
+class PoolReport:
+    """What a worker said of a run: its process started (``pid``) or it ended
+    (``report``); exactly one of the two is set."""
 
-    started = Signal(int, int)
+    run_id: RunId
+    pid: int | None = None
+    report: RunReport | None = None
+
+
+class _Relay(QObject):
+    """Carries results from worker threads to the pool's thread.
+
+    Starts and ends go into one queue; ``ready`` is emitted (queued to the pool's
+    thread) only by the worker that finds the queue empty, so a burst of reports costs
+    one cross-thread event, not one each.
+    """
+
+    ready = Signal()
     output = Signal(int, str)
-    completed = Signal(int, object)
+
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(parent)
+        self._lock = threading.Lock()
+        self._reports: collections.deque[PoolReport] = collections.deque()
+
+    def report(self, item: PoolReport) -> None:
+        """From a worker thread."""
+        with self._lock:
+            first = not self._reports
+            self._reports.append(item)
+        if first:
+            self.ready.emit()
+
+    def take(self) -> list[PoolReport]:
+        """On the pool's thread: every report queued so far."""
+        with self._lock:
+            taken = list(self._reports)
+            self._reports.clear()
+        return taken
 
 
 class _RunJob:
@@ -101,17 +146,18 @@ class _RunJob:
                 duration=0.0,
             )
         try:
-            self._relay.completed.emit(self._run_id, report)
+            self._relay.report(PoolReport(self._run_id, report=report))
         except RuntimeError:  # the pool was destroyed while this run went on
             log.warning("run %s ended after its pool was gone", self._run_id)
 
     def _on_started(self, pid: int) -> None:
-        self._relay.started.emit(self._run_id, pid)
+        self._relay.report(PoolReport(self._run_id, pid=pid))
 
 
 class WorkerPool(QObject):
     """At most ``size`` commands at once; the dispatcher decides which."""
 
+    runs_reported = Signal(object)
     run_started = Signal(int, int)
     run_output = Signal(int, str)
     run_completed = Signal(int, object)
@@ -138,9 +184,8 @@ class WorkerPool(QObject):
         self._threads = WorkerThreads(size, name="taskgui-worker")
         self.destroyed.connect(self._threads.close)
         self._relay = _Relay(self)
-        self._relay.started.connect(self.run_started)
+        self._relay.ready.connect(self._on_relay_ready)
         self._relay.output.connect(self._on_relay_output)
-        self._relay.completed.connect(self._on_relay_completed)
         self._runners: dict[RunId, Runner] = {}
 
     @property
@@ -223,6 +268,16 @@ class WorkerPool(QObject):
         if run_id in self._runners:  # not a late report of a run that already ended
             self.run_output.emit(run_id, text)
 
-    def _on_relay_completed(self, run_id: int, report: object) -> None:
-        self._runners.pop(run_id, None)
-        self.run_completed.emit(run_id, report)
+    def _on_relay_ready(self) -> None:
+        reports = self._relay.take()
+        if not reports:
+            return
+        for item in reports:
+            if item.report is not None:
+                self._runners.pop(item.run_id, None)
+        self.runs_reported.emit(reports)
+        for item in reports:
+            if item.report is not None:
+                self.run_completed.emit(item.run_id, item.report)
+            elif item.pid is not None:
+                self.run_started.emit(item.run_id, item.pid)
