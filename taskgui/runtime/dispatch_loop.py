@@ -2,10 +2,13 @@
 
 On each wake of the ``DeadlineTimer`` the loop asks the engine what is due,
 **commits** the dispatch, then lets the worker pool start the runs (behind a gate that
-opens only once the commit succeeded). A finished run is committed (with its result)
-in the same transaction as whatever its freed worker is given next, so before its task
-is queued again. ``SchedulerService`` builds the parts and adds the public face (life,
-reads, operations, requests); this class is the loop between the engine and the pool.
+opens only once the commit succeeded; the runs given to workers that runs' ends freed
+are handed over after the commit instead, so that each of those wakes once). The
+workers' reports are taken a wake-up's worth at a time (group commit). A finished run
+is committed (with its result) in the same transaction as whatever its freed worker
+is given next, so before its task is queued again. ``SchedulerService`` builds the
+parts and adds the public face (life, reads, operations, requests); this class is the
+loop between the engine and the pool.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from taskgui.core.clock import Clock
 from taskgui.core.engine.engine import Engine
@@ -88,6 +91,9 @@ class DispatchLoop(ScheduleSignals):
         # worker threads wake while the dispatch is committed; nothing starts until
         # the commit has succeeded and the gate opens (and not before its start time).
         gate = threading.Event()
+        # After runs ended, workers wait for this very dispatch: hand the new runs over
+        # once committed, with no gate, so that each worker wakes once, not twice.
+        after_commit: list[RunDispatched] = []
         try:
             if dispatching:
                 at, start_at = ahead or self._ahead.moment(now)
@@ -98,6 +104,8 @@ class DispatchLoop(ScheduleSignals):
                     new = []
                 events += new
                 dispatched = [event for event in new if isinstance(event, RunDispatched)]
+                if done and start_at is None:
+                    after_commit, dispatched = dispatched, []
                 for event in dispatched:
                     self._start_run(event, gate, start_at)
                 if start_at is not None:
@@ -117,6 +125,8 @@ class DispatchLoop(ScheduleSignals):
             self._publish(done, results)
             return
         gate.set()
+        for event in after_commit:
+            self._start_run(event, None, None)
         if ahead is not None and self._health.healthy:
             self._ahead.hold(*ahead)
         self._publish(events, results)
@@ -134,7 +144,7 @@ class DispatchLoop(ScheduleSignals):
             self._timer.arm(self._engine.next_deadline())
 
     def _start_run(
-        self, event: RunDispatched, gate: threading.Event, start_at: float | None
+        self, event: RunDispatched, gate: threading.Event | None, start_at: float | None
     ) -> None:
         ticket = event.run
         spec = self._engine.snapshot(ticket.task_id).spec
@@ -197,7 +207,7 @@ class DispatchLoop(ScheduleSignals):
         for item in reports:
             assert isinstance(item, PoolReport)
             if item.pid is not None:
-                if self._run_started(item.run_id):
+                if self._run_started(item.run_id, item.at):
                     pids[item.run_id] = item.pid
             elif isinstance(item.report, RunReport):
                 ended = self._run_ended(item.run_id, item.report)
@@ -208,7 +218,7 @@ class DispatchLoop(ScheduleSignals):
         if self._stopping and not self._pool.busy:
             self._finish_shutdown()
 
-    def _run_started(self, run_id: RunId) -> bool:
+    def _run_started(self, run_id: RunId, at: float) -> bool:
         """A run's process exists; True if its pid is to be recorded.
 
         The pid is written with the rest of the wake-up's transaction: after a crash
@@ -220,7 +230,9 @@ class DispatchLoop(ScheduleSignals):
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
             return False
-        events = self._engine.started(run_id, self._clock.now())
+        # Heard of with the next end, or up to START_REPORT_MS later: started at ``at``.
+        late = timedelta(seconds=max(0.0, self._clock.monotonic() - at))
+        events = self._engine.started(run_id, self._clock.now() - late)
         self._publish(events)
         self.run_started.emit(ticket)
         return True

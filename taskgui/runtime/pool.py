@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunResult
@@ -49,6 +49,10 @@ from taskgui.runtime.runner import DEFAULT_OUTPUT_INTERVAL, CommandRunner, RunRe
 from taskgui.runtime.worker_threads import WorkerThreads
 
 log = logging.getLogger(__name__)
+
+# How soon at most the start of a run still going is heard of (shown, its pid written)
+# when no end comes first: starts wake no thread of their own (see _Relay).
+START_REPORT_MS = 50
 
 
 class Runner(Protocol):
@@ -81,14 +85,16 @@ class PoolReport:
     run_id: RunId
     pid: int | None = None
     report: RunReport | None = None
+    at: float = 0.0  # when the worker made it (the pool's monotonic clock)
 
 
 class _Relay(QObject):
     """Carries results from worker threads to the pool's thread.
 
-    Starts and ends go into one queue; ``ready`` is emitted (queued to the pool's
-    thread) only by the worker that finds the queue empty, so a burst of reports costs
-    one cross-thread event, not one each.
+    Starts and ends go into one queue. An end wakes the pool's thread (``ready``,
+    queued to it) unless a wake-up is already on its way, so a burst of reports costs
+    one cross-thread event, not one each. A start wakes nobody: it is taken with the
+    next end, or by the pool's own timer for starts (``START_REPORT_MS``).
     """
 
     ready = Signal()
@@ -98,13 +104,16 @@ class _Relay(QObject):
         super().__init__(parent)
         self._lock = threading.Lock()
         self._reports: collections.deque[PoolReport] = collections.deque()
+        self._woken = False  # a ready is on its way and not yet taken
 
-    def report(self, item: PoolReport) -> None:
+    def report(self, item: PoolReport, *, wake: bool) -> None:
         """From a worker thread."""
         with self._lock:
-            first = not self._reports
             self._reports.append(item)
-        if first:
+            wake = wake and not self._woken
+            if wake:
+                self._woken = True
+        if wake:
             self.ready.emit()
 
     def take(self) -> list[PoolReport]:
@@ -112,6 +121,7 @@ class _Relay(QObject):
         with self._lock:
             taken = list(self._reports)
             self._reports.clear()
+            self._woken = False
         return taken
 
 
@@ -125,7 +135,10 @@ class _RunJob:
         relay: _Relay,
         gate: threading.Event | None,
         start_at: float | None,
+        *,
+        monotonic: Callable[[], float],
     ) -> None:
+        self._monotonic = monotonic
         self._run_id = run_id
         self._runner = runner
         self._relay = relay
@@ -146,12 +159,12 @@ class _RunJob:
                 duration=0.0,
             )
         try:
-            self._relay.report(PoolReport(self._run_id, report=report))
+            self._relay.report(PoolReport(self._run_id, report=report), wake=True)
         except RuntimeError:  # the pool was destroyed while this run went on
             log.warning("run %s ended after its pool was gone", self._run_id)
 
     def _on_started(self, pid: int) -> None:
-        self._relay.report(PoolReport(self._run_id, pid=pid))
+        self._relay.report(PoolReport(self._run_id, pid=pid, at=self._monotonic()), wake=False)
 
 
 class WorkerPool(QObject):
@@ -187,6 +200,14 @@ class WorkerPool(QObject):
         self._relay.ready.connect(self._on_relay_ready)
         self._relay.output.connect(self._on_relay_output)
         self._runners: dict[RunId, Runner] = {}
+        # Starts wake nobody (see _Relay): while a run's start has not been heard of,
+        # this takes the reports every START_REPORT_MS, so that a run that goes on for
+        # long is shown started (and its pid written) that soon, not at its end.
+        self._unstarted: set[RunId] = set()
+        self._starts = QTimer(self)
+        self._starts.setSingleShot(True)
+        self._starts.setInterval(START_REPORT_MS)
+        self._starts.timeout.connect(self._on_starts_timeout)
 
     @property
     def size(self) -> int:
@@ -222,7 +243,11 @@ class WorkerPool(QObject):
             command, timeout, extra_env, lambda text: relay.output.emit(run_id, text)
         )
         self._runners[run_id] = runner
-        self._threads.start(_RunJob(run_id, runner, self._relay, gate, start_at).run)
+        self._unstarted.add(run_id)
+        if not self._starts.isActive():
+            self._starts.start()
+        job = _RunJob(run_id, runner, self._relay, gate, start_at, monotonic=self._monotonic)
+        self._threads.start(job.run)
 
     def cancel(self, run_id: RunId) -> bool:
         """Stop a run's process group (SIGTERM, then SIGKILL). False if not running."""
@@ -268,11 +293,17 @@ class WorkerPool(QObject):
         if run_id in self._runners:  # not a late report of a run that already ended
             self.run_output.emit(run_id, text)
 
+    def _on_starts_timeout(self) -> None:
+        self._on_relay_ready()
+        if self._unstarted:
+            self._starts.start()
+
     def _on_relay_ready(self) -> None:
         reports = self._relay.take()
         if not reports:
             return
         for item in reports:
+            self._unstarted.discard(item.run_id)
             if item.report is not None:
                 self._runners.pop(item.run_id, None)
         self.runs_reported.emit(reports)
