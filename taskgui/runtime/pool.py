@@ -16,10 +16,11 @@ as long (idle: 40 µs against 80-150 µs median) and ownership nothing but Pytho
 job is garbage as soon as its report has been emitted. See ``WorkerThreads``.
 
 Reports from workers are gathered: a worker appends its report (the pid, the end) to
-one queue and wakes the pool's thread only when that queue was empty, and the pool's
-thread takes every report queued by then at once (``runs_reported``). Under a burst
-the owner so hears of several runs per wake-up and can commit them in one transaction
-(group commit) instead of waking, and committing, once per report.
+one queue; an end wakes the pool's thread unless a wake-up is already on its way, a
+start wakes nobody (it comes with the next end, or within ``START_REPORT_MS``), and
+the pool's thread takes every report queued by then at once (``runs_reported``).
+Under a burst the owner so hears of several runs per wake-up and can commit them in
+one transaction (group commit) instead of waking, and committing, once per report.
 
 Signals:
     runs_reported(object): a list of ``PoolReport``, in the order the workers made
