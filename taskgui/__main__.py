@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from taskgui.cli.main import main as run_cli
+from taskgui.core.wake import WakePolicy
 
 
 def run_gui(argv: list[str]) -> int:
@@ -21,11 +22,13 @@ def run_gui(argv: list[str]) -> int:
     return open_window(argv)
 
 
-def run_daemon(database: Path, workers: int, reset_corrupt: bool) -> int:
+def run_daemon(
+    database: Path, workers: int, reset_corrupt: bool, on_wake: WakePolicy | None = None
+) -> int:
     """``taskgui daemon``: the schedule of ``database`` without a window."""
     from taskgui.app.daemon import run_daemon as run  # noqa: PLC0415 - QtCore
 
-    return run(database, workers, reset_corrupt)
+    return run(database, workers, reset_corrupt, on_wake=on_wake)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

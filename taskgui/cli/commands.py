@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
-from taskgui.cli.context import EXIT_OK, Context, OperationFailedError, note, print_json
+from taskgui.cli.context import (
+    EXIT_OK,
+    Context,
+    OperationFailedError,
+    UsageError,
+    note,
+    print_json,
+)
 from taskgui.cli.database import client, exists, open_database, reader, scheduled
 from taskgui.core.errors import InvalidStateError, InvalidTaskError, TaskNotFoundError
 from taskgui.core.events import TaskRemoved
@@ -149,6 +157,25 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
     return EXIT_OK
 
 
+def cmd_edit(args: argparse.Namespace, ctx: Context) -> int:
+    """Change the task's own notification rule or wake-up policy ("default": none)."""
+    if args.notify is None and args.on_wake is None:
+        raise UsageError("say what to change: --notify RULE and/or --on-wake POLICY")
+    if not exists(ctx.database):
+        raise TaskNotFoundError(args.id)
+    with open_database(ctx) as repository:
+        spec = repository.get(args.id).spec
+        if args.notify is not None:
+            spec = replace(spec, notify=None if args.notify == "default" else args.notify)
+        if args.on_wake is not None:
+            spec = replace(spec, on_wake=None if args.on_wake == "default" else args.on_wake)
+        client(ctx, repository).update_task(spec)
+    notify = spec.notify.text if spec.notify else "default"
+    on_wake = spec.on_wake.text if spec.on_wake else "default"
+    print(f"task {args.id} changed: notify {notify}, on wake {on_wake}")
+    return EXIT_OK
+
+
 def _set_aside(repository: TaskRepository, task_id: int) -> bool:
     return any(task.task_id == task_id for task in repository.quarantined())
 
@@ -172,7 +199,7 @@ def _pause_end(args: argparse.Namespace, ctx: Context) -> datetime | None:
 def cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.daemon is None:
         raise OperationFailedError("this taskgui has no daemon to start")
-    return ctx.daemon(ctx.database, args.workers, ctx.reset_corrupt)
+    return ctx.daemon(ctx.database, args.workers, ctx.reset_corrupt, args.on_wake)
 
 
 def cmd_export(args: argparse.Namespace, ctx: Context) -> int:

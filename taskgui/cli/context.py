@@ -13,13 +13,15 @@ from taskgui.cli import output as cli_format
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.terminal_text import visible
+from taskgui.core.wake import WakePolicy
 from taskgui.store.sqlite.repository import SqliteRepository
 
 PROG = "taskgui"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-# (database, workers, reset_corrupt) -> exit status of ``taskgui daemon``
-DaemonLauncher = Callable[[Path, int, bool], int]
+# (database, workers, reset_corrupt, wake-up policy or None for the setting's) -> exit
+# status of ``taskgui daemon``
+DaemonLauncher = Callable[[Path, int, bool, WakePolicy | None], int]
 # (database, now, reset_corrupt) -> the open repository, and where a damaged file went
 OpenStore = Callable[[Path, datetime, bool], tuple[SqliteRepository, Path | None]]
 

@@ -178,7 +178,12 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_NO_RULES: dict[str, Any] = {"spread": None, "conditions": NO_CONDITIONS, "paused_until": None}
+_NO_RULES: dict[str, Any] = {
+    "spread": None,
+    "conditions": NO_CONDITIONS,
+    "paused_until": None,
+    "on_wake": None,
+}
 
 
 def _decode_rules(text: str) -> Rules:
@@ -240,8 +245,13 @@ class RowDecoder:
         """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
         if text is None:
             return _NO_RULES
-        spread, conditions, until = self._memo.get("rules", text, _decode_rules)
-        return {"spread": spread, "conditions": conditions, "paused_until": until}
+        spread, conditions, until, on_wake = self._memo.get("rules", text, _decode_rules)
+        return {
+            "spread": spread,
+            "conditions": conditions,
+            "paused_until": until,
+            "on_wake": on_wake,
+        }
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -356,6 +366,7 @@ class RowDecoder:
             spread=None,
             conditions=NO_CONDITIONS,
             paused_until=None,
+            on_wake=None,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

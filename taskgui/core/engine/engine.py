@@ -35,9 +35,9 @@ from datetime import UTC, datetime, timedelta
 from taskgui.core.engine import policies
 from taskgui.core.engine.base import DEFAULT_RUN_ALL_LIMIT
 from taskgui.core.engine.deferred import DeferredTasks
-from taskgui.core.engine.dispatch import Dispatching
 from taskgui.core.engine.entry import TaskEntry as _Entry
 from taskgui.core.engine.queues import TimeKey
+from taskgui.core.engine.wake import Waking
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
 from taskgui.core.events import (
     Event,
@@ -62,7 +62,7 @@ __all__ = ["DEFAULT_RUN_ALL_LIMIT", "Engine"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class Engine(Dispatching):
+class Engine(Waking):
     """Decides what runs when. See the module docstring for the design."""
 
     # ----------------------------------------------------------------- queries
@@ -157,6 +157,7 @@ class Engine(Dispatching):
         self._tasks.clear()
         self._queues.clear()
         self._resumes.clear()
+        self._held.clear()
         self._runs.clear()
         self._withdraw.clear()
         self._run_keys.clear()

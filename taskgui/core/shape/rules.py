@@ -5,6 +5,7 @@
                  "idle_seconds": null, "stop_when_unmet": false,
                  "give_up_after_seconds": null}
     paused_until "2026-12-01T15:00:00+00:00"   (a pause for a while: when it ends)
+    on_wake      "spread:10m"   (its wake-up policy, core/wake.py; absent: the global one)
 
 A task without them has ``null`` for both (and the store no text at all), so every
 task written before they existed reads the same. In the store both sit in one
@@ -18,9 +19,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS, RunConditions
+from taskgui.core.errors import InvalidTaskError
 from taskgui.core.shape.fields import SHAPE_VERSION, FieldError, Fields, build
 from taskgui.core.spread import Spread
 from taskgui.core.task import TaskSpec
+from taskgui.core.wake import WakePolicy, parse_wake_policy
 
 SPREAD_KEYS = ("v", "seconds", "fixed")
 CONDITION_KEYS = (
@@ -32,7 +35,7 @@ CONDITION_KEYS = (
     "stop_when_unmet",
     "give_up_after_seconds",
 )
-RULES_KEYS = ("v", "spread", "conditions", "paused_until")
+RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_wake")
 
 
 def spread_json(spread: Spread | None) -> dict[str, Any] | None:
@@ -102,11 +105,14 @@ def rules_text(spec: TaskSpec) -> str | None:
     spread = spread_json(spec.spread)
     conditions = conditions_json(spec.conditions)
     until = paused_until_json(spec.paused_until)
-    if spread is None and conditions is None and until is None:
+    on_wake = None if spec.on_wake is None else spec.on_wake.text
+    if spread is None and conditions is None and until is None and on_wake is None:
         return None
     value: dict[str, Any] = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
     if until is not None:
         value["paused_until"] = until
+    if on_wake is not None:
+        value["on_wake"] = on_wake
     return json.dumps(value, separators=(",", ":"))
 
 
@@ -119,13 +125,23 @@ def decode_paused_until(fields: Fields) -> datetime | None:
     return None if until is None else until.astimezone(UTC)
 
 
-Rules = tuple[Spread | None, RunConditions, datetime | None]
+def decode_on_wake(fields: Fields, key: str = "on_wake") -> WakePolicy | None:
+    text = fields.text(key, None, nullable=True)
+    if text is None:
+        return None
+    try:
+        return parse_wake_policy(text)
+    except InvalidTaskError as error:
+        raise FieldError(key, str(error)) from None
+
+
+Rules = tuple[Spread | None, RunConditions, datetime | None, WakePolicy | None]
 
 
 def decode_rules_text(text: str | None) -> Rules:
     """A ``rules`` column back; FieldError naming the field at fault."""
     if text is None:
-        return None, NO_CONDITIONS, None
+        return None, NO_CONDITIONS, None, None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -136,4 +152,5 @@ def decode_rules_text(text: str | None) -> Rules:
         decode_spread(fields.get("spread", None), "rules.spread"),
         decode_conditions(fields.get("conditions", None), "rules.conditions"),
         decode_paused_until(fields),
+        decode_on_wake(fields),
     )

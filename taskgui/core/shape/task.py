@@ -5,7 +5,7 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions" and "paused_until" when set: ``shape.rules``)
+          (+ "spread", "conditions", "paused_until" and "on_wake" when set: ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -35,6 +35,7 @@ from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_
 from taskgui.core.shape.rules import (
     conditions_json,
     decode_conditions,
+    decode_on_wake,
     decode_paused_until,
     decode_spread,
     spread_json,
@@ -71,6 +72,7 @@ TASK_KEYS = (
     "spread",
     "conditions",
     "paused_until",
+    "on_wake",
 )
 RUN_KEYS = (
     "id",
@@ -133,6 +135,8 @@ def task_json(
         value["conditions"] = conditions
     if spec.paused_until is not None:
         value["paused_until"] = moment(spec.paused_until)
+    if spec.on_wake is not None:
+        value["on_wake"] = spec.on_wake.text
     return value
 
 
@@ -235,6 +239,7 @@ class TaskDecoder:
         spread = decode_spread(fields.get("spread", None))
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
+        on_wake = decode_on_wake(fields)
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -260,6 +265,7 @@ class TaskDecoder:
                 spread=spread,
                 conditions=conditions,
                 paused_until=paused_until,
+                on_wake=on_wake,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),
