@@ -161,6 +161,7 @@ class Engine(Waking):
         self._runs.clear()
         self._withdraw.clear()
         self._run_keys.clear()
+        self._deps = type(self._deps)()
         events: list[Event] = []
         interrupted: list[_Entry] = []
         spread: list[_Entry] = []
@@ -174,6 +175,8 @@ class Engine(Waking):
             if task_id in tasks:
                 raise InvalidTaskError(f"task id {task_id} appears twice")
             entry = tasks[task_id] = restored(snapshot)
+            if snapshot.spec.after:
+                self._follow_upstreams(entry, snapshot.status.after_marks)
             if snapshot.spec.paused_until is not None:
                 self._follow_pause(entry)
             if snapshot.status.state is TaskState.RUNNING:
@@ -214,8 +217,10 @@ class Engine(Waking):
         if self._tasks.knows(spec.id):
             raise InvalidTaskError(f"a task with id {spec.id} already exists")
         entry = _Entry(spec)
-        self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
+        if not spec.only_after:  # one that is waits for its upstream, with no slot
+            self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
         self._tasks[spec.id] = entry
+        self._follow_upstreams(entry)
         self._queue(entry)
         snapshot = self._snapshot(entry)
         if spec.spread is None:
@@ -233,15 +238,21 @@ class Engine(Waking):
         entry = self._entry(spec.id)
         old = entry.spec
         reschedule = (
-            spec.first_run_at != old.first_run_at or spec.recurrence != old.recurrence
+            spec.first_run_at != old.first_run_at
+            or spec.recurrence != old.recurrence
+            or spec.only_after != old.only_after
         ) and entry.terminal is not TaskState.CANCELLED
         unblocked = self._unqueue(entry)
         entry.spec = spec
         self._follow_pause(entry)
+        self._follow_upstreams(entry)
         if reschedule:
             entry.terminal = None
             entry.deferred_at = None
-            self._set_occurrence(entry, policies.first_occurrence_from(spec, now))
+            if not spec.only_after:
+                self._set_occurrence(entry, policies.first_occurrence_from(spec, now))
+            elif entry.slot_kind is SlotKind.OCCURRENCE:
+                entry.clear_slot()  # no schedule of its own any more
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
 
@@ -253,6 +264,7 @@ class Engine(Waking):
         del self._tasks[task_id]
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskRemoved(task_id))
+        self._forget_upstreams(task_id, events)
         return events + unblocked
 
     def cancel(self, task_id: TaskId) -> list[Event]:

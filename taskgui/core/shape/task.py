@@ -5,7 +5,8 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions", "paused_until" and "on_wake" when set: ``shape.rules``)
+          (+ "spread", "conditions", "paused_until", "on_wake" and "after" when set:
+          ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -33,7 +34,9 @@ from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_savable, shown
 from taskgui.core.shape.rules import (
+    after_json,
     conditions_json,
+    decode_after,
     decode_conditions,
     decode_on_wake,
     decode_paused_until,
@@ -73,6 +76,7 @@ TASK_KEYS = (
     "conditions",
     "paused_until",
     "on_wake",
+    "after",
 )
 RUN_KEYS = (
     "id",
@@ -137,6 +141,9 @@ def task_json(
         value["paused_until"] = moment(spec.paused_until)
     if spec.on_wake is not None:
         value["on_wake"] = spec.on_wake.text
+    after = after_json(spec)
+    if after is not None:
+        value["after"] = after  # upstream ids as stored; an import remaps them
     return value
 
 
@@ -240,6 +247,7 @@ class TaskDecoder:
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
         on_wake = decode_on_wake(fields)
+        after, only_after = decode_after(fields.get("after", None))
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -266,6 +274,8 @@ class TaskDecoder:
                 conditions=conditions,
                 paused_until=paused_until,
                 on_wake=on_wake,
+                after=after,
+                only_after=only_after,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),

@@ -145,6 +145,12 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN rules TEXT;
     """,
+    # 5: tasks that run after others (core/dependencies.py): which upstreams have
+    # completed since the task's last trigger (fan-in marks), a JSON list of ids,
+    # committed with the upstream's result, as the SQLite file keeps it (schema 11).
+    """
+    ALTER TABLE tasks ADD COLUMN after_marks TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
