@@ -28,6 +28,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QFileSystemWatcher, QObject, QSocketNotifier, QTimer
 
 from taskgui.runtime.guard import never_raises
@@ -89,14 +90,21 @@ class FeedWatch(QObject):
         self._poll.start(self._safety_ms if self.woken_by != "timer" else self._fallback_ms)
 
     def stop(self) -> None:
+        """Stop waking; the notifier and the file watcher are destroyed here and now.
+
+        Not left to Python: an object in a reference cycle (a slot connected to its
+        own method) is freed by the cyclic collector on whatever thread it runs in,
+        a worker's included, and a notifier or watcher destroyed off its own thread
+        crashes Qt (seen as a segfault in a later test). ``start`` makes new ones.
+        """
         self.started = False
         self._poll.stop()
         self._soon.stop()
         self._drop_notifier()
         if self._files is not None:
-            paths = self._files.files()
-            if paths:
-                self._files.removePaths(paths)
+            files, self._files = self._files, None
+            files.fileChanged.disconnect(self._on_activity)
+            shiboken6.delete(files)
 
     # -------------------------------------------------------------- arming
 
@@ -133,8 +141,10 @@ class FeedWatch(QObject):
 
     def _drop_notifier(self) -> None:
         if self._notifier is not None:
-            self._notifier.setEnabled(False)
-            self._notifier.deleteLater()
+            notifier, self._notifier = self._notifier, None
+            notifier.setEnabled(False)
+            notifier.activated.disconnect(self._on_activity)
+            shiboken6.delete(notifier)  # on this thread, now (see ``stop``)
         self._notifier, self._descriptor = None, None
 
     # --------------------------------------------------------------- slots

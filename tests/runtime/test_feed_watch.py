@@ -15,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import shiboken6
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.operation import Op
@@ -147,3 +148,6 @@ def test_a_feed_that_cannot_wake_is_asked_at_the_old_pace(qtbot: QtBot) -> None:
     asked = feed.asked
     qtbot.wait(60)
     assert feed.asked == asked  # stopped means stopped
+    # Destroyed here, on this thread: left to the cyclic collector it may be freed on a
+    # worker thread of a later test, and its timers with it (a segfault there).
+    shiboken6.delete(watch)

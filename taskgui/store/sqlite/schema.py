@@ -247,9 +247,12 @@ def migrate(connection: sqlite3.Connection, path: Path, target: int = SCHEMA_VER
     for version in range(start + 1, target + 1):
         connection.execute("BEGIN IMMEDIATE")
         try:
+            # Read again under the write lock: another process (the CLI beside a
+            # daemon starting on a new file) may have taken this step meanwhile, and
+            # taking it twice fails ("table tasks already exists").
             now = schema_version(connection)
             refuse_newer(now, path)
-            if now >= version:  # taken by another opener since we looked
+            if now >= version:
                 connection.execute("COMMIT")
                 continue
             for statement in _statements(MIGRATIONS[version - 1]):
