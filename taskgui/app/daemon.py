@@ -10,7 +10,6 @@ failed attempt and each task that gives up (``RunLog``).
 
 from __future__ import annotations
 
-import gc
 import logging
 import logging.handlers
 import os
@@ -39,6 +38,7 @@ from taskgui.store.errors import ForeignDatabaseError
 from taskgui.store.private_folders import make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock
 from taskgui.store.sqlite.opening import open_sqlite
+from taskgui.system.collector import freeze_loaded
 
 log = logging.getLogger("taskgui.daemon")
 
@@ -109,10 +109,8 @@ def run_daemon(
         lambda _message: service.shutdown(SHUTDOWN_GRACE, "its database file went away")
     )
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE, "taskgui daemon was stopped"))
-    # The schedule lives as long as the process: once it is all in memory, move it out
-    # of the cyclic collector's reach, or each full collection walks every task again
-    # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
-    service.loaded.connect(gc.freeze)
+    # Once it is all in memory, out of the cyclic collector's reach (system.collector).
+    service.loaded.connect(freeze_loaded)
     try:
         recovery = service.start()
         log.info(
