@@ -104,8 +104,9 @@ class PostgresRepository(PostgresReads):
         events: Sequence[Event],
         now: datetime,
         results: Mapping[RunId, RunResult] | None = None,
+        pids: Mapping[RunId, int] | None = None,
     ) -> None:
-        if not events:
+        if not events and not pids:
             return
         changed = [event.task.spec for event in events if isinstance(event, TaskChanged)]
         refusal = _refusal(changed)
@@ -115,6 +116,10 @@ class PostgresRepository(PostgresReads):
         results = results or {}
         dispatched: list[tuple[RunId, int]] = []
         with self._session.transaction() as connection:
+            for run_id, pid in (pids or {}).items():  # first: a run may end in this one
+                row_id = self._run_rows.get(run_id)
+                if row_id is not None:
+                    connection.execute("UPDATE runs SET pid = %s WHERE id = %s", (pid, row_id))
             for event in events:
                 self._apply_one(connection, event, now_us, results, dispatched)
         # Known only once committed: a rolled-back dispatch has no row.
