@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
 from taskgui.cli.context import EXIT_OK, Context, OperationFailedError, note, print_json
 from taskgui.cli.database import client, exists, open_database, reader, scheduled
+from taskgui.cli.shared_schedule import shared_dsn
 from taskgui.core.errors import InvalidStateError, InvalidTaskError, TaskNotFoundError
 from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
@@ -172,7 +174,9 @@ def _pause_end(args: argparse.Namespace, ctx: Context) -> datetime | None:
 def cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.daemon is None:
         raise OperationFailedError("this taskgui has no daemon to start")
-    return ctx.daemon(ctx.database, args.workers, ctx.reset_corrupt)
+    dsn = shared_dsn(args.db)  # a shared schedule: this machine becomes one of its nodes
+    database: Path | str = ctx.database if dsn is None else dsn
+    return ctx.daemon(database, args.workers, ctx.reset_corrupt, args.node)
 
 
 def cmd_export(args: argparse.Namespace, ctx: Context) -> int:

@@ -169,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
         commands,
         "daemon",
         "Run the schedule without a window, until interrupted.",
-        "taskgui daemon\ntaskgui --db ~/jobs.sqlite3 daemon --workers 8",
+        "taskgui daemon\ntaskgui --db ~/jobs.sqlite3 daemon --workers 8\n"
+        "taskgui --db postgresql://me@db/taskgui daemon --node backup-box",
     )
     daemon.add_argument(
         "--workers",
@@ -177,7 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_WORKERS,
         help=f"how many tasks may run at once (default {DEFAULT_WORKERS})",
     )
-    daemon.set_defaults(handler=handlers.cmd_daemon)
+    daemon.add_argument(
+        "--node",
+        metavar="NAME",
+        help="on a shared (postgresql://) schedule: this node's name "
+        "(default $TASKGUI_NODE, else user@host)",
+    )
+    daemon.set_defaults(handler=handlers.cmd_daemon, runs_shared_schedule=True)
 
     export = _command(commands, "export", cli_transfer.EXPORT_SUMMARY, cli_transfer.EXPORT_EXAMPLES)
     cli_transfer.export_arguments(export)

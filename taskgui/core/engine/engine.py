@@ -28,8 +28,8 @@ withdraw record is ``withdraw``, and the shared state and helpers are ``base``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.engine import policies
@@ -57,9 +57,23 @@ from taskgui.core.task_rules import (
     run_now_refusal,
 )
 
-__all__ = ["DEFAULT_RUN_ALL_LIMIT", "Engine"]
+__all__ = ["DEFAULT_RUN_ALL_LIMIT", "CarriedRun", "Engine"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CarriedRun:
+    """A run of a shared schedule that was dispatched before this engine led (see
+    ``Engine.load``): ``ref`` is the caller's name for it (the store's row id);
+    ``outcome`` is None while it goes on."""
+
+    ref: int
+    attempt: int
+    kind: SlotKind
+    scheduled_at: datetime
+    dispatched_at: datetime
+    outcome: RunOutcome | None = None
 
 
 class Engine(Dispatching):
@@ -142,6 +156,8 @@ class Engine(Dispatching):
         snapshots: Iterable[TaskSnapshot],
         now: datetime,
         deferred: DeferredTasks | None = None,
+        *,
+        carried_on: Mapping[TaskId, Sequence[CarriedRun]] | None = None,
     ) -> list[Event]:
         """Replace the engine's contents with stored tasks, in O(n).
 
@@ -153,6 +169,13 @@ class Engine(Dispatching):
         ``deferred`` tasks are known by id and run time only and are fetched from
         their source when first needed (see ``taskgui.core.engine.deferred``): a cold start
         then builds the heaps without decoding every task.
+
+        ``carried_on``: on a shared schedule, a new leader takes over tasks whose runs
+        go on elsewhere (another node runs them, or will claim them): those runs are
+        the engine's again, as if it had dispatched them, and their ends reach it with
+        ``finished``; a carried run that already ended (``outcome``) meets its task's
+        policy now, as that outcome, not as an interruption. ``carried_ids`` then maps
+        each carried run's ``ref`` to the run id it has here.
         """
         self._tasks.clear()
         self._queues.clear()
@@ -162,6 +185,8 @@ class Engine(Dispatching):
         self._run_keys.clear()
         events: list[Event] = []
         interrupted: list[_Entry] = []
+        carried: list[tuple[_Entry, Sequence[CarriedRun]]] = []
+        self.carried_ids = {}
         spread: list[_Entry] = []
         time_items: list[tuple[TaskId, TimeKey]] = []
         tasks = self._tasks
@@ -176,6 +201,9 @@ class Engine(Dispatching):
             if snapshot.spec.paused_until is not None:
                 self._follow_pause(entry)
             if snapshot.status.state is TaskState.RUNNING:
+                if carried_on is not None and task_id in carried_on:
+                    carried.append((entry, carried_on[task_id]))
+                    continue
                 interrupted.append(entry)
             elif should_queue(entry):
                 if entry.spec.spread is not None and _unspread(entry):
@@ -194,6 +222,8 @@ class Engine(Dispatching):
         self._choose_time_queue(len(time_items))
         self._time.heapify(time_items)
         events.extend(TaskChanged(self._snapshot(entry)) for entry in spread)
+        for entry, runs in carried:
+            self._carry_on(entry, runs, now, events)
         for entry in interrupted:
             entry.attempt = max(entry.attempt, 1)
             self._after_run(entry, RunOutcome.INTERRUPTED, now, events)
@@ -203,6 +233,37 @@ class Engine(Dispatching):
                 self._queue(entry)
             events.append(TaskChanged(self._snapshot(entry)))
         return events
+
+    def _carry_on(
+        self, entry: _Entry, runs: Sequence[CarriedRun], now: datetime, events: list[Event]
+    ) -> None:
+        """A task stored as running whose runs another node may still run (see load)."""
+        going = [run for run in runs if run.outcome is None]
+        if not going:  # its runs all ended: the latest one's outcome decides
+            entry.attempt = max(entry.attempt, 1)
+            outcome = runs[-1].outcome if runs else RunOutcome.INTERRUPTED
+            self._after_run(entry, outcome or RunOutcome.INTERRUPTED, now, events)
+        for run in going:
+            ticket = RunTicket(
+                run_id=next(self._run_ids),
+                task_id=entry.spec.id,
+                attempt=run.attempt,
+                kind=run.kind,
+                scheduled_at=run.scheduled_at,
+                dispatched_at=run.dispatched_at,
+            )
+            entry.add_run(ticket)
+            self._runs[ticket.run_id] = ticket
+            self.carried_ids[run.ref] = ticket.run_id
+            entry.attempt = max(entry.attempt, run.attempt)
+            key = entry.spec.concurrency_key
+            if key is not None:
+                self._queues.acquire_key(key)
+                self._run_keys[ticket.run_id] = key
+        # Its next occurrence was planned when the run was dispatched.
+        if self._should_queue(entry) and entry.spec.id not in self._time:
+            self._queue(entry)
+        events.append(TaskChanged(self._snapshot(entry)))
 
     # ------------------------------------------------------ changing the set
 

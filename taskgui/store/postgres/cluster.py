@@ -140,6 +140,12 @@ class Cluster:
                 "UPDATE nodes SET stopped_at = clock_timestamp() WHERE name = %s", (self.node,)
             )
 
+    def resign(self) -> None:
+        """Give the lead up now (a node leaving while its runs finish)."""
+        self._session.execute(
+            "UPDATE leadership SET expires_at = '-infinity' WHERE node = %s", (self.node,)
+        )
+
     def nodes(self, dead_after: timedelta) -> list[NodeInfo]:
         rows = self._session.query(
             "SELECT n.name, (l.node = n.name AND l.expires_at > clock_timestamp()), n.pid, "

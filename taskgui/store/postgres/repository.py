@@ -107,6 +107,41 @@ class PostgresRepository(PostgresReads):
     ) -> None:
         if not events:
             return
+        self._write(events, now, results, None)
+
+    def apply_fenced(
+        self,
+        events: Sequence[Event],
+        now: datetime,
+        *,
+        node: str,
+        epoch: int,
+        results: Mapping[RunId, RunResult] | None = None,
+    ) -> bool:
+        """As a shared schedule's leader: ``apply``, only while ``node`` leads with
+        fencing token ``epoch`` (read FOR SHARE in the same transaction, so a takeover
+        waits for this commit and every later one of the old leader writes nothing).
+
+        A run is dispatched with its epoch, priority and key, for any node to claim; an
+        occurrence some dispatch already committed (``runs_once``) rolls the whole
+        transaction back. False when nothing was written: the caller's engine no longer
+        matches the store and is rebuilt from it.
+        """
+        if not events:
+            return True
+        try:
+            self._write(events, now, results, (node, epoch))
+        except _FencedError:
+            return False
+        return True
+
+    def _write(
+        self,
+        events: Sequence[Event],
+        now: datetime,
+        results: Mapping[RunId, RunResult] | None,
+        fence: tuple[str, int] | None,
+    ) -> None:
         changed = [event.task.spec for event in events if isinstance(event, TaskChanged)]
         refusal = _refusal(changed)
         if refusal is not None:
@@ -115,8 +150,13 @@ class PostgresRepository(PostgresReads):
         results = results or {}
         dispatched: list[tuple[RunId, int]] = []
         with self._session.transaction() as connection:
+            if fence is not None and not _leads(connection, *fence):
+                raise _FencedError
             for event in events:
-                self._apply_one(connection, event, now_us, results, dispatched)
+                if fence is not None and isinstance(event, RunDispatched):
+                    _dispatch_fenced(connection, event, fence[1], dispatched)
+                else:
+                    self._apply_one(connection, event, now_us, results, dispatched)
         # Known only once committed: a rolled-back dispatch has no row.
         for run_id, row_id in dispatched:
             self._run_rows[run_id] = row_id
@@ -173,8 +213,10 @@ class PostgresRepository(PostgresReads):
                 return  # its task was deleted, and the row with it
             result = results.get(event.run.run_id) or RunResult()
             execute(
+                # Not over an end already recorded: on a shared schedule the node that
+                # ran it wrote its result, or the leader rescued it.
                 "UPDATE runs SET finished_at = %s, outcome = %s, exit_code = %s, error = %s, "
-                "output = %s WHERE id = %s",
+                "output = %s WHERE id = %s AND outcome IS NULL",
                 (
                     codec.to_us(event.finished_at),
                     event.outcome.value,
@@ -222,6 +264,18 @@ class PostgresRepository(PostgresReads):
     def _prune(self, connection: Connection[Any], task_id: TaskId, missed: bool) -> None:
         connection.execute(PRUNE[missed], (task_id, task_id, self.history_limit - 1))
 
+    def run_rows(self) -> dict[RunId, int]:
+        """The row of each run this repository dispatched (or carried on) and that has
+        not ended here yet."""
+        return dict(self._run_rows)
+
+    def forget_run_rows(self) -> None:
+        self._run_rows.clear()
+
+    def carry_run_rows(self, rows: Mapping[RunId, int]) -> None:
+        """Runs dispatched before (see ``Engine.load``'s ``carried_on``): their rows."""
+        self._run_rows.update(rows)
+
     def record_run_pid(self, run_id: RunId, pid: int) -> None:
         row_id = self._run_rows.get(run_id)
         if row_id is not None:
@@ -260,6 +314,48 @@ class PostgresRepository(PostgresReads):
             ),
             key=lambda record: record.id,
         )
+
+
+class _FencedError(Exception):
+    """Raised inside a fenced write to roll it back: not the leader, or a run key taken."""
+
+
+def _leads(connection: Connection[Any], node: str, epoch: int) -> bool:
+    row = connection.execute(
+        "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
+        "AND expires_at > clock_timestamp() FOR SHARE",
+        (node, epoch),
+    ).fetchone()
+    return row is not None
+
+
+def _dispatch_fenced(
+    connection: Connection[Any],
+    event: RunDispatched,
+    epoch: int,
+    dispatched: list[tuple[RunId, int]],
+) -> None:
+    ticket = event.run
+    row = connection.execute(
+        "INSERT INTO runs (task_id, attempt, kind, scheduled_at, started_at, epoch, priority, "
+        "concurrency_key) SELECT t.id, %s, %s, %s, %s, %s, t.priority, t.concurrency_key "
+        "FROM tasks t WHERE t.id = %s "
+        "ON CONFLICT (task_id, kind, scheduled_at, attempt) WHERE missed IS NULL "
+        "DO NOTHING RETURNING id",
+        (
+            ticket.attempt,
+            ticket.kind.value,
+            codec.to_us(ticket.scheduled_at),
+            codec.to_us(ticket.dispatched_at),
+            epoch,
+            ticket.task_id,
+        ),
+    ).fetchone()
+    if row is not None:
+        dispatched.append((ticket.run_id, int(row[0])))
+        return
+    if connection.execute("SELECT 1 FROM tasks WHERE id = %s", (ticket.task_id,)).fetchone():
+        raise _FencedError  # dispatched already: whoever believed otherwise reloads
 
 
 _PAUSED_AT = codec.NEW_TASK_VALUES.index("paused") - 1  # the values come without the id

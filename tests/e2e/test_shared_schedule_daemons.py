@@ -1,0 +1,285 @@
+"""Three real ``taskgui daemon --db postgresql://...`` processes as the nodes of one
+shared schedule, as new users start them (empty XDG folders, no SQLite file), on a
+database of their own on the real server.
+
+Tasks come from the CLI (and a bulk of the same writes through the repository); every
+command appends its run mark (task, kind, occurrence, attempt) to a log file, so a
+run that happened twice shows there whatever the database says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from psycopg import sql
+
+from taskgui.core.task import Command
+from taskgui.store.postgres.repository import PostgresRepository
+from tests.helpers.factories import make_spec
+from tests.helpers.postgres import (
+    PostgresServer,
+    pytest_runtest_makereport,  # noqa: F401 - the hook
+    session_server,
+)
+from tests.helpers.store import ROOT
+
+TASKGUI = (sys.executable, "-m", "taskgui")
+LOG_LINE = 'echo "$TASKGUI_TASK_ID $TASKGUI_ATTEMPT $TASKGUI_RUN_MARK" >> {log}'
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    yield from session_server()
+
+
+@pytest.fixture
+def dsn(postgres: PostgresServer) -> Iterator[str]:
+    name = f"{postgres.database}_{postgres.new_schema()}"
+    with postgres.connect() as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield postgres.dsn.rsplit("/", 1)[0] + f"/{name}"
+    with postgres.connect() as connection:
+        connection.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def _environ(home: Path) -> dict[str, str]:
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("TASKGUI_", "XDG_"))},
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "QT_QPA_PLATFORM": "offscreen",
+    }
+
+
+@dataclass
+class Nodes:
+    dsn: str
+    tmp: Path
+    processes: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
+    files: list[Any] = field(default_factory=list)
+
+    def start(self, name: str, workers: int = 4) -> None:
+        home = self.tmp / f"home-{name}"
+        stderr = (self.tmp / f"{name}.stderr").open("w")
+        self.files.append(stderr)
+        self.processes[name] = subprocess.Popen(
+            [*TASKGUI, "--db", self.dsn, "daemon", "--node", name, "--workers", str(workers)],
+            cwd=ROOT,
+            env=_environ(home),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            text=True,
+        )
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "taskgui", "--db", self.dsn, *args],
+            cwd=ROOT,
+            env=_environ(self.tmp / "home-cli"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    def add(self, *args: str) -> int:
+        added = self.cli("add", *args)
+        assert added.returncode == 0, added.stderr
+        return int(added.stdout)
+
+    def query(self, statement: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        import psycopg  # noqa: PLC0415
+
+        with psycopg.connect(self.dsn, autocommit=True) as connection:
+            connection.execute("SET search_path TO taskgui")
+            cursor = connection.execute(statement, params)
+            return cursor.fetchall() if cursor.description else []
+
+    def leader(self) -> str | None:
+        rows = self.query(
+            "SELECT CASE WHEN expires_at > clock_timestamp() THEN node END FROM leadership"
+        )
+        return rows[0][0] if rows else None
+
+    def stop_all(self) -> dict[str, int | None]:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        codes: dict[str, int | None] = {}
+        for name, process in self.processes.items():
+            try:
+                codes[name] = process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                codes[name] = None
+        for file in self.files:
+            file.close()
+        self.files.clear()
+        return codes
+
+
+@pytest.fixture
+def nodes(dsn: str, tmp_path: Path) -> Iterator[Nodes]:
+    started = Nodes(dsn, tmp_path)
+    yield started
+    started.stop_all()
+
+
+def wait_for(check: Callable[[], bool], timeout: float) -> float:
+    begun = time.monotonic()
+    while not check():
+        if time.monotonic() - begun > timeout:
+            raise AssertionError(f"not within {timeout} s")
+        time.sleep(0.05)
+    return time.monotonic() - begun
+
+
+def _three_nodes(nodes: Nodes) -> None:
+    for name in ("a", "b", "c"):
+        nodes.start(name)
+
+    def joined() -> bool:
+        try:
+            return len(nodes.query("SELECT name FROM nodes")) == 3 and nodes.leader() is not None
+        except Exception:  # the first daemon is still making the schema
+            return False
+
+    wait_for(joined, 30)
+
+
+def _marks(log: Path) -> Counter[str]:
+    if not log.exists():
+        return Counter()
+    return Counter(line.split()[2] for line in log.read_text().splitlines() if line.strip())
+
+
+def test_tasks_added_by_the_cli_run_exactly_once_across_three_daemons(
+    nodes: Nodes, tmp_path: Path
+) -> None:
+    log = tmp_path / "runs.log"
+    line = LOG_LINE.format(log=log)
+    _three_nodes(nodes)
+    once = [nodes.add("--name", f"<b>once {n}</b>", "--command", line) for n in range(3)]
+    every = nodes.add("--name", "every", "--every", "1s", "--command", line)
+    retried = nodes.add(
+        "--name", "retried", "--max-attempts", "3", "--retry-delay", "1s",
+        "--command", f'{line}; [ "$TASKGUI_ATTEMPT" -ge 2 ]',
+    )  # fmt: skip
+    overlap = tmp_path / "overlap"
+    keyed_line = (
+        f"{line}; mkdir {tmp_path}/held 2>/dev/null || echo x >> {overlap}; "
+        f"sleep 0.3; rmdir {tmp_path}/held"
+    )
+    keyed = [
+        nodes.add("--name", f"keyed {n}", "--key", "disk", "--command", keyed_line)
+        for n in range(3)
+    ]
+    # A bulk of one-off tasks, written as the CLI writes them (one transaction).
+    repository = PostgresRepository(nodes.dsn, listen=False)
+    try:
+        now = datetime.now(UTC)
+        bulk = [
+            s.id
+            for s in repository.add_tasks(
+                [make_spec(0, first_run_at=now, command=Command(line=line)) for _ in range(200)],
+                now,
+            )
+        ]
+    finally:
+        repository.close()
+    one_offs = [*once, *keyed, *bulk]
+
+    def settled() -> bool:
+        done = nodes.query(
+            "SELECT count(*) FROM tasks WHERE id = ANY(%s) AND state = 'succeeded'",
+            (one_offs,),
+        )[0][0]
+        retry = nodes.query("SELECT state, attempt FROM tasks WHERE id = %s", (retried,))
+        runs = nodes.query("SELECT count(*) FROM runs WHERE task_id = %s", (every,))[0][0]
+        return done == len(one_offs) and retry[0] == ("succeeded", 2) and runs >= 4
+
+    wait_for(settled, 90)
+    codes = nodes.stop_all()
+    assert codes == {"a": 0, "b": 0, "c": 0}, [
+        (tmp_path / f"{n}.stderr").read_text()[-2000:] for n in "abc"
+    ]
+    marks = _marks(log)
+    assert [mark for mark, count in marks.items() if count > 1] == []
+    by_task = Counter(int(row.split()[0]) for row in log.read_text().splitlines())
+    assert all(by_task[task] == 1 for task in one_offs), [t for t in one_offs if by_task[t] != 1]
+    assert by_task[retried] == 2
+    assert not overlap.exists()  # the key held across the nodes
+    # Work was shared: more than one node ran the runs, and each run names its node.
+    ran_on = dict(
+        nodes.query(
+            "SELECT node, count(*) FROM runs WHERE outcome IS NOT NULL AND missed IS NULL "
+            "GROUP BY node"
+        )
+    )
+    assert set(ran_on) <= {"a", "b", "c"} and len(ran_on) >= 2, ran_on
+    # Stopped cleanly: nothing claimed was left open (a run dispatched as the nodes
+    # left stays unclaimed, for the next node to run).
+    left = nodes.query("SELECT count(*) FROM runs WHERE outcome IS NULL AND node IS NOT NULL")
+    assert left[0][0] == 0
+    history = nodes.cli("history", str(retried), "--json")
+    assert {run["node"] for run in json.loads(history.stdout)} <= {"a", "b", "c"}
+
+
+def test_a_killed_daemons_run_is_rescued_and_a_killed_leader_replaced(
+    nodes: Nodes, tmp_path: Path
+) -> None:
+    log = tmp_path / "runs.log"
+    line = LOG_LINE.format(log=log)
+    _three_nodes(nodes)
+    slow = nodes.add(
+        "--name", "slow", "--max-attempts", "2", "--retry-delay", "1s",
+        "--command", f"sleep 1.5; {line}",
+    )  # fmt: skip
+
+    def claimed() -> list[tuple[Any, ...]]:
+        return nodes.query(
+            "SELECT node FROM runs WHERE task_id = %s AND outcome IS NULL AND node IS NOT NULL",
+            (slow,),
+        )
+
+    wait_for(lambda: bool(claimed()), 30)
+    [(runner,)] = claimed()
+    nodes.processes[runner].kill()  # SIGKILL mid-run: no goodbye
+    wait_for(
+        lambda: nodes.query("SELECT state FROM tasks WHERE id = %s", (slow,))[0][0] == "succeeded",
+        30,
+    )
+    runs = nodes.query(
+        "SELECT attempt, node, outcome, error FROM runs WHERE task_id = %s ORDER BY id", (slow,)
+    )
+    assert runs[0][:3] == (1, runner, "interrupted")
+    assert runs[0][3].startswith(f"rescued from node {runner}, which stopped answering")
+    assert runs[1][0] == 2 and runs[1][1] != runner and runs[1][2] == "succeeded"
+    # The leader dies: another leads within twice the lease (3 s) and runs what comes.
+    leader = nodes.leader()
+    assert leader is not None
+    if leader == runner:  # already replaced
+        leader = next(name for name in nodes.processes if name != runner)
+    alive = [name for name in nodes.processes if name not in (runner, leader)]
+    nodes.processes[leader].kill()
+    took = wait_for(lambda: nodes.leader() in alive, 15)
+    assert took <= 2 * 3.0 + 1.0, took  # 1 s for the steps' timing and this poll
+    after = nodes.add("--name", "after", "--command", line)
+    wait_for(
+        lambda: nodes.query("SELECT state FROM tasks WHERE id = %s", (after,))[0][0] == "succeeded",
+        15,
+    )
+    assert _marks(log)  # the runs wrote their marks
