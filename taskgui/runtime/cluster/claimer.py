@@ -64,6 +64,7 @@ class Claimer(QObject):
         self._clock = clock
         self._unsaved: dict[int, tuple[RunOutcome, datetime, RunResult]] = {}
         self._going: dict[int, ClaimedRun] = {}
+        self._cancelled: set[int] = set()
         self.stopping_because: str | None = None
         pool.run_started.connect(self._on_pool_run_started)
         pool.run_completed.connect(self._on_pool_run_completed)
@@ -73,8 +74,16 @@ class Claimer(QObject):
         return len(self._going) + len(self._unsaved)
 
     def claim(self) -> None:
-        """Write what is unsaved, then claim as many runs as workers are free."""
+        """Write what is unsaved, stop runs called off (their task was cancelled or
+        deleted, on whichever node), then claim as many runs as workers are free."""
         self._save()
+        for run_id in self._runs.called_off(list(self._going)):
+            if run_id not in self._cancelled:
+                self._cancelled.add(run_id)
+                log.info(
+                    "node %s: stopping run %d, its task was cancelled", self._runs.node, run_id
+                )
+                self._pool.cancel(run_id)
         if self.stopping_because is not None or self._pool.free < 1:
             return
         for run in self._cluster.claim(self._pool.free):
@@ -127,6 +136,7 @@ class Claimer(QObject):
         assert isinstance(report, RunReport)
         if self._going.pop(run_id, None) is None:
             return
+        self._cancelled.discard(run_id)
         outcome, result = report.outcome, report.result
         if self.stopping_because is not None and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by the node's stop, not a person

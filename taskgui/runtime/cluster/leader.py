@@ -19,15 +19,29 @@ import logging
 import random
 from datetime import datetime, timedelta
 
+from taskgui.control.operations import Operations
 from taskgui.core.engine.engine import Engine
+from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event
 from taskgui.core.status import RunId
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import Lease
-from taskgui.store.postgres.repository import PostgresRepository
+from taskgui.store.postgres.repository import FencedOffError, PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
+from taskgui.store.postgres.takeover import highest_task_id, take_over
+from taskgui.store.requests import Request, answer_request
 
 log = logging.getLogger(__name__)
+
+
+def _perform(operations: Operations, request: Request, now: datetime) -> str | None:
+    try:
+        operations.perform(request.op, request.task_id, request.payload, now)
+    except FencedOffError:
+        raise
+    except TaskguiError as refusal:
+        return str(refusal)
+    return None
 
 
 class Leader:
@@ -79,13 +93,8 @@ class Leader:
 
     def _take_over(self, lease: Lease, now: datetime) -> None:
         engine = Engine(rng=self._rng)
-        loaded = self._repository.load_for_start(now)
-        carried = self._runs.carried_on()
-        events = engine.load(loaded.tasks, now, loaded.deferred, carried_on=carried)
-        self._repository.forget_run_rows()
-        self._repository.carry_run_rows({run: ref for ref, run in engine.carried_ids.items()})
-        self._last_task = max((snapshot.spec.id for snapshot in loaded.tasks), default=0)
-        self._last_task = max(self._last_task, *(q.task_id for q in loaded.quarantined), 0)
+        events = take_over(self._repository, self._runs, engine, now)
+        self._last_task = highest_task_id(self._repository, engine)
         self.engine, self.epoch = engine, lease.epoch
         if not self._commit(lease, events, now):
             return
@@ -96,6 +105,37 @@ class Leader:
             len(engine),
             len(engine.carried_ids),
         )
+
+    def perform_requests(self, lease: Lease | None, now: datetime) -> bool:
+        """Carry out what other processes asked (the CLI's cancel, pause, ...), each
+        decided by the engine and committed under the fence; answered in the store.
+        Whether any was answered (one may have made a run due)."""
+        engine = self.engine
+        if lease is None or engine is None or lease.epoch != self.epoch:
+            return False
+        repository = self._repository
+        try:
+            pending = repository.open_requests()
+            if not pending:
+                return False
+            operations = Operations(engine, repository)
+            repository.fence = (self._runs.node, lease.epoch)
+            try:
+                for row in pending:
+                    problem = answer_request(
+                        row, now, lambda request, at: _perform(operations, request, at)
+                    )
+                    repository.complete_request(row.id, problem, now)
+            finally:
+                repository.fence = None
+        except FencedOffError:
+            self.drop()  # the request stays open for the next leader
+            return False
+        except StoreError as error:
+            log.warning("node %s: %s; the schedule is read again", self._runs.node, error)
+            self.drop()
+            return False
+        return True
 
     def _ended(self, engine: Engine) -> list[Event]:
         """The ends of runs this leader dispatched or carried on, wherever they ran."""

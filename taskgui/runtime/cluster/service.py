@@ -124,7 +124,11 @@ class ClusterNodeService(QObject):
         if self._done:
             return
         if not self._stopping:
-            self._deadline.arm(self.leader.work(self.loop.lease, self._clock.now()))
+            lease = self.loop.lease
+            deadline = self.leader.work(lease, self._clock.now())
+            if self.leader.perform_requests(lease, self._clock.now()):
+                deadline = self.leader.work(lease, self._clock.now())
+            self._deadline.arm(deadline)
         try:
             self.claimer.claim()
         except StoreError as error:

@@ -35,6 +35,7 @@ from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunId, RunRecord, RunResult
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
+from taskgui.store.errors import StoreError
 from taskgui.store.postgres.reads import (
     INSERT_MANY,
     INSERT_ONE,
@@ -63,8 +64,19 @@ def _refusal(specs: Iterable[TaskSpec]) -> InvalidTaskError | None:
     return None
 
 
+class FencedOffError(StoreError):
+    """A fenced write found that this process no longer leads; nothing was written."""
+
+
 class PostgresRepository(PostgresReads):
-    """The store protocols over a PostgreSQL schema (the reads are ``PostgresReads``')."""
+    """The store protocols over a PostgreSQL schema (the reads are ``PostgresReads``').
+
+    ``fence`` (node, epoch): while set, every ``apply`` is fenced by that lease (see
+    ``apply_fenced``) and raises FencedOffError when the lease is gone: for a process
+    that leads a shared schedule for a moment (the CLI's change with no node running).
+    """
+
+    fence: tuple[str, int] | None = None
 
     # -------------------------------------------------------------- writes
 
@@ -106,6 +118,14 @@ class PostgresRepository(PostgresReads):
         results: Mapping[RunId, RunResult] | None = None,
     ) -> None:
         if not events:
+            return
+        if self.fence is not None:  # this process leads for now: its writes are fenced
+            node, epoch = self.fence
+            if not self.apply_fenced(events, now, node=node, epoch=epoch, results=results):
+                raise FencedOffError(
+                    "this process no longer leads the shared schedule (another node took "
+                    "over); nothing was changed: try again"
+                )
             return
         self._write(events, now, results, None)
 

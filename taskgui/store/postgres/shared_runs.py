@@ -68,6 +68,19 @@ class SharedRuns:
         )
         return bool(rows)
 
+    def called_off(self, run_ids: Sequence[int]) -> list[int]:
+        """Which of these runs should stop: their task was cancelled or deleted (its
+        runs went with it)."""
+        if not run_ids:
+            return []
+        rows = self._session.query(
+            "SELECT g.id FROM unnest(%s::bigint[]) AS g(id) WHERE NOT EXISTS ("
+            "SELECT 1 FROM runs r JOIN tasks t ON t.id = r.task_id "
+            "WHERE r.id = g.id AND t.state <> 'cancelled')",
+            (list(run_ids),),
+        )
+        return [int(row[0]) for row in rows]
+
     # ------------------------------------------------------------- leader
 
     def capacity(self, dead_after: timedelta) -> int:
