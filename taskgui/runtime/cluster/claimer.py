@@ -62,7 +62,7 @@ class Claimer(QObject):
         self._runs = runs
         self._pool = pool
         self._clock = clock
-        self._unsaved: dict[int, tuple[RunOutcome, datetime, RunResult]] = {}
+        self._unsaved: dict[int, tuple[RunOutcome, datetime, RunResult, float | None]] = {}
         self._going: dict[int, ClaimedRun] = {}
         self._cancelled: set[int] = set()
         self.stopping_because: str | None = None
@@ -104,7 +104,8 @@ class Claimer(QObject):
         try:
             spec = self._repository.get(run.task_id).spec
         except TaskguiError as error:  # deleted meanwhile, or unreadable: not runnable
-            self._unsaved[run.run_id] = (RunOutcome.FAILED, now, RunResult(error=str(error)))
+            failed = RunResult(error=str(error))
+            self._unsaved[run.run_id] = (RunOutcome.FAILED, now, failed, None)
             self._save()
             return
         self._going[run.run_id] = run
@@ -116,11 +117,15 @@ class Claimer(QObject):
             scheduled_at=run.scheduled_at,
             dispatched_at=now,
         )
+        # Dispatched ahead of its time: the worker starts it then, by this machine's
+        # monotonic clock (a node's clock offset shifts it; nodes warns of one > 1 s).
+        early = (run.scheduled_at - now).total_seconds()
         self._pool.submit(
             run.run_id,
             spec.command,
             timeout=spec.timeout.total_seconds() if spec.timeout else None,
             extra_env=run_environment(None, ticket, spec.name),
+            start_at=self._clock.monotonic() + early if early > 0 else None,
         )
 
     @service_slot
@@ -141,7 +146,9 @@ class Claimer(QObject):
         if self.stopping_because is not None and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by the node's stop, not a person
             result = replace(result, error=f"stopped because {self.stopping_because}")
-        self._unsaved[run_id] = (outcome, self._clock.now(), result)
+        # Its real start, by the runner's clock (this slot may run a while after it).
+        took = None if report.began is None else self._clock.monotonic() - report.began
+        self._unsaved[run_id] = (outcome, self._clock.now(), result, took)
         self._save()
         if self.stopping_because is None:
             try:
@@ -152,9 +159,9 @@ class Claimer(QObject):
             self.idle.emit()
 
     def _save(self) -> None:
-        for run_id, (outcome, at, result) in list(self._unsaved.items()):
+        for run_id, (outcome, at, result, took) in list(self._unsaved.items()):
             try:
-                if not self._runs.finish(run_id, outcome, at, result):
+                if not self._runs.finish(run_id, outcome, at, result, took=took):
                     log.warning(
                         "node %s: run %d was rescued by another node before it ended here",
                         self._runs.node,

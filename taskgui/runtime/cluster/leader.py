@@ -63,9 +63,12 @@ class Leader:
         self.epoch: int | None = None
         self._last_task = 0  # the highest task id the engine has seen
 
-    def work(self, lease: Lease | None, now: datetime) -> datetime | None:
+    def work(
+        self, lease: Lease | None, now: datetime, ahead: datetime | None = None
+    ) -> datetime | None:
         """Take in what changed, dispatch what is due; the next deadline (None: not
-        leading, or nothing scheduled)."""
+        leading, or nothing scheduled). ``ahead``: dispatch what is due by then already
+        (its runs start at their time, on whichever node claims them)."""
         if lease is None:
             self.drop()
             return None
@@ -75,7 +78,7 @@ class Leader:
             engine = self.engine
             assert engine is not None
             events = self._ended(engine) + self._added(engine)
-            events += engine.due(now, self._runs.capacity(self._dead_after))
+            events += engine.due(max(now, ahead or now), self._runs.capacity(self._dead_after))
             if not self._commit(lease, events, now):
                 return None
         except StoreError as error:

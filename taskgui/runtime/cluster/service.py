@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import random
+from datetime import datetime
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
@@ -44,6 +45,10 @@ from taskgui.system.orphans import stop_orphaned_runs
 
 log = logging.getLogger(__name__)
 
+# The commit of a dispatch, its notice to the other nodes and their claim take a few
+# milliseconds on a LAN; dispatched this much ahead, a run can start on time anywhere.
+DISPATCH_AHEAD = 0.05  # seconds
+
 
 class ClusterNodeService(QObject):
     """See the module docstring."""
@@ -62,6 +67,7 @@ class ClusterNodeService(QObject):
         times: NodeTimes | None = None,
         kill_grace: float = 5.0,
         rng: random.Random | None = None,
+        dispatch_ahead: float = DISPATCH_AHEAD,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -83,7 +89,8 @@ class ClusterNodeService(QObject):
         self._steps = QTimer(self)
         self._steps.setInterval(max(1, int(self.times.interval * 1000)))
         self._steps.timeout.connect(self._on_steps_timeout)
-        self._deadline = DeadlineTimer(clock, self)
+        self._deadline = DeadlineTimer(clock, self, lead=dispatch_ahead)
+        self._deadline.approaching.connect(self._on_deadline_approaching)
         self._deadline.fired.connect(self._on_deadline_fired)
         self._deadline.clock_jumped.connect(self._on_deadline_fired)
         self._notifier: QSocketNotifier | None = None
@@ -120,12 +127,12 @@ class ClusterNodeService(QObject):
 
     # ---------------------------------------------------------------- slots
 
-    def _work(self) -> None:
+    def _work(self, ahead: datetime | None = None) -> None:
         if self._done:
             return
         if not self._stopping:
             lease = self.loop.lease
-            deadline = self.leader.work(lease, self._clock.now())
+            deadline = self.leader.work(lease, self._clock.now(), ahead)
             if self.leader.perform_requests(lease, self._clock.now()):
                 deadline = self.leader.work(lease, self._clock.now())
             self._deadline.arm(deadline)
@@ -172,6 +179,13 @@ class ClusterNodeService(QObject):
             changed = True
         if changed:
             self._work()
+
+    @service_slot
+    def _on_deadline_approaching(self, *_: object) -> None:
+        """Dispatch the deadline's runs ahead: the commit, the notice and the claim
+        happen before it, and the claiming node's worker starts each run at its time."""
+        engine = self.leader.engine
+        self._work(ahead=None if engine is None else engine.next_deadline())
 
     @service_slot
     def _on_deadline_fired(self, *_: object) -> None:

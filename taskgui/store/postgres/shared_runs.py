@@ -51,17 +51,29 @@ class SharedRuns:
             (pid, codec.to_us(now), run_id, self.node),
         )
 
-    def finish(self, run_id: int, outcome: RunOutcome, now: datetime, result: RunResult) -> bool:
-        """A claimed run's end; False if it is no longer this node's (rescued)."""
+    def finish(
+        self,
+        run_id: int,
+        outcome: RunOutcome,
+        now: datetime,
+        result: RunResult,
+        *,
+        took: float | None = None,
+    ) -> bool:
+        """A claimed run's end; False if it is no longer this node's (rescued).
+        ``took``: seconds from its process's start to ``now`` (its start is then
+        exact, not the moment this node heard of it)."""
         rows = self._session.query(
             "UPDATE runs SET outcome = %s, finished_at = %s, exit_code = %s, error = %s, "
-            "output = %s WHERE id = %s AND node = %s AND outcome IS NULL RETURNING id",
+            "output = %s, started_at = coalesce(%s, started_at) "
+            "WHERE id = %s AND node = %s AND outcome IS NULL RETURNING id",
             (
                 outcome.value,
                 codec.to_us(now),
                 result.exit_code,
                 None if result.error is None else pg_text(result.error),
                 pg_text(cap_output(result.output)),
+                None if took is None else codec.to_us(now) - int(took * 1e6),
                 run_id,
                 self.node,
             ),
