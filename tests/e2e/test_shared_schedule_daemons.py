@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from taskgui.core.recurrence import Every
 from taskgui.core.task import Command
 from taskgui.store.postgres.repository import PostgresRepository
-from tests.helpers.factories import make_spec
+from tests.helpers.factories import fixed_retry, make_spec
 from tests.helpers.shared_nodes import LOG_LINE, Nodes, wait_for
 
 
@@ -36,9 +37,15 @@ def test_tasks_added_by_the_cli_run_exactly_once_across_three_daemons(
     once = [nodes.add("--name", f"<b>once {n}</b>", "--command", line) for n in range(3)]
     every = nodes.add("--name", "every", "--every", "1s", "--command", line)
     retried = nodes.add(
-        "--name", "retried", "--max-attempts", "3", "--retry-delay", "1s",
-        "--command", f'{line}; [ "$TASKGUI_ATTEMPT" -ge 2 ]',
-    )  # fmt: skip
+        "--name",
+        "retried",
+        "--max-attempts",
+        "3",
+        "--retry-delay",
+        "1s",
+        "--command",
+        f'{line}; [ "$TASKGUI_ATTEMPT" -ge 2 ]',
+    )
     overlap = tmp_path / "overlap"
     keyed_line = (
         f"{line}; mkdir {tmp_path}/held 2>/dev/null || echo x >> {overlap}; "
@@ -48,29 +55,70 @@ def test_tasks_added_by_the_cli_run_exactly_once_across_three_daemons(
         nodes.add("--name", f"keyed {n}", "--key", "disk", "--command", keyed_line)
         for n in range(3)
     ]
-    # A bulk of one-off tasks, written as the CLI writes them (one transaction).
-    repository = PostgresRepository(nodes.dsn, listen=False)
-    try:
-        now = datetime.now(UTC)
-        bulk = [
-            s.id
-            for s in repository.add_tasks(
-                [make_spec(0, first_run_at=now, command=Command(line=line)) for _ in range(200)],
-                now,
+    # 1,000 more, written as the CLI writes them (in one transaction): 770 one-off,
+    # 100 retrying once, 100 on ten keys, 30 every second.
+    now = datetime.now(UTC)
+    fails_first = f'{line}; [ "$TASKGUI_ATTEMPT" -ge 2 ]'
+
+    def on_key(key: str) -> str:
+        held = tmp_path / f"held-{key}"
+        return f"{line}; mkdir {held} 2>/dev/null || echo x >> {overlap}; sleep 0.05; rmdir {held}"
+
+    kinds = {
+        "once": [make_spec(0, first_run_at=now, command=Command(line=line))] * 770,
+        "retrying": [
+            make_spec(
+                0, first_run_at=now, command=Command(line=fails_first), retry=fixed_retry(3, 1.0)
             )
         ]
+        * 100,
+        "keyed": [
+            make_spec(
+                0,
+                first_run_at=now,
+                command=Command(line=on_key(f"k{n % 10}")),
+                concurrency_key=f"k{n % 10}",
+            )
+            for n in range(100)
+        ],
+        "every": [
+            make_spec(
+                0,
+                first_run_at=now,
+                command=Command(line=line),
+                recurrence=Every(timedelta(seconds=1)),
+            )
+        ]
+        * 30,
+    }
+    repository = PostgresRepository(nodes.dsn, listen=False)
+    try:
+        bulk = {
+            kind: [stored.id for stored in repository.add_tasks(specs, now)]
+            for kind, specs in kinds.items()
+        }
     finally:
         repository.close()
-    one_offs = [*once, *keyed, *bulk]
+    one_offs = [*once, *keyed, *bulk["once"], *bulk["keyed"]]
+    retrying = [retried, *bulk["retrying"]]
+    recurring = [every, *bulk["every"]]
 
     def settled() -> bool:
         done = nodes.query(
             "SELECT count(*) FROM tasks WHERE id = ANY(%s) AND state = 'succeeded'",
             (one_offs,),
         )[0][0]
-        retry = nodes.query("SELECT state, attempt FROM tasks WHERE id = %s", (retried,))
-        runs = nodes.query("SELECT count(*) FROM runs WHERE task_id = %s", (every,))[0][0]
-        return done == len(one_offs) and retry[0] == ("succeeded", 2) and runs >= 4
+        retried_ok = nodes.query(
+            "SELECT count(*) FROM tasks WHERE id = ANY(%s) AND state = 'succeeded' AND attempt = 2",
+            (retrying,),
+        )[0][0]
+        slowest = nodes.query(
+            "SELECT min(n) FROM (SELECT count(r.id) AS n FROM unnest(%s::bigint[]) AS t(id) "
+            "LEFT JOIN runs r ON r.task_id = t.id AND r.outcome = 'succeeded' "
+            "GROUP BY t.id) AS c",
+            (recurring,),
+        )[0][0]
+        return bool(done == len(one_offs) and retried_ok == len(retrying) and slowest >= 3)
 
     wait_for(settled, 90)
     codes = nodes.stop_all()
@@ -81,7 +129,8 @@ def test_tasks_added_by_the_cli_run_exactly_once_across_three_daemons(
     assert [mark for mark, count in marks.items() if count > 1] == []
     by_task = Counter(int(row.split()[0]) for row in log.read_text().splitlines())
     assert all(by_task[task] == 1 for task in one_offs), [t for t in one_offs if by_task[t] != 1]
-    assert by_task[retried] == 2
+    assert all(by_task[task] == 2 for task in retrying)
+    assert all(by_task[task] >= 3 for task in recurring)
     assert not overlap.exists()  # the key held across the nodes
     # Work was shared: more than one node ran the runs, and each run names its node.
     ran_on = dict(
@@ -106,9 +155,15 @@ def test_a_killed_daemons_run_is_rescued_and_a_killed_leader_replaced(
     line = LOG_LINE.format(log=log)
     nodes.join("a", "b", "c")
     slow = nodes.add(
-        "--name", "slow", "--max-attempts", "2", "--retry-delay", "1s",
-        "--command", f"sleep 1.5; {line}",
-    )  # fmt: skip
+        "--name",
+        "slow",
+        "--max-attempts",
+        "2",
+        "--retry-delay",
+        "1s",
+        "--command",
+        f"sleep 1.5; {line}",
+    )
 
     def claimed() -> list[tuple[Any, ...]]:
         return nodes.query(
