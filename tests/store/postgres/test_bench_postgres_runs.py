@@ -23,7 +23,7 @@ def test_the_smoke_run_prints_the_table(postgres: PostgresServer) -> None:
     assert "0 twice" in out
     assert "goal(s) missed" in out or "all goals met" in out
     # Its own database is dropped (another run on the same server may have one now).
-    [name] = [line.split()[3] for line in out.splitlines() if line.startswith("(its database")]
+    [name] = [line.split()[2] for line in out.splitlines() if line.startswith("(its database")]
     with postgres.connect() as connection:
         left = connection.execute(
             "SELECT count(*) FROM pg_database WHERE datname = %s", (name,)
