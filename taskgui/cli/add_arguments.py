@@ -170,6 +170,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--idle", type=duration_arg, metavar="DURATION", help="only after DURATION of user idle"
     )
     conditions.add_argument(
+        "--stop-if-unmet",
+        action="store_true",
+        help="stop a run when a condition ends (SIGTERM to its processes); it runs again "
+        "when they hold, with no attempt spent",
+    )
+    conditions.add_argument(
         "--give-up-after",
         type=duration_arg,
         metavar="DURATION",
@@ -235,10 +241,13 @@ def _conditions(args: argparse.Namespace) -> RunConditions:
         network=args.network,
         unmetered=args.unmetered,
         idle_for=args.idle,
+        stop_when_unmet=args.stop_if_unmet,
         give_up_after=args.give_up_after,
     )
-    if args.give_up_after is not None and not conditions:
-        raise AddUsageError("--give-up-after goes with a condition (--on-ac-power, --network, ...)")
+    for flag, given in (("--give-up-after", args.give_up_after is not None),
+                        ("--stop-if-unmet", args.stop_if_unmet)):  # fmt: skip
+        if given and not conditions:
+            raise AddUsageError(f"{flag} goes with a condition (--on-ac-power, --network, ...)")
     return conditions
 
 

@@ -55,6 +55,9 @@ class RunOutcome(StrEnum):
     CANCELLED = "cancelled"
     INTERRUPTED = "interrupted"  # the app stopped or died while the run was going
     MISSED = "missed"  # an occurrence skipped by the misfire or overlap policy
+    # Stopped because a run condition ended (on battery, offline, user back) and the
+    # task asks for that: run again when the conditions hold, no attempt spent.
+    STOPPED = "stopped"
 
     @property
     def is_failure(self) -> bool:

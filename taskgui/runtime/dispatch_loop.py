@@ -218,6 +218,11 @@ class DispatchLoop(ScheduleSignals):
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
             result = replace(result, error=f"stopped because {self._stop_reason}")
+        elif outcome is RunOutcome.CANCELLED:
+            condition = self._engine.stop_reason(run_id)
+            if condition is not None:  # its conditions ended: it runs again when they hold
+                outcome = RunOutcome.STOPPED
+                result = replace(result, error=f"stopped: {condition}")
         now = self._clock.now()
         ticket = self._engine.running_runs.get(run_id)
         try:

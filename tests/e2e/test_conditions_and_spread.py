@@ -25,10 +25,11 @@ def test_show_and_json_carry_the_spread_and_the_conditions(taskgui: Taskgui) -> 
         "true",
         *("--every", "1h", "--spread", "10m", "--spread-fixed"),
         *("--on-ac-power", "--unmetered", "--idle", "5m", "--give-up-after", "30m"),
+        "--stop-if-unmet",
     )
     text = taskgui.cli("show", str(task_id)).stdout
     assert "spread over 10m (fixed per task)" in text
-    assert "on AC power, network (not metered), idle 5m; give up after 30m" in text
+    assert "on AC power, network (not metered), idle 5m; stop if it ends; give up after 30m" in text
     definition = taskgui.show(task_id)["definition"]
     assert definition["spread"] == {"v": 1, "seconds": 600.0, "fixed": True}
     assert definition["conditions"] == {
@@ -37,7 +38,7 @@ def test_show_and_json_carry_the_spread_and_the_conditions(taskgui: Taskgui) -> 
         "network": False,
         "unmetered": True,
         "idle_seconds": 300.0,
-        "stop_when_unmet": False,
+        "stop_when_unmet": True,
         "give_up_after_seconds": 1800.0,
     }
     # Export and import keep them.
@@ -55,6 +56,7 @@ def test_show_and_json_carry_the_spread_and_the_conditions(taskgui: Taskgui) -> 
         (("--every", "1h", "--spread", "2h"), "must be shorter than the time between two runs"),
         (("--spread-fixed",), "--spread-fixed goes with --spread"),
         (("--give-up-after", "1h"), "--give-up-after goes with a condition"),
+        (("--stop-if-unmet",), "--stop-if-unmet goes with a condition"),
         (("--idle", "10s"), "the idle time must be between 1m and 1d"),
         (("--spread", "999999999d"), "at most 100 years"),
     ],

@@ -57,6 +57,9 @@ class EngineBase:
         self._run_keys: dict[RunId, str] = {}
         # Tasks paused for a while, by when they resume by themselves.
         self._resumes: IndexedHeap[TaskId, float] = IndexedHeap()
+        # Runs asked to stop because a run condition ended, with the condition's words
+        # ("on battery"): they end as stopped, and run again when it holds.
+        self._stopping_for: dict[RunId, str] = {}
         # What the machine last reported for run conditions; None until it has.
         self._system: SystemConditions | None = None
         self._seq = itertools.count(1)

@@ -9,21 +9,17 @@ applies their verdicts to the queues.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from taskgui.core.conditions import SystemConditions, Unmet
 from taskgui.core.engine import policies
-from taskgui.core.engine.base import EngineBase
+from taskgui.core.engine.condition_runs import ConditionRuns
 from taskgui.core.engine.entry import TaskEntry
-from taskgui.core.engine.queues import ReadyKey
 from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError
 from taskgui.core.events import (
     Event,
-    OccurrencesSkipped,
     RetryScheduled,
     RunDispatched,
     RunFinished,
@@ -36,7 +32,7 @@ from taskgui.core.status import RunId, RunTicket
 from taskgui.core.task import TaskId
 
 
-class Dispatching(EngineBase):
+class Dispatching(ConditionRuns):
     """The dispatch half of ``Engine`` (see the module docstring)."""
 
     def due(self, now: datetime, free_workers: int) -> list[Event]:
@@ -203,6 +199,7 @@ class Dispatching(EngineBase):
         if ticket is None:
             return []
         self._withdraw.forget(run_id)
+        self._stopping_for.pop(run_id, None)
         events: list[Event] = [RunFinished(ticket, outcome, now)]
         self._release_key(run_id, events)  # also when the task was removed while it ran
         entry = self._tasks.get(ticket.task_id)
@@ -210,7 +207,12 @@ class Dispatching(EngineBase):
             return events
         entry.end_run(run_id)
         self._queues.previous_run_finished(entry.spec.id)
-        self._after_run(entry, outcome, now, events)
+        if outcome is RunOutcome.STOPPED and entry.terminal is None:
+            entry.last_outcome = outcome
+            entry.last_run_at = now
+            self._run_again_when_conditions_hold(entry, ticket, now, events)
+        else:
+            self._after_run(entry, outcome, now, events)
         events.append(TaskChanged(self._snapshot(entry)))
         return events
 
@@ -320,109 +322,6 @@ class Dispatching(EngineBase):
                 # It cannot resume (its schedule is refused): it stays paused, for good.
                 entry = self._tasks[task_id]
                 entry.spec = replace(entry.spec, paused_until=None)
-                events.append(TaskChanged(self._snapshot(entry)))
-
-    # ------------------------------------------------------------ run conditions
-
-    def conditions_changed(self, system: SystemConditions, now: datetime) -> list[Event]:
-        """The machine's state changed: look again at the tasks waiting on a condition.
-
-        Only those tasks are looked at. Each one whose conditions now hold goes back to
-        the ready heap with the key it had (its place in line); one that now waits on
-        another condition says so. Call ``due`` afterwards to start them.
-        """
-        self._system = system
-        events: list[Event] = []
-        waiting = self._queues.conditions
-        for task_id in waiting.parked():
-            entry = self._tasks[task_id]
-            unmet = entry.spec.conditions.unmet(system)
-            if unmet is None:
-                key = waiting.release(task_id)
-                assert key is not None
-                self._ready.push(task_id, key)
-            elif unmet == waiting.unmet(task_id):
-                continue
-            else:
-                waiting.repark(task_id, unmet)
-            events.append(TaskChanged(self._snapshot(entry)))
-        return events
-
-    def idle_check_in(self) -> timedelta | None:
-        """When the idle time should be read again for a task waiting on it (the
-        soonest any of them would hold), or None when none waits on idle."""
-        system = self._system
-        if system is None:
-            return None
-        soonest: timedelta | None = None
-        for task_id in self._queues.conditions.idle_waiters():
-            holds_in = self._tasks[task_id].spec.conditions.idle_holds_in(system)
-            if holds_in is not None and (soonest is None or holds_in < soonest):
-                soonest = holds_in
-        return soonest
-
-    def _park_if_unmet(self, entry: TaskEntry, key: ReadyKey, now: datetime) -> bool:
-        """Park a due task whose run conditions do not hold; True if it was parked."""
-        conditions = entry.spec.conditions
-        if not conditions:
-            return False
-        system = self._system
-        unmet = (
-            conditions.unmet(system)
-            if system is not None
-            else Unmet(next(iter(sorted(conditions.required))), "not read yet")
-        )
-        if unmet is None:
-            return False
-        self._queues.conditions.park(entry.spec.id, unmet, key, self._give_up_at(entry))
-        return True
-
-    @staticmethod
-    def _give_up_at(entry: TaskEntry) -> datetime | None:
-        """Until when a waiting run may wait: its own limit, else the next occurrence
-        (a one-off task or a manual run without a limit waits as long as it takes)."""
-        assert entry.slot_at is not None
-        limit_at: datetime | None = None
-        limit = entry.spec.conditions.give_up_after
-        if limit is not None:
-            with contextlib.suppress(OverflowError):  # past year 9999: no limit
-                limit_at = entry.slot_at + limit
-        if entry.slot_kind is not SlotKind.OCCURRENCE:
-            return limit_at
-        next_at = entry.spec.recurrence.next_after(entry.slot_scheduled or entry.slot_at)
-        if next_at is None or limit_at is None:
-            return next_at or limit_at
-        return min(next_at, limit_at)
-
-    def _give_up_waiting(self, now: datetime, events: list[Event]) -> None:
-        """Occurrences that waited for their conditions until their time ran out are
-        counted missed, and the schedule goes on from the next one."""
-        for task_id in self._queues.conditions.given_up(now.timestamp()):
-            entry = self._tasks[task_id]
-            if entry.slot_kind is SlotKind.OCCURRENCE:
-                # This occurrence only: later ones that passed meanwhile come due in
-                # their turn and meet the misfire policy like any late occurrence.
-                occurrence = entry.slot_scheduled or entry.slot_at
-                assert occurrence is not None
-                events.append(
-                    OccurrencesSkipped(task_id, 1, True, occurrence, SkipReason.CONDITION)
-                )
-                entry.last_outcome = RunOutcome.MISSED
-                next_at = entry.spec.recurrence.next_after(occurrence)
-                if next_at is None:
-                    entry.clear_slot()
-                    if not entry.runs:
-                        entry.terminal = TaskState.MISSED  # a one-off task: nothing more
-                else:
-                    self._set_occurrence(entry, next_at)
-                    self._queue(entry)
-                events.append(TaskChanged(self._snapshot(entry)))
-            else:  # a retry or a manual run with its own limit: drop it, keep the rest
-                entry.clear_slot()
-                if entry.deferred_at is not None:
-                    self._set_occurrence(entry, entry.deferred_at)
-                    entry.deferred_at = None
-                    self._queue(entry)
                 events.append(TaskChanged(self._snapshot(entry)))
 
 

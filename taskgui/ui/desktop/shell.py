@@ -16,7 +16,7 @@ It owns the decisions that are about the app rather than the task list:
   through the ``Notifier`` and, where the schedule runs here, the outside channels;
   clicking a notice brings up the window with the task selected and its history
   open; its actions retry the task, open its log or snooze it for an hour.
-* **The tray**: its menu, and a badge while something failed.
+* **The tray**: its menu, and a badge while something failed (``tray_link``).
 * **Settings**, and a second start of the app (``show``) raising the window.
 
 The question and quit callables are injected so tests never block on a dialog or end
@@ -25,12 +25,10 @@ the test run.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QByteArray, QCoreApplication, QObject
 
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
@@ -38,6 +36,7 @@ from taskgui.core.events import TaskExhausted
 from taskgui.core.notify_rules import NotifyGate
 from taskgui.core.states import SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot
+from taskgui.runtime.guard import never_raises
 from taskgui.runtime.notify_relay import NotifyRelay
 from taskgui.runtime.notify_settings import channels
 from taskgui.runtime.schedule_client import LiveScheduleClient
@@ -48,14 +47,12 @@ from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
 from taskgui.ui.desktop.single_instance import SHOW
 from taskgui.ui.desktop.tray import Tray
+from taskgui.ui.desktop.tray_link import TrayLink
 from taskgui.ui.notify.news import News
 from taskgui.ui.notify.notifier import BannerNotifier, Notifier, TrayNotifier
 from taskgui.ui.plain_text import ask_yes_no
-from taskgui.ui.window.actions import Verb, allowed
 from taskgui.ui.window.main_window import MainWindow
 from taskgui.ui.window.questions import Confirm
-
-log = logging.getLogger(__name__)
 
 SettingsDialogFactory = Callable[..., SettingsDialog]
 
@@ -123,9 +120,20 @@ class DesktopShell(QObject):
         # Set when the person chose to keep the schedule running without the window:
         # the app hands it to taskgui daemon once this process has let go of it.
         self.handover_requested = False
-        self._unseen: set[int] = set()  # exhausted while the window was not looked at
 
         self.tray: Tray | None = Tray(self) if tray_available else None
+        self.tray_link = (
+            TrayLink(
+                window,
+                self.tray,
+                hide_window=self.hide_to_tray,
+                open_settings=self._on_window_settings_requested,
+                request_quit=self._on_window_quit_requested,
+                parent=self,
+            )
+            if self.tray is not None
+            else None
+        )
         if notifier is None:
             notifier = (
                 TrayNotifier(self.tray.icon, self)
@@ -195,22 +203,11 @@ class DesktopShell(QObject):
         window.close_requested.connect(self._on_window_close_requested)
         window.quit_requested.connect(self._on_window_quit_requested)
         window.settings_requested.connect(self._on_window_settings_requested)
-        window.model.counts_changed.connect(self._on_model_counts_changed)
-        window.installEventFilter(self)
         for signal, slot in self._service_links():
             signal.connect(slot)
         self.notifier.activated.connect(self._on_notifier_activated)
         self.news.log_requested.connect(self._on_notifier_activated)
         self.news.problem_occurred.connect(self._on_news_problem_occurred)
-        tray = self.tray
-        if tray is not None:
-            tray.toggle_window_requested.connect(self._on_tray_toggle_window_requested)
-            tray.new_task_requested.connect(self._on_tray_new_task_requested)
-            tray.pause_all_requested.connect(window.window_actions["pause_all"].trigger)
-            tray.resume_all_requested.connect(window.window_actions["resume_all"].trigger)
-            tray.settings_requested.connect(self._on_window_settings_requested)
-            tray.quit_requested.connect(self._on_window_quit_requested)
-            tray.menu.aboutToShow.connect(self._on_tray_menu_about_to_show)
 
     # ------------------------------------------------------------------- life
 
@@ -221,8 +218,8 @@ class DesktopShell(QObject):
             self.window.restoreGeometry(QByteArray(geometry))
         if self.tray is not None:
             self.tray.show()
-        if self.tray is not None and self.settings.start_minimized:
-            self._update_tray()
+        if self.tray_link is not None and self.settings.start_minimized:
+            self.tray_link.update()
             return
         self.window.show()
 
@@ -300,21 +297,9 @@ class DesktopShell(QObject):
 
     # ---------------------------------------------------------------- helpers
 
+    @never_raises("saving the window geometry")
     def _save_geometry(self) -> None:
-        try:
-            self.settings.window_geometry = bytes(self.window.saveGeometry().data())
-        except Exception:
-            log.exception("saving the window geometry failed")
-
-    def _failing(self) -> int:
-        counts = self.window.model.counts()
-        failing = counts.get(TaskState.EXHAUSTED, 0) + counts.get(TaskState.RETRYING, 0)
-        return failing or len(self._unseen)
-
-    def _update_tray(self) -> None:
-        if self.tray is not None:
-            self.tray.set_failed(self._failing())
-            self.tray.set_window_visible(self.window.isVisible())
+        self.settings.window_geometry = bytes(self.window.saveGeometry().data())
 
     def _task_name(self, task_id: int) -> str:
         try:
@@ -323,16 +308,6 @@ class DesktopShell(QObject):
             return f"task {task_id}"
 
     # ------------------------------------------------------------------ slots
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if watched is self.window and isinstance(watched, QWidget):
-            kind = event.type()
-            if kind in (QEvent.Type.Show, QEvent.Type.Hide):
-                self._update_tray()
-            elif kind == QEvent.Type.WindowActivate and self._unseen:
-                self._unseen.clear()
-                self._update_tray()
-        return False
 
     def close_without_tray(self) -> None:
         """Closing with no tray to hide in: quit, or hand the schedule over (see the
@@ -353,26 +328,20 @@ class DesktopShell(QObject):
         if not self.request_quit(asked=asked):
             self.handover_requested = False
 
+    @never_raises("closing the window")
     def _on_window_close_requested(self) -> None:
-        try:
-            if self.tray is not None:
-                self.hide_to_tray()
-            else:
-                self.close_without_tray()
-        except Exception:
-            log.exception("closing the window failed")
+        if self.tray is not None:
+            self.hide_to_tray()
+        else:
+            self.close_without_tray()
 
+    @never_raises("quitting")
     def _on_window_quit_requested(self) -> None:
-        try:
-            self.request_quit()
-        except Exception:
-            log.exception("quitting failed")
+        self.request_quit()
 
+    @never_raises("opening the settings")
     def _on_window_settings_requested(self) -> None:
-        try:
-            self.open_settings()
-        except Exception:
-            log.exception("opening the settings failed")
+        self.open_settings()
 
     def _on_settings_dialog_applied(self) -> None:
         if not self.runs_here:
@@ -391,61 +360,27 @@ class DesktopShell(QObject):
         if dialog is not None:
             dialog.deleteLater()
 
-    def _on_model_counts_changed(self) -> None:
-        self._update_tray()
-
     def _recurring(self, task_id: int) -> bool:
         return self.service.task(task_id).spec.recurrence.is_recurring
 
     def _on_news_problem_occurred(self, message: str) -> None:
         self.window.statusBar().showMessage(message, 15_000)
 
+    @never_raises("marking an exhausted task")
     def _on_service_task_exhausted(self, event: TaskExhausted, _error: str) -> None:
         """The tray's badge; the notice itself comes from the relay, by the task's rule."""
-        try:
-            if not self.window.isActiveWindow():
-                self._unseen.add(event.task_id)
-            self._update_tray()
-        except Exception:
-            log.exception("marking an exhausted task failed")
+        if self.tray_link is not None:
+            self.tray_link.gave_up(event.task_id)
 
+    @never_raises("withdrawing a notice")
     def _on_service_task_changed(self, snapshot: TaskSnapshot) -> None:
         """A task that gave up and now runs again (Retry Now, its next occurrence):
         "gave up" is no longer the news about it."""
-        try:
-            if runs_again(snapshot):
-                self.notifier.withdraw(snapshot.id)
-                if snapshot.id in self._unseen:
-                    self._unseen.discard(snapshot.id)
-                    self._update_tray()
-        except Exception:
-            log.exception("withdrawing a notice failed")
+        if runs_again(snapshot):
+            self.notifier.withdraw(snapshot.id)
+            if self.tray_link is not None:
+                self.tray_link.runs_again(snapshot.id)
 
+    @never_raises("opening a task's history")
     def _on_notifier_activated(self, task_id: int) -> None:
-        try:
-            self.open_task_history(task_id)
-        except Exception:
-            log.exception("opening the history of task %s failed", task_id)
-
-    def _on_tray_toggle_window_requested(self) -> None:
-        if self.window.isVisible() and not self.window.isMinimized():
-            self.hide_to_tray()
-        else:
-            self.show_window()
-
-    def _on_tray_new_task_requested(self) -> None:
-        self.show_window()
-        self.window.actions_[Verb.NEW].trigger()
-
-    def _on_tray_menu_about_to_show(self) -> None:
-        tray = self.tray
-        if tray is None:
-            return
-        model = self.window.model
-        model.flush_pending()
-        snapshots = [s for i in model.task_ids() if (s := model.snapshot_of(i)) is not None]
-        tray.set_can_pause_resume(
-            any(allowed(Verb.PAUSE, s) for s in snapshots),
-            any(allowed(Verb.RESUME, s) for s in snapshots),
-        )
-        tray.set_window_visible(self.window.isVisible())
+        self.open_task_history(task_id)

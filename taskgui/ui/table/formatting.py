@@ -46,6 +46,7 @@ _OUTCOME_TEXT = {
     RunOutcome.CANCELLED: "cancelled",
     RunOutcome.INTERRUPTED: "interrupted",
     RunOutcome.MISSED: "missed",
+    RunOutcome.STOPPED: "stopped (a condition ended)",
 }
 
 

@@ -94,6 +94,13 @@ class RunRulesEditor(QWidget):
         self.idle_for = named(DurationEdit(example="10m"), "idle_for", "Idle time")
         self.idle_for.setText("10m")
         self.idle_error = MessageLabel(field=self.idle_for)
+        self.stop_when_unmet = named(
+            QCheckBox("Stop the run if a condition ends"),
+            "stop_when_unmet",
+            "Stop the run if a condition ends",
+            "A run in progress is stopped when a condition stops holding (unplugged, "
+            "offline, you came back) and runs again when they hold, no attempt spent",
+        )
         self.give_up = named(
             DurationEdit(optional=True),
             "give_up_after",
@@ -125,7 +132,14 @@ class RunRulesEditor(QWidget):
         self._lay_out()
 
         self.toggle.toggled.connect(self._on_toggle_toggled)
-        for box in (self.ac_power, self.network, self.unmetered, self.idle, self.spread_fixed):
+        for box in (
+            self.ac_power,
+            self.network,
+            self.unmetered,
+            self.idle,
+            self.stop_when_unmet,
+            self.spread_fixed,
+        ):
             box.toggled.connect(self._on_field_changed)
         for line in (self.idle_for, self.give_up, self.spread):
             line.textChanged.connect(self._on_field_changed)
@@ -145,6 +159,7 @@ class RunRulesEditor(QWidget):
         idle_row.addWidget(self.idle)
         idle_row.addWidget(self.idle_for, 1)
         form.addRow("", field_cell(idle_row, self.idle_error))
+        form.addRow("", self.stop_when_unmet)
         form.addRow("", self.cannot_check)
         add_row(form, "&Give up after", self.give_up, field_cell(self.give_up, self.give_up_error))
         spread_row = QHBoxLayout()
@@ -171,6 +186,7 @@ class RunRulesEditor(QWidget):
             self.unmetered,
             self.idle,
             self.idle_for,
+            self.stop_when_unmet,
             self.give_up,
             self.spread,
             self.spread_fixed,
@@ -191,6 +207,7 @@ class RunRulesEditor(QWidget):
         self.idle.setChecked(conditions.idle_for is not None)
         if conditions.idle_for is not None:
             self.idle_for.set_duration(conditions.idle_for)
+        self.stop_when_unmet.setChecked(conditions.stop_when_unmet)
         self.give_up.set_duration(conditions.give_up_after)
         self.spread.set_duration(spec.spread.width if spec.spread else None)
         self.spread_fixed.setChecked(bool(spec.spread and spec.spread.fixed))
@@ -219,6 +236,7 @@ class RunRulesEditor(QWidget):
                 network=self.network.isChecked(),
                 unmetered=self.unmetered.isChecked(),
                 idle_for=idle[0],
+                stop_when_unmet=self.stop_when_unmet.isChecked() and self._any_condition(),
                 give_up_after=give_up[0] if self._any_condition() else None,
             )
         except InvalidTaskError as error:
@@ -246,6 +264,7 @@ class RunRulesEditor(QWidget):
         which chosen condition this machine cannot check."""
         self.idle_for.setEnabled(self.idle.isChecked())
         self.give_up.setEnabled(self._any_condition())
+        self.stop_when_unmet.setEnabled(self._any_condition())
         self.spread_fixed.setEnabled(bool(self.spread.text().strip()))
         if self.unmetered.isChecked() and not self.network.isChecked():
             self.network.setChecked(True)  # not metered means online too

@@ -33,6 +33,7 @@ OUTCOME_COLORS = {
     RunOutcome.TIMED_OUT: QColor("#b5287a"),
     RunOutcome.INTERRUPTED: QColor("#e08a1e"),
     RunOutcome.CANCELLED: QColor("#8a8a8a"),
+    RunOutcome.STOPPED: QColor("#a0a040"),
 }
 RUNNING_COLOR = QColor("#2f7fd6")
 MARK_COLOR = QColor("#6b7fa6")

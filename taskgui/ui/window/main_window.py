@@ -64,19 +64,13 @@ from taskgui.ui.window.about import show_about
 from taskgui.ui.window.actions import TaskActions, Verb
 from taskgui.ui.window.filter_bar import FilterBar
 from taskgui.ui.window.history_windows import HistoryWindows
+from taskgui.ui.window.menus import context_menu, install_menus, install_table_actions
 from taskgui.ui.window.questions import Confirm, delete_question
 from taskgui.ui.window.schedule_banner import NoSchedulerBanner
 from taskgui.ui.window.status_line import LOCAL_OWNER, StatusLine
 from taskgui.ui.window.task_commands import DialogFactory, TaskCommands
 from taskgui.ui.window.task_list import TaskList
-from taskgui.ui.window.window_actions import (
-    add_verb_groups,
-    add_verb_icons,
-    build_menus,
-    build_toolbar,
-    build_window_actions,
-    pause_for_menu,
-)
+from taskgui.ui.window.window_actions import add_verb_icons, build_window_actions
 
 __all__ = ["LOCAL_OWNER", "Confirm", "MainWindow", "ask_yes_no", "delete_question"]
 
@@ -132,7 +126,7 @@ class MainWindow(QMainWindow):
         )
         self._owner = schedule_owner
         self._build_central()
-        self._build_table_actions()
+        install_table_actions(self.table, self.actions_)
         self.commands = TaskCommands(
             self,
             lambda: self.service,
@@ -143,18 +137,14 @@ class MainWindow(QMainWindow):
             report=self._report,
             acted=self._on_selection_changed,
         )
-        self.file_menu, self.tasks_menu = build_menus(
-            self.menuBar(), self.actions_, self.window_actions
-        )
         # File > Import…, Import Crontab…, Export…: the same rules as the CLI's.
         self.transfer = TransferActions(self, service, clock)
-        first_after_new = self.file_menu.actions()[1]  # the separator after New Task
-        self.file_menu.insertActions(first_after_new, self.transfer.actions())
-        self.file_menu.insertSeparator(first_after_new)
+        self.file_menu, self.tasks_menu = install_menus(
+            self, self.actions_, self.window_actions, self.transfer.actions()
+        )
         self.transfer.imported.connect(
             lambda report: self.statusBar().showMessage(report.summary(), 10_000)
         )
-        self._build_toolbar()
         self._build_status_bar(location, schedule_owner)
         self._connect()
         self._set_tab_order()
@@ -188,18 +178,6 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.filter_bar)
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
-
-    def _build_toolbar(self) -> None:
-        self.addToolBar(build_toolbar(self, self.actions_))
-        # Shortcuts work wherever focus is in the window, not only in the toolbar.
-        for action in (*self.actions_.by_verb.values(), *self.window_actions.values()):
-            self.addAction(action)
-
-    def _build_table_actions(self) -> None:
-        self.actions_[Verb.EDIT].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self.actions_[Verb.DELETE].setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self.table.addAction(self.actions_[Verb.EDIT])
-        self.table.addAction(self.actions_[Verb.DELETE])
 
     def _set_tab_order(self) -> None:
         """Top to bottom, as the eye reads: notice, filters, search, then the tasks."""
@@ -431,21 +409,11 @@ class MainWindow(QMainWindow):
             self._safely(self.commands.edit_selected)
 
     def _on_table_context_menu_requested(self, position: QPoint) -> None:
-        if not self.table.indexAt(position).isValid():
-            menu = QMenu(self)
-            menu.addAction(self.actions_[Verb.NEW])
-            menu.exec(self.table.viewport().mapToGlobal(position))
-            return
-        menu = self.build_context_menu()
+        menu = self.build_context_menu(on_a_task=self.table.indexAt(position).isValid())
         menu.exec(self.table.viewport().mapToGlobal(position))
 
-    def build_context_menu(self) -> QMenu:
-        menu = QMenu(self)
-        add_verb_groups(menu, self.actions_)
-        pause_for = pause_for_menu(menu, self.commands, self._safely)
-        pause_for.setEnabled(self.actions_[Verb.PAUSE].isEnabled())
-        menu.insertMenu(self.actions_[Verb.RESUME], pause_for)
-        return menu
+    def build_context_menu(self, *, on_a_task: bool = True) -> QMenu:
+        return context_menu(self, self.actions_, self.commands, self._safely, on_a_task=on_a_task)
 
     def close_for_quit(self) -> None:
         """Close for good (the app is quitting), past ``intercept_close``."""

@@ -75,9 +75,10 @@ def test_editing_a_task_keeps_what_it_had(qtbot: QtBot) -> None:
         first_run_at=NOW,
         recurrence=Every(timedelta(hours=1)),
         spread=Spread(timedelta(minutes=10)),
-        conditions=RunConditions(network=True, idle_for=timedelta(minutes=5)),
+        conditions=RunConditions(network=True, idle_for=timedelta(minutes=5), stop_when_unmet=True),
     )
     dialog = _dialog(qtbot, spec=stored)
+    assert dialog.rules.stop_when_unmet.isChecked()
     assert dialog.rules.is_expanded()
     assert dialog.rules.network.isChecked() and dialog.rules.idle.isChecked()
     assert dialog.rules.idle_for.text() == "5m"
@@ -168,3 +169,18 @@ def test_the_spread_says_when_runs_start(qtbot: QtBot) -> None:
     assert (
         editor.spread_note.message() == f"Each run starts {format_duration(offset)} after its time"
     )
+
+
+def test_stop_if_a_condition_ends_needs_a_condition(qtbot: QtBot) -> None:
+    dialog = _dialog(qtbot)
+    fill_minimum(qtbot, dialog)
+    rules = dialog.rules
+    rules.set_expanded(True)
+    assert not rules.stop_when_unmet.isEnabled()  # nothing to end yet
+    rules.network.setChecked(True)
+    assert rules.stop_when_unmet.isEnabled()
+    rules.stop_when_unmet.setChecked(True)
+
+    spec = accept(qtbot, dialog)
+
+    assert spec.conditions == RunConditions(network=True, stop_when_unmet=True)
