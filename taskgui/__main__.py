@@ -21,13 +21,15 @@ def run_gui(argv: list[str]) -> int:
     return open_window(argv)
 
 
-def run_daemon(database: Path | str, workers: int, reset_corrupt: bool, node: str | None) -> int:
+def run_daemon(
+    database: Path | str, workers: int, reset_corrupt: bool, node: str | None, tags: list[str]
+) -> int:
     """``taskgui daemon``: the schedule of ``database`` without a window; a DSN (str):
     this machine as a node of that shared schedule."""
     if isinstance(database, str):
         from taskgui.app.cluster_daemon import run_cluster_daemon  # noqa: PLC0415
 
-        return run_cluster_daemon(database, workers, node)
+        return run_cluster_daemon(database, workers, node, tags)
     from taskgui.app.daemon import run_daemon as run  # noqa: PLC0415 - QtCore
 
     return run(database, workers, reset_corrupt)

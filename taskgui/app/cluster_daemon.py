@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication
 
@@ -38,7 +39,9 @@ def node_name(explicit: str | None) -> str:
     return default_node_name()
 
 
-def run_cluster_daemon(dsn: str, workers: int, node: str | None = None) -> int:
+def run_cluster_daemon(
+    dsn: str, workers: int, node: str | None = None, tags: Sequence[str] = ()
+) -> int:
     """Run as a node of the schedule at ``dsn`` until SIGINT/SIGTERM; the exit code."""
     log_file = configure_logging()
     clock = SystemClock()
@@ -50,7 +53,9 @@ def run_cluster_daemon(dsn: str, workers: int, node: str | None = None) -> int:
         print(f"taskgui: error: {error}", file=sys.stderr)
         log.error("the daemon could not start: %s", error, extra={"file_only": True})
         return 1
-    service = ClusterNodeService(repository, clock, node=name, version=__version__, workers=workers)
+    service = ClusterNodeService(
+        repository, clock, node=name, version=__version__, workers=workers, tags=tags
+    )
     service.stopped.connect(app.quit)
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE, "taskgui daemon was stopped"))
     try:

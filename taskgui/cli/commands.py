@@ -141,7 +141,7 @@ def cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
         raise OperationFailedError("this taskgui has no daemon to start")
     dsn = shared_dsn(args.db)  # a shared schedule: this machine becomes one of its nodes
     database: Path | str = ctx.database if dsn is None else dsn
-    return ctx.daemon(database, args.workers, ctx.reset_corrupt, args.node)
+    return ctx.daemon(database, args.workers, ctx.reset_corrupt, args.node, args.node_tag)
 
 
 def cmd_export(args: argparse.Namespace, ctx: Context) -> int:

@@ -18,9 +18,9 @@ from taskgui.store.sqlite.repository import SqliteRepository
 PROG = "taskgui"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-# (database file or DSN, workers, reset_corrupt, node name) -> exit status of
-# ``taskgui daemon``
-DaemonLauncher = Callable[[Path | str, int, bool, str | None], int]
+# (database file or DSN, workers, reset_corrupt, node name, node tags) -> exit status
+# of ``taskgui daemon``
+DaemonLauncher = Callable[[Path | str, int, bool, str | None, list[str]], int]
 # (database, now, reset_corrupt) -> the open repository, and where a damaged file went
 OpenStore = Callable[[Path, datetime, bool], tuple[SqliteRepository, Path | None]]
 

@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         "daemon",
         "Run the schedule without a window, until interrupted.",
         "taskgui daemon\ntaskgui --db ~/jobs.sqlite3 daemon --workers 8\n"
-        "taskgui --db postgresql://me@db/taskgui daemon --node backup-box",
+        "taskgui --db postgresql://me@db/taskgui daemon --node backup-box --node-tag disk",
     )
     daemon.add_argument(
         "--workers",
@@ -183,6 +183,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="on a shared (postgresql://) schedule: this node's name "
         "(default $TASKGUI_NODE, else user@host)",
+    )
+    daemon.add_argument(
+        "--node-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="on a shared schedule: a tag of this node (tasks added with --on-tag TAG run "
+        "only on nodes that have it); repeat for several",
     )
     daemon.set_defaults(handler=handlers.cmd_daemon, runs_shared_schedule=True)
 

@@ -156,6 +156,7 @@ def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
             "clock_offset_ms": round(node.clock_offset_ms, 1),
             "clock_off": abs(node.clock_offset_ms) > CLOCK_WARNING_MS,
             "answering": node.alive,
+            "tags": list(node.tags),
         }
         for node in listed
     ]

@@ -87,7 +87,13 @@ _retry_text = values.retry_text
 
 def _rules_text(spec: TaskSpec) -> str | None:
     # Most tasks have neither: skip building JSON only to find it empty.
-    if spec.spread is None and spec.conditions is NO_CONDITIONS and spec.paused_until is None:
+    if (
+        spec.spread is None
+        and spec.conditions is NO_CONDITIONS
+        and spec.paused_until is None
+        and spec.on_node is None
+        and spec.on_tag is None
+    ):
         return None
     return rules.rules_text(spec)
 

@@ -178,7 +178,10 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_NO_RULES: dict[str, Any] = {"spread": None, "conditions": NO_CONDITIONS, "paused_until": None}
+_RULE_KEYS = ("spread", "conditions", "paused_until", "on_node", "on_tag")
+_NO_RULES: dict[str, Any] = dict(
+    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, None), strict=True)
+)
 
 
 def _decode_rules(text: str) -> Rules:
@@ -240,8 +243,7 @@ class RowDecoder:
         """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
         if text is None:
             return _NO_RULES
-        spread, conditions, until = self._memo.get("rules", text, _decode_rules)
-        return {"spread": spread, "conditions": conditions, "paused_until": until}
+        return dict(zip(_RULE_KEYS, self._memo.get("rules", text, _decode_rules), strict=True))
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -356,6 +358,8 @@ class RowDecoder:
             spread=None,
             conditions=NO_CONDITIONS,
             paused_until=None,
+            on_node=None,
+            on_tag=None,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

@@ -59,12 +59,22 @@ class Nodes:
     processes: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
     files: list[Any] = field(default_factory=list)
 
-    def start(self, name: str, workers: int = 4) -> None:
+    def start(self, name: str, workers: int = 4, *extra: str) -> None:
         home = self.tmp / f"home-{name}"
         stderr = (self.tmp / f"{name}.stderr").open("w")
         self.files.append(stderr)
         self.processes[name] = subprocess.Popen(
-            [*TASKGUI, "--db", self.dsn, "daemon", "--node", name, "--workers", str(workers)],
+            [
+                *TASKGUI,
+                "--db",
+                self.dsn,
+                "daemon",
+                "--node",
+                name,
+                "--workers",
+                str(workers),
+                *extra,
+            ],
             cwd=ROOT,
             env=_environ(home),
             stdout=subprocess.DEVNULL,

@@ -5,6 +5,8 @@
                  "idle_seconds": null, "stop_when_unmet": false,
                  "give_up_after_seconds": null}
     paused_until "2026-12-01T15:00:00+00:00"   (a pause for a while: when it ends)
+    on_node     "backup-box"   (a shared schedule: run only on this node)
+    on_tag      "disk"         (a shared schedule: run only on a node with this tag)
 
 A task without them has ``null`` for both (and the store no text at all), so every
 task written before they existed reads the same. In the store both sit in one
@@ -32,7 +34,7 @@ CONDITION_KEYS = (
     "stop_when_unmet",
     "give_up_after_seconds",
 )
-RULES_KEYS = ("v", "spread", "conditions", "paused_until")
+RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_node", "on_tag")
 
 
 def spread_json(spread: Spread | None) -> dict[str, Any] | None:
@@ -102,11 +104,17 @@ def rules_text(spec: TaskSpec) -> str | None:
     spread = spread_json(spec.spread)
     conditions = conditions_json(spec.conditions)
     until = paused_until_json(spec.paused_until)
-    if spread is None and conditions is None and until is None:
+    pinned = spec.on_node is not None or spec.on_tag is not None
+    if spread is None and conditions is None and until is None and not pinned:
         return None
     value: dict[str, Any] = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
     if until is not None:
         value["paused_until"] = until
+    # Where it may run on a shared schedule (a claim reads these two keys in SQL).
+    if spec.on_node is not None:
+        value["on_node"] = spec.on_node
+    if spec.on_tag is not None:
+        value["on_tag"] = spec.on_tag
     return json.dumps(value, separators=(",", ":"))
 
 
@@ -119,13 +127,14 @@ def decode_paused_until(fields: Fields) -> datetime | None:
     return None if until is None else until.astimezone(UTC)
 
 
-Rules = tuple[Spread | None, RunConditions, datetime | None]
+Rules = tuple[Spread | None, RunConditions, datetime | None, str | None, str | None]
 
 
 def decode_rules_text(text: str | None) -> Rules:
-    """A ``rules`` column back; FieldError naming the field at fault."""
+    """A ``rules`` column back (spread, conditions, pause end, node, node tag);
+    FieldError naming the field at fault."""
     if text is None:
-        return None, NO_CONDITIONS, None
+        return None, NO_CONDITIONS, None, None, None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -136,4 +145,6 @@ def decode_rules_text(text: str | None) -> Rules:
         decode_spread(fields.get("spread", None), "rules.spread"),
         decode_conditions(fields.get("conditions", None), "rules.conditions"),
         decode_paused_until(fields),
+        fields.text("on_node", None, nullable=True),
+        fields.text("on_tag", None, nullable=True),
     )

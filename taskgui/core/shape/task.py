@@ -5,7 +5,8 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions" and "paused_until" when set: ``shape.rules``)
+          (+ "spread", "conditions", "paused_until", "on_node" and "on_tag" when
+          set: ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -71,6 +72,8 @@ TASK_KEYS = (
     "spread",
     "conditions",
     "paused_until",
+    "on_node",
+    "on_tag",
 )
 RUN_KEYS = (
     "id",
@@ -133,6 +136,10 @@ def task_json(
         value["conditions"] = conditions
     if spec.paused_until is not None:
         value["paused_until"] = moment(spec.paused_until)
+    if spec.on_node is not None:
+        value["on_node"] = spec.on_node
+    if spec.on_tag is not None:
+        value["on_tag"] = spec.on_tag
     return value
 
 
@@ -235,6 +242,8 @@ class TaskDecoder:
         spread = decode_spread(fields.get("spread", None))
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
+        on_node = fields.text("on_node", None, nullable=True)
+        on_tag = fields.text("on_tag", None, nullable=True)
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -260,6 +269,8 @@ class TaskDecoder:
                 spread=spread,
                 conditions=conditions,
                 paused_until=paused_until,
+                on_node=on_node,
+                on_tag=on_tag,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),
@@ -267,6 +278,8 @@ class TaskDecoder:
                 ("timeout_seconds", lambda: alone(timeout=timeout)),
                 ("concurrency_key", lambda: alone(concurrency_key=key)),
                 ("misfire_grace_seconds", lambda: alone(misfire_grace=grace)),
+                ("on_node", lambda: alone(on_node=on_node)),
+                ("on_tag", lambda: alone(on_tag=on_tag)),
             ],
         )
         return spec, state

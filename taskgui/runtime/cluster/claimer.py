@@ -139,7 +139,8 @@ class Claimer(QObject):
     @service_slot
     def _on_pool_run_completed(self, run_id: int, report: object) -> None:
         assert isinstance(report, RunReport)
-        if self._going.pop(run_id, None) is None:
+        claimed = self._going.pop(run_id, None)
+        if claimed is None:
             return
         self._cancelled.discard(run_id)
         outcome, result = report.outcome, report.result
@@ -149,6 +150,16 @@ class Claimer(QObject):
         # Its real start, by the runner's clock (this slot may run a while after it).
         took = None if report.began is None else self._clock.monotonic() - report.began
         self._unsaved[run_id] = (outcome, self._clock.now(), result, took)
+        if outcome is not RunOutcome.SUCCEEDED:  # a line in the log, as a daemon's runs have
+            log.warning(
+                "node %s: run %d of task %d (attempt %d) %s: %s",
+                self._runs.node,
+                run_id,
+                claimed.task_id,
+                claimed.attempt,
+                outcome.value,
+                result.error or "no reason given",
+            )
         self._save()
         if self.stopping_because is None:
             try:

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from taskgui.control.operations import Operations
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
-from taskgui.core.events import Event
+from taskgui.core.events import Event, RunDispatched
 from taskgui.core.status import RunId
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import Lease
@@ -160,7 +160,14 @@ class Leader:
 
     def _commit(self, lease: Lease, events: list[Event], now: datetime) -> bool:
         node = self._runs.node
-        if self._repository.apply_fenced(events, now, node=node, epoch=lease.epoch):
+        pins: dict[int, tuple[str | None, str | None]] = {}
+        engine = self.engine
+        for event in events:  # where each run may go: its task's pin, carried by the run
+            if isinstance(event, RunDispatched) and engine is not None:
+                spec = engine.snapshot(event.run.task_id).spec
+                if spec.on_node is not None or spec.on_tag is not None:
+                    pins[spec.id] = (spec.on_node, spec.on_tag)
+        if self._repository.apply_fenced(events, now, node=node, epoch=lease.epoch, pins=pins):
             return True
         log.info("node %s: a dispatch was fenced off; the schedule is read again", node)
         self.drop()

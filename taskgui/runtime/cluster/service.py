@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Sequence
 from datetime import datetime
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
@@ -64,6 +65,7 @@ class ClusterNodeService(QObject):
         node: str,
         version: str,
         workers: int = DEFAULT_WORKERS,
+        tags: Sequence[str] = (),
         times: NodeTimes | None = None,
         kill_grace: float = 5.0,
         rng: random.Random | None = None,
@@ -75,7 +77,7 @@ class ClusterNodeService(QObject):
         self._clock = clock
         self.node = node
         session = repository.session
-        self.cluster = Cluster(session, node)
+        self.cluster = Cluster(session, node, tags)
         self._runs = SharedRuns(session, node)
         self.times = times or NodeTimes()
         self.loop = NodeLoop(

@@ -127,7 +127,7 @@ class PostgresRepository(PostgresReads):
                     "over); nothing was changed: try again"
                 )
             return
-        self._write(events, now, results, None)
+        self._write(events, now, results, None, {})
 
     def apply_fenced(
         self,
@@ -137,6 +137,7 @@ class PostgresRepository(PostgresReads):
         node: str,
         epoch: int,
         results: Mapping[RunId, RunResult] | None = None,
+        pins: Mapping[TaskId, tuple[str | None, str | None]] | None = None,
     ) -> bool:
         """As a shared schedule's leader: ``apply``, only while ``node`` leads with
         fencing token ``epoch`` (read FOR SHARE in the same transaction, so a takeover
@@ -144,13 +145,14 @@ class PostgresRepository(PostgresReads):
 
         A run is dispatched with its epoch, priority and key, for any node to claim; an
         occurrence some dispatch already committed (``runs_once``) rolls the whole
-        transaction back. False when nothing was written: the caller's engine no longer
-        matches the store and is rebuilt from it.
+        transaction back. ``pins``: the (node, tag) a task's runs are kept for. False
+        when nothing was written: the caller's engine no longer matches the store and is
+        rebuilt from it.
         """
         if not events:
             return True
         try:
-            self._write(events, now, results, (node, epoch))
+            self._write(events, now, results, (node, epoch), pins or {})
         except _FencedError:
             return False
         return True
@@ -161,6 +163,7 @@ class PostgresRepository(PostgresReads):
         now: datetime,
         results: Mapping[RunId, RunResult] | None,
         fence: tuple[str, int] | None,
+        pins: Mapping[TaskId, tuple[str | None, str | None]],
     ) -> None:
         changed = [event.task.spec for event in events if isinstance(event, TaskChanged)]
         refusal = _refusal(changed)
@@ -174,7 +177,7 @@ class PostgresRepository(PostgresReads):
                 raise _FencedError
             for event in events:
                 if fence is not None and isinstance(event, RunDispatched):
-                    _dispatch_fenced(connection, event, fence[1], dispatched)
+                    _dispatch_fenced(connection, event, fence[1], pins, dispatched)
                 else:
                     self._apply_one(connection, event, now_us, results, dispatched)
         # Known only once committed: a rolled-back dispatch has no row.
@@ -353,13 +356,14 @@ def _dispatch_fenced(
     connection: Connection[Any],
     event: RunDispatched,
     epoch: int,
+    pins: Mapping[TaskId, tuple[str | None, str | None]],
     dispatched: list[tuple[RunId, int]],
 ) -> None:
     ticket = event.run
     row = connection.execute(
         "INSERT INTO runs (task_id, attempt, kind, scheduled_at, started_at, epoch, priority, "
-        "concurrency_key) SELECT t.id, %s, %s, %s, %s, %s, t.priority, t.concurrency_key "
-        "FROM tasks t WHERE t.id = %s "
+        "concurrency_key, on_node, on_tag) SELECT t.id, %s, %s, %s, %s, %s, t.priority, "
+        "t.concurrency_key, %s, %s FROM tasks t WHERE t.id = %s "
         "ON CONFLICT (task_id, kind, scheduled_at, attempt) WHERE missed IS NULL "
         "DO NOTHING RETURNING id",
         (
@@ -368,6 +372,7 @@ def _dispatch_fenced(
             codec.to_us(ticket.scheduled_at),
             codec.to_us(ticket.dispatched_at),
             epoch,
+            *(pins.get(ticket.task_id) or (None, None)),
             ticket.task_id,
         ),
     ).fetchone()

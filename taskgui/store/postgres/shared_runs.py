@@ -96,11 +96,13 @@ class SharedRuns:
     # ------------------------------------------------------------- leader
 
     def capacity(self, dead_after: timedelta) -> int:
-        """Free workers on the nodes that answer, less the runs open (claimed or not)."""
+        """Free workers on the nodes that answer, less the runs open (claimed, or free
+        for any node: a run pinned to a node that is away waits without a worker)."""
         rows = self._session.query(
             "SELECT (SELECT coalesce(sum(workers), 0) FROM nodes WHERE stopped_at IS NULL "
             "AND last_heartbeat > clock_timestamp() - %s) - "
-            "(SELECT count(*) FROM runs WHERE outcome IS NULL)",
+            "(SELECT count(*) FROM runs WHERE outcome IS NULL AND (node IS NOT NULL "
+            "OR (on_node IS NULL AND on_tag IS NULL)))",
             (dead_after,),
         )
         return max(0, int(rows[0][0]))

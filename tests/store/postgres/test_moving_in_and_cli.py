@@ -126,6 +126,7 @@ def test_nodes_lists_every_field(tmp_path: Path, dsn: str) -> None:
         "clock_offset_ms",
         "clock_off",
         "answering",
+        "tags",
     }
     assert row["clock_off"] is False and result.stderr == ""
     assert (row["name"], row["leader"], row["pid"], row["host"], row["running"]) == (
