@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.engine import policies
 from taskgui.core.engine.base import DEFAULT_RUN_ALL_LIMIT
+from taskgui.core.engine.carry_on import CarriedRun, CarryingOn
 from taskgui.core.engine.deferred import DeferredTasks
-from taskgui.core.engine.dispatch import Dispatching
 from taskgui.core.engine.entry import TaskEntry as _Entry
 from taskgui.core.engine.queues import TimeKey
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
@@ -62,21 +62,7 @@ __all__ = ["DEFAULT_RUN_ALL_LIMIT", "CarriedRun", "Engine"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CarriedRun:
-    """A run of a shared schedule that was dispatched before this engine led (see
-    ``Engine.load``): ``ref`` is the caller's name for it (the store's row id);
-    ``outcome`` is None while it goes on."""
-
-    ref: int
-    attempt: int
-    kind: SlotKind
-    scheduled_at: datetime
-    dispatched_at: datetime
-    outcome: RunOutcome | None = None
-
-
-class Engine(Dispatching):
+class Engine(CarryingOn):
     """Decides what runs when. See the module docstring for the design."""
 
     # ----------------------------------------------------------------- queries
@@ -233,37 +219,6 @@ class Engine(Dispatching):
                 self._queue(entry)
             events.append(TaskChanged(self._snapshot(entry)))
         return events
-
-    def _carry_on(
-        self, entry: _Entry, runs: Sequence[CarriedRun], now: datetime, events: list[Event]
-    ) -> None:
-        """A task stored as running whose runs another node may still run (see load)."""
-        going = [run for run in runs if run.outcome is None]
-        if not going:  # its runs all ended: the latest one's outcome decides
-            entry.attempt = max(entry.attempt, 1)
-            outcome = runs[-1].outcome if runs else RunOutcome.INTERRUPTED
-            self._after_run(entry, outcome or RunOutcome.INTERRUPTED, now, events)
-        for run in going:
-            ticket = RunTicket(
-                run_id=next(self._run_ids),
-                task_id=entry.spec.id,
-                attempt=run.attempt,
-                kind=run.kind,
-                scheduled_at=run.scheduled_at,
-                dispatched_at=run.dispatched_at,
-            )
-            entry.add_run(ticket)
-            self._runs[ticket.run_id] = ticket
-            self.carried_ids[run.ref] = ticket.run_id
-            entry.attempt = max(entry.attempt, run.attempt)
-            key = entry.spec.concurrency_key
-            if key is not None:
-                self._queues.acquire_key(key)
-                self._run_keys[ticket.run_id] = key
-        # Its next occurrence was planned when the run was dispatched.
-        if self._should_queue(entry) and entry.spec.id not in self._time:
-            self._queue(entry)
-        events.append(TaskChanged(self._snapshot(entry)))
 
     # ------------------------------------------------------ changing the set
 
