@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from taskgui.cli.main import main as run_cli
+from taskgui.core.wake import WakePolicy
 
 
 def run_gui(argv: list[str]) -> int:
@@ -22,17 +23,23 @@ def run_gui(argv: list[str]) -> int:
 
 
 def run_daemon(
-    database: Path | str, workers: int, reset_corrupt: bool, node: str | None, tags: list[str]
+    database: Path | str,
+    workers: int,
+    reset_corrupt: bool,
+    on_wake: WakePolicy | None = None,
+    *,
+    node: str | None = None,
+    tags: list[str] | None = None,
 ) -> int:
     """``taskgui daemon``: the schedule of ``database`` without a window; a DSN (str):
     this machine as a node of that shared schedule."""
     if isinstance(database, str):
         from taskgui.app.cluster_daemon import run_cluster_daemon  # noqa: PLC0415
 
-        return run_cluster_daemon(database, workers, node, tags)
+        return run_cluster_daemon(database, workers, node, tags or [])
     from taskgui.app.daemon import run_daemon as run  # noqa: PLC0415 - QtCore
 
-    return run(database, workers, reset_corrupt)
+    return run(database, workers, reset_corrupt, on_wake=on_wake)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

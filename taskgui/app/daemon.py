@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtDBus import QDBusConnection
 
 from taskgui.app.logs import configure_logging
 from taskgui.app.notifications import OutsideNotifications
@@ -26,10 +27,13 @@ from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import SystemClock
 from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
+from taskgui.core.wake import WakePolicy
 from taskgui.runtime.conditions.monitor import ConditionMonitor
+from taskgui.runtime.conditions.sleep_watch import SleepWatch
 from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import SchedulerService
+from taskgui.runtime.wake_settings import read_wake_policy
 from taskgui.store.errors import ForeignDatabaseError
 from taskgui.store.private_folders import make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock
@@ -46,8 +50,17 @@ def _start_failed(error: TaskguiError) -> int:
     return 1
 
 
-def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: bool = False) -> int:
-    """Run the schedule of ``db_path`` headless until SIGINT/SIGTERM; return the exit code."""
+def run_daemon(
+    db_path: Path,
+    workers: int = DEFAULT_WORKERS,
+    reset_corrupt: bool = False,
+    *,
+    on_wake: WakePolicy | None = None,
+) -> int:
+    """Run the schedule of ``db_path`` headless until SIGINT/SIGTERM; return the exit code.
+
+    ``on_wake``: the global wake-up policy (None: the one in the settings); nobody
+    can answer "ask" here, so it spreads."""
     log_file = configure_logging()
     clock = SystemClock()
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
@@ -69,12 +82,15 @@ def run_daemon(db_path: Path, workers: int = DEFAULT_WORKERS, reset_corrupt: boo
     lock.record_files(repository.files)
     service = SchedulerService(repository, clock, workers=workers)
     service.watch_conditions(ConditionMonitor.of_this_machine())
+    notify_settings = NotifySettings.for_user()
+    service.set_wake_policy(on_wake or read_wake_policy(notify_settings.store), can_ask=False)
+    service.watch_sleep(SleepWatch(QDBusConnection.systemBus()))
     # The service logs every error it reports (error_occurred is for a window to show
     # them): logging them here too wrote each one twice.
     # No window: failures go to the log. Kept in a name for the whole run, because Qt
     # holds the slots of a plain object only as long as the object lives.
     run_log = RunLog(service, service.task, log)
-    outside = OutsideNotifications(service, clock, NotifySettings.for_user())  # webhook, mail
+    outside = OutsideNotifications(service, clock, notify_settings)  # webhook, mail
     service.stopped.connect(app.quit)
     lost: list[str] = []  # the database file went away: stop, and exit 1 with why
     service.store_lost.connect(lost.append)

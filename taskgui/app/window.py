@@ -37,6 +37,7 @@ from taskgui.app.logs import configure_logging
 from taskgui.app.notifications import outside_dispatcher
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.app.quitting import HANDOVER_REASON, QUIT_REASON, shut_down
+from taskgui.app.wake import ask_on_wake, follow_wake_ups
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT
 from taskgui.core.errors import TaskguiError
@@ -143,6 +144,7 @@ def _session(
         log_file=str(log_file) if log_file else "",
         schedule_owner=owner,
     )
+    ask_on_wake(service, window)  # "14 runs were missed while the computer slept"
     tray_available = QSystemTrayIcon.isSystemTrayAvailable()
     notifier = None
     if not tray_available:
@@ -199,6 +201,7 @@ def _start_service(
     """The scheduler over ``repository``, started (its recovery done)."""
     service = SchedulerService(repository, clock, workers=settings.workers)
     service.watch_conditions(ConditionMonitor.of_this_machine())
+    follow_wake_ups(service, settings)
     service.loaded.connect(
         partial(_on_schedule_loaded, repository), Qt.ConnectionType.SingleShotConnection
     )
@@ -264,6 +267,7 @@ class Takeover:
         self.local = local
         self._remote.shutdown()
         shell.adopt(local.service)
+        ask_on_wake(local.service, window)
         log.info("this window now runs %s", self._path)
 
     def _take(self) -> _LocalSchedule | None:

@@ -24,6 +24,7 @@ from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
 from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
+from taskgui.core.wake import WakePolicy, parse_wake_policy
 from taskgui.system.local_zone import local_zone_name
 
 
@@ -66,6 +67,14 @@ def datetime_arg(text: str) -> datetime:
             f"{_quoted(text)} is too close to the ends of the calendar; give a time between "
             "the years 1970 and 9998"
         ) from None
+
+
+def wake_arg(text: str) -> WakePolicy:
+    """An argparse type for ``now``, ``ask``, ``spread:10m``."""
+    try:
+        return parse_wake_policy(text)
+    except InvalidTaskError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def notify_arg(text: str) -> NotifyRule:
@@ -194,6 +203,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="when to tell you: on-failure, after:N (failures in a row), on-recovery, "
         "on-give-up or never (default: the rule in Settings, on-give-up)",
     )
+    run.add_argument(
+        "--on-wake",
+        type=wake_arg,
+        metavar="POLICY",
+        help="after a sleep with many runs due at once: now, spread:DURATION "
+        "(spread:10m) or ask (default: the policy in Settings or the daemon's --on-wake)",
+    )
 
 
 # -------------------------------------------------------------------- the spec
@@ -230,6 +246,7 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
         misfire_grace=args.grace if args.grace is not None else DEFAULT_MISFIRE_GRACE,
         paused=args.paused,
         notify=getattr(args, "notify", None),
+        on_wake=getattr(args, "on_wake", None),
         spread=_spread(args),
         conditions=_conditions(args),
     )

@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
 from taskgui.cli.change_rules import pause_end, unchanged_note
-from taskgui.cli.context import EXIT_OK, Context, OperationFailedError, note, print_json
+from taskgui.cli.context import (
+    EXIT_OK,
+    Context,
+    OperationFailedError,
+    UsageError,
+    note,
+    print_json,
+)
 from taskgui.cli.database import client, exists, open_database, reader, scheduled
 from taskgui.cli.shared_schedule import shared_dsn
 from taskgui.core.errors import TaskNotFoundError
@@ -132,6 +140,25 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
     return EXIT_OK
 
 
+def cmd_edit(args: argparse.Namespace, ctx: Context) -> int:
+    """Change the task's own notification rule or wake-up policy ("default": none)."""
+    if args.notify is None and args.on_wake is None:
+        raise UsageError("say what to change: --notify RULE and/or --on-wake POLICY")
+    if not exists(ctx.database):
+        raise TaskNotFoundError(args.id)
+    with open_database(ctx) as repository:
+        spec = repository.get(args.id).spec
+        if args.notify is not None:
+            spec = replace(spec, notify=None if args.notify == "default" else args.notify)
+        if args.on_wake is not None:
+            spec = replace(spec, on_wake=None if args.on_wake == "default" else args.on_wake)
+        client(ctx, repository).update_task(spec)
+    notify = spec.notify.text if spec.notify else "default"
+    on_wake = spec.on_wake.text if spec.on_wake else "default"
+    print(f"task {args.id} changed: notify {notify}, on wake {on_wake}")
+    return EXIT_OK
+
+
 def _set_aside(repository: TaskRepository, task_id: int) -> bool:
     return any(task.task_id == task_id for task in repository.quarantined())
 
@@ -141,7 +168,9 @@ def cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
         raise OperationFailedError("this taskgui has no daemon to start")
     dsn = shared_dsn(args.db)  # a shared schedule: this machine becomes one of its nodes
     database: Path | str = ctx.database if dsn is None else dsn
-    return ctx.daemon(database, args.workers, ctx.reset_corrupt, args.node, args.node_tag)
+    return ctx.daemon(
+        database, args.workers, ctx.reset_corrupt, args.on_wake, node=args.node, tags=args.node_tag
+    )
 
 
 def cmd_export(args: argparse.Namespace, ctx: Context) -> int:

@@ -7,20 +7,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from taskgui.cli import output as cli_format
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.terminal_text import visible
+from taskgui.core.wake import WakePolicy
 from taskgui.store.sqlite.repository import SqliteRepository
 
 PROG = "taskgui"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-# (database file or DSN, workers, reset_corrupt, node name, node tags) -> exit status
-# of ``taskgui daemon``
-DaemonLauncher = Callable[[Path | str, int, bool, str | None, list[str]], int]
+
+class DaemonLauncher(Protocol):
+    """Runs ``taskgui daemon`` and returns its exit status: a database file, or a DSN
+    (this machine as a node of that shared schedule, named ``node``, with ``tags``)."""
+
+    def __call__(
+        self,
+        database: Path | str,
+        workers: int,
+        reset_corrupt: bool,
+        on_wake: WakePolicy | None = None,
+        *,
+        node: str | None = None,
+        tags: list[str] | None = None,
+    ) -> int: ...
+
+
 # (database, now, reset_corrupt) -> the open repository, and where a damaged file went
 OpenStore = Callable[[Path, datetime, bool], tuple[SqliteRepository, Path | None]]
 

@@ -103,6 +103,7 @@ _WAIT_WORDS = {
     WaitReason.UNMETERED.value: "metered connection",
     WaitReason.IDLE.value: "user active",
     WaitReason.UNCHECKABLE.value: "condition cannot be checked here",
+    WaitReason.WAKE_ANSWER.value: "an answer at the window (after a sleep)",
     PAUSED: "paused",
     NO_SCHEDULER: "no scheduler",
 }
@@ -194,6 +195,7 @@ def task_json(snapshot: TaskSnapshot, waiting: str | None = None) -> dict[str, A
         "misfire": spec.misfire.value,
         "misfire_grace_seconds": spec.misfire_grace.total_seconds(),
         "notify": spec.notify.text if spec.notify else None,
+        "on_wake": spec.on_wake.text if spec.on_wake else None,
         # The task's definition in its one shape, exact to the microsecond: what an
         # export file holds, and what 'taskgui import' reads back.
         "definition": definition,
@@ -314,6 +316,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None
         ("spread", spec.spread.describe() if spec.spread else NONE_TEXT),
         ("conditions", _conditions_text(spec) or NONE_TEXT),
         ("notify", spec.notify.text if spec.notify else "default (Settings)"),
+        ("on wake", spec.on_wake.text if spec.on_wake else "default (Settings)"),
         ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),
         ("last run", local(status.last_run_at)),
     ]

@@ -14,7 +14,13 @@ from taskgui import __version__
 from taskgui.cli import commands as handlers
 from taskgui.cli import shared_schedule
 from taskgui.cli import transfer as cli_transfer
-from taskgui.cli.add_arguments import add_arguments, datetime_arg, duration_arg
+from taskgui.cli.add_arguments import (
+    add_arguments,
+    datetime_arg,
+    duration_arg,
+    notify_arg,
+    wake_arg,
+)
 from taskgui.cli.context import PROG, UsageError
 from taskgui.core.defaults import DEFAULT_WORKERS
 from taskgui.core.operation import Op
@@ -88,6 +94,19 @@ def _id_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", type=positive_int, metavar="ID", help="the task's id (see 'list')")
 
 
+DEFAULT_WORD = "default"
+
+
+def _or_default(parse: Callable[[str], object]) -> Callable[[str], object]:
+    """``parse``, or the word ``default`` (follow the global setting again)."""
+
+    def parse_or_default(text: str) -> object:
+        return DEFAULT_WORD if text.strip().lower() == DEFAULT_WORD else parse(text)
+
+    parse_or_default.__name__ = getattr(parse, "__name__", "value")
+    return parse_or_default
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, with an example or two under every command's --help."""
     parser = _Parser(
@@ -147,6 +166,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     history.set_defaults(handler=handlers.cmd_history)
 
+    editing = _command(
+        commands,
+        "edit",
+        "Change a task's notification rule or wake-up policy.",
+        "taskgui edit 7 --notify after:3\ntaskgui edit 7 --on-wake spread:20m\n"
+        "taskgui edit 7 --notify default --on-wake default",
+    )
+    _id_argument(editing)
+    editing.add_argument(
+        "--notify",
+        type=_or_default(notify_arg),
+        metavar="RULE",
+        help="on-failure, after:N, on-recovery, on-give-up, never, or default (Settings')",
+    )
+    editing.add_argument(
+        "--on-wake",
+        type=_or_default(wake_arg),
+        metavar="POLICY",
+        help="now, spread:DURATION, ask, or default (the global policy)",
+    )
+    editing.set_defaults(handler=handlers.cmd_edit)
+
     for name, (op, summary, done) in _CHANGES.items():
         example = f"taskgui {name} 7"
         if op is Op.PAUSE:
@@ -177,6 +218,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=bounded_int(MAX_WORKERS),
         default=DEFAULT_WORKERS,
         help=f"how many tasks may run at once (default {DEFAULT_WORKERS})",
+    )
+    daemon.add_argument(
+        "--on-wake",
+        type=wake_arg,
+        metavar="POLICY",
+        help="after a sleep, the runs due at once: now, spread:DURATION (spread:10m) or "
+        "ask (nobody answers a daemon: it spreads); default: the window's Settings, "
+        "else spread:10m",
     )
     daemon.add_argument(
         "--node",

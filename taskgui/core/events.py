@@ -95,6 +95,17 @@ class SkipReason(StrEnum):
     MISFIRE = "misfire"  # found late (sleep, downtime, clock jump); policy said skip/coalesce
     OVERLAP = "overlap"  # the previous run was still going; overlap policy said skip
     CONDITION = "condition"  # its run conditions did not hold before it gave up waiting
+    WAKE = "wake"  # due while the computer slept; a person chose Skip (core/wake.py)
+
+
+# Why a missed record says it was missed: written with it by every store, so one table
+# (PostgreSQL's own copy once lacked "condition" and failed on such a skip).
+SKIP_WHY = {
+    SkipReason.MISFIRE: "taskgui was not running, the machine slept, or the clock jumped",
+    SkipReason.OVERLAP: "the previous run was still going",
+    SkipReason.CONDITION: "its run conditions did not hold in time",
+    SkipReason.WAKE: "due while the computer slept; skipped when it woke",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,23 +11,27 @@ settings") from five, the ones people ask every scheduler for:
 * ``never``.
 
 Quiet hours hold every notification back during a span of local wall-clock time
-(possibly across midnight); a snooze holds back one task's until a time. Both drop the
-notification rather than queue it: what happened is in the history either way, and a
-pile of stale news at 07:00 is what quiet hours are meant to avoid.
+(possibly across midnight); what they held is told once when they end, as one summary
+(``Trigger.HELD``; the relay keeps it): not a pile of stale news at 07:00, and not
+silence either. A snooze holds back one task's until a time and drops it: the person
+asked not to hear about that task, and its history has it.
 
 Everything here is pure: ``NotifyGate`` keeps the streaks and snoozes, and is told the
-time by its caller. Streaks live in memory, so the first run after a start begins a new
-count (the rule "after:3" then needs three failures seen by this process).
+time by its caller. A streak survives a restart: the first attempt of a task this
+process judges has its streak counted from the task's history first
+(``failure_streak``), so "after:3" counts failures before the restart too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from datetime import time as wall_time
 from enum import StrEnum
 
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.states import RunOutcome
 
 TaskId = int  # as core.task has it (which imports this module)
 MAX_STREAK = 1_000  # "after:N" beyond this is a typo, not a policy
@@ -50,6 +54,7 @@ class Trigger(StrEnum):
     FAILING = "failing"  # the N-th failure in a row (after:N)
     RECOVERED = "recovered"  # the first success after failures
     GAVE_UP = "gave_up"  # every attempt failed
+    HELD = "held"  # a summary of what quiet hours held back, when they end
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,6 +142,20 @@ class QuietHours:
     def text(self) -> str:
         return f"{self.start:%H:%M}-{self.end:%H:%M}"
 
+    def ends_after(self, local: datetime) -> datetime:
+        """The next end of the quiet hours after ``local`` (an aware local time).
+
+        On ``local``'s own offset: across a daylight-saving change that night the
+        end comes an hour early or late, once a year.
+        """
+        end = local.replace(
+            hour=self.end.hour,
+            minute=self.end.minute,
+            second=self.end.second,
+            microsecond=self.end.microsecond,
+        )
+        return end if end > local else end + timedelta(days=1)
+
 
 def parse_quiet_hours(text: str) -> QuietHours | None:
     """``22:00-07:00`` as quiet hours; blank means none; a clear error for anything else."""
@@ -175,6 +194,22 @@ def trigger_for(
     return Trigger.FAILING if streak_before + 1 == rule.count else None
 
 
+def failure_streak(outcomes: Iterable[RunOutcome | None]) -> int:
+    """How many attempts in a row failed, from ``outcomes`` newest first: up to the
+    first success. Missed occurrences and open runs were no attempts, and are passed
+    over; at most ``MAX_STREAK + 1`` are counted."""
+    streak = 0
+    for outcome in outcomes:
+        if outcome is None or outcome is RunOutcome.MISSED:
+            continue
+        if not outcome.is_failure:
+            break
+        streak += 1
+        if streak > MAX_STREAK:
+            break
+    return streak
+
+
 class NotifyGate:
     """Streaks, snoozes and quiet hours: decides which finished attempts notify.
 
@@ -184,10 +219,23 @@ class NotifyGate:
     def __init__(self, quiet: QuietHours | None = None) -> None:
         self.quiet = quiet
         self._streaks: dict[TaskId, int] = {}
+        self._seen: set[TaskId] = set()  # streak known (seeded or counted here)
         self._snoozed: dict[TaskId, datetime] = {}
 
     def streak(self, task_id: TaskId) -> int:
         return self._streaks.get(task_id, 0)
+
+    def knows(self, task_id: TaskId) -> bool:
+        """Whether this task's streak is known here (else: seed it from history)."""
+        return task_id in self._seen
+
+    def seed(self, task_id: TaskId, streak: int) -> None:
+        """The task's streak before its next attempt, as its history tells it."""
+        self._seen.add(task_id)
+        if streak > 0:
+            self._streaks[task_id] = min(streak, MAX_STREAK + 1)
+        else:
+            self._streaks.pop(task_id, None)
 
     def snooze(self, task_id: TaskId, until: datetime) -> None:
         """Hold back this task's notifications until ``until`` (aware)."""
@@ -200,8 +248,12 @@ class NotifyGate:
             return None
         return until
 
+    def in_quiet_hours(self, local: wall_time) -> bool:
+        return self.quiet is not None and self.quiet.contains(local)
+
     def forget(self, task_id: TaskId) -> None:
         self._streaks.pop(task_id, None)
+        self._seen.discard(task_id)
         self._snoozed.pop(task_id, None)
 
     def attempt_finished(
@@ -213,9 +265,12 @@ class NotifyGate:
         gave_up: bool,
         now: datetime,
         local: wall_time,
+        quiet_drops: bool = True,
     ) -> Trigger | None:
         """Count the attempt; the trigger to send, or None when the rule, a snooze or
-        the quiet hours say nothing. ``local`` is ``now`` on the local wall clock."""
+        the quiet hours say nothing. ``local`` is ``now`` on the local wall clock.
+        ``quiet_drops=False``: quiet hours do not drop it (the caller holds it back
+        for the summary, asking ``in_quiet_hours``)."""
         before = self._streaks.get(task_id, 0)
         if failed:
             self._streaks[task_id] = min(before + 1, MAX_STREAK + 1)
@@ -226,6 +281,6 @@ class NotifyGate:
             return None
         if self.snoozed_until(task_id, now) is not None:
             return None
-        if self.quiet is not None and self.quiet.contains(local):
+        if quiet_drops and self.in_quiet_hours(local):
             return None
         return trigger

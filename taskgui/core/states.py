@@ -97,6 +97,7 @@ class WaitReason(StrEnum):
     UNMETERED = "unmetered"  # on a metered connection
     IDLE = "idle"  # the user is active
     UNCHECKABLE = "uncheckable"  # this machine cannot report what a condition needs
+    WAKE_ANSWER = "wake_answer"  # held after a wake-up until a person answers (core/wake.py)
 
 
 class SlotKind(StrEnum):

@@ -23,6 +23,7 @@ from taskgui.core.retry import RetryPolicy
 from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.text_rules import has_visible_character, nul_problem, utf8_size
+from taskgui.core.wake import WakePolicy
 
 TaskId = int
 
@@ -174,6 +175,9 @@ class TaskSpec:
     conditions: RunConditions = NO_CONDITIONS
     # A pause for a while: the task resumes by itself then. Only with ``paused``.
     paused_until: datetime | None = None
+    # What a wake-up with many runs due does with this one's (core/wake.py); None:
+    # the global policy.
+    on_wake: WakePolicy | None = None
     # On a shared schedule: run only on the node of this name, or on a node with this
     # tag ("only where the backup disk is"); None: on any node. A file's schedule has
     # one node, which runs everything.
@@ -224,6 +228,8 @@ class TaskSpec:
         if not isinstance(self.conditions, RunConditions):
             raise InvalidTaskError("the run conditions must be RunConditions")
         self._check_paused_until()
+        if self.on_wake is not None and not isinstance(self.on_wake, WakePolicy):
+            raise InvalidTaskError("the wake-up policy must be a WakePolicy (or none)")
 
     def _check_paused_until(self) -> None:
         until = self.paused_until

@@ -21,6 +21,7 @@ from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event, RunDispatched
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunResult
+from taskgui.core.wake import WAKE_JUMP
 from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
@@ -122,6 +123,10 @@ class DispatchLoop(ScheduleSignals):
             self._timer.arm(self._engine.next_deadline())
             self._look_at_idle()
 
+    def _calm_wake(self) -> None:
+        """The computer woke: a hook for the wake-up policies (``wake_up.py``)."""
+        self._dispatch()
+
     def _look_at_idle(self) -> None:
         """After a dispatch: a hook for reading the idle time when a task waiting on it
         could start (the service follows run conditions; see ``watch_conditions``)."""
@@ -173,7 +178,10 @@ class DispatchLoop(ScheduleSignals):
             return
         log.warning("the wall clock jumped by %.1f s; re-planning the schedule", seconds)
         self._ahead.forget()
-        self._dispatch()
+        if seconds >= WAKE_JUMP.total_seconds():  # asleep (monotonic time stood still)
+            self._calm_wake()
+        else:
+            self._dispatch()
         if not self._timer.armed:
             self._timer.arm(self._engine.next_deadline())
 

@@ -2,9 +2,12 @@
 
 The relay follows a schedule's signals (as ``RunLog`` does, so the service itself
 knows nothing of notifications), keeps the streaks and snoozes in a ``NotifyGate``
-and, for each finished attempt the rule says is news, hands a ``Notification`` to
-every sink: the desktop's notifier in the window, the dispatcher of the outside
-channels (webhook, e-mail) in the window and in ``taskgui daemon`` alike.
+(a task's streak counted from its history at its first attempt judged here, so it
+survives a restart) and, for each finished attempt the rule says is news, hands a
+``Notification`` to every sink: the desktop's notifier in the window, the dispatcher
+of the outside channels (webhook, e-mail) in the window and in ``taskgui daemon``
+alike. News during quiet hours is kept and told as one summary when they end (a
+timer for the end, and before the first news after it).
 
 A failed attempt is judged when the schedule says what follows it: ``retry_scheduled``
 (it will run again) or ``task_exhausted`` (it gave up). Both come right after
@@ -20,13 +23,21 @@ import logging
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from PySide6.QtCore import SignalInstance
+from PySide6.QtCore import QTimer, SignalInstance
 
 from taskgui.core.clock import Clock
 from taskgui.core.events import RetryScheduled, TaskExhausted
-from taskgui.core.notify_rules import DEFAULT_RULE, NotifyGate, NotifyRule
+from taskgui.core.notify_rules import (
+    DEFAULT_RULE,
+    MAX_STREAK,
+    NotifyGate,
+    NotifyRule,
+    NotifyWhen,
+    Trigger,
+    failure_streak,
+)
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
@@ -36,6 +47,10 @@ from taskgui.system.notify.message import Message
 log = logging.getLogger(__name__)
 
 SNOOZE = timedelta(hours=1)
+MAX_HELD = 1_000  # news kept through quiet hours; beyond it, only counted
+QUIET_LOOK_S = 3_600.0  # the longest the end of the quiet hours is waited for at once
+# The rules that look at the streak: only for them is a task's history read (once).
+STREAK_RULES = (NotifyWhen.AFTER, NotifyWhen.RECOVERY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +91,12 @@ class NotifyRelay:
         self.host = socket.gethostname() if host is None else host
         self.sinks: list[Sink] = []
         self._failures: dict[TaskId, _Failure] = {}
+        # What quiet hours held back, told as one summary when they end.
+        self._held: list[Message] = []
+        self._held_dropped = 0
+        self._quiet_end = QTimer()
+        self._quiet_end.setSingleShot(True)
+        self._quiet_end.timeout.connect(self._on_quiet_end_timeout)
         self._schedule: LiveScheduleClient | None = None
         self.follow(schedule)
 
@@ -90,6 +111,7 @@ class NotifyRelay:
             signal.connect(slot)
 
     def close(self) -> None:
+        self._quiet_end.stop()
         if self._schedule is not None:
             for signal, slot in self._links(self._schedule):
                 signal.disconnect(slot)
@@ -148,6 +170,24 @@ class NotifyRelay:
 
     # --------------------------------------------------------------- judging
 
+    def _seed_streak(self, task_id: TaskId, rule: NotifyRule) -> None:
+        """The first attempt judged here: count the failures before it from history.
+
+        The attempt being judged is committed before its signal comes, so it is the
+        newest finished run, and is left out. A history that cannot be read seeds
+        nothing: the count then starts here, as it did before streaks were kept.
+        """
+        if self._schedule is None:
+            return
+        needed = rule.count if rule.when is NotifyWhen.AFTER else 1
+        try:
+            runs = self._schedule.history(task_id, min(2 * needed + 20, 3 * MAX_STREAK))
+        except Exception:
+            log.warning("the history of task %s could not be read for its streak", task_id)
+            return
+        finished = [run.outcome for run in runs if run.outcome not in (None, RunOutcome.MISSED)]
+        self.gate.seed(task_id, failure_streak(finished[1:]))
+
     def _judge(
         self,
         task_id: TaskId,
@@ -161,10 +201,14 @@ class NotifyRelay:
         except Exception:  # deleted meanwhile: nobody to tell about it
             return
         rule = spec.notify or self._default_rule()
+        if rule.when in STREAK_RULES and not self.gate.knows(task_id):
+            self._seed_streak(task_id, rule)
         now = self._clock.now()
+        local = now.astimezone()
         trigger = self.gate.attempt_finished(
-            task_id, rule, failed=failed, gave_up=gave_up, now=now, local=now.astimezone().time()
-        )
+            task_id, rule, failed=failed, gave_up=gave_up, now=now, local=local.time(),
+            quiet_drops=False,
+        )  # fmt: skip
         failure = self._failures.pop(task_id, None) if failed else None
         if trigger is None:
             return
@@ -185,7 +229,64 @@ class NotifyRelay:
             error=failure.error if failure else "",
             host=self.host,
         )
-        notification = Notification(message, event)
+        if self.gate.in_quiet_hours(local.time()):
+            self._hold(message, local)
+            return
+        self._flush_held()  # quiet hours are over: what they held comes first
+        self._deliver(Notification(message, event))
+
+    # ----------------------------------------------------------- quiet hours
+
+    def _hold(self, message: Message, local: datetime) -> None:
+        """Keep the news for the summary at the end of the quiet hours."""
+        if len(self._held) < MAX_HELD:
+            self._held.append(message)
+        else:
+            self._held_dropped += 1
+        quiet = self.gate.quiet
+        assert quiet is not None
+        wait = (quiet.ends_after(local) - local).total_seconds()
+        if not self._quiet_end.isActive():
+            # Capped: a timer is not trusted across a sleep; an early look re-arms.
+            self._quiet_end.start(int(min(wait, QUIET_LOOK_S) * 1000) + 50)
+
+    def _on_quiet_end_timeout(self) -> None:
+        try:
+            local = self._clock.now().astimezone()
+            if self.gate.in_quiet_hours(local.time()):
+                quiet = self.gate.quiet
+                assert quiet is not None
+                wait = (quiet.ends_after(local) - local).total_seconds()
+                self._quiet_end.start(int(min(wait, QUIET_LOOK_S) * 1000) + 50)
+                return
+            self._flush_held()
+        except Exception:
+            log.exception("sending what the quiet hours held failed")
+
+    def _flush_held(self) -> None:
+        """One summary of what the quiet hours held (one piece of news: itself)."""
+        held, dropped = self._held, self._held_dropped
+        if not held:
+            return
+        self._held, self._held_dropped = [], 0
+        self._quiet_end.stop()
+        if len(held) == 1 and not dropped:
+            self._deliver(Notification(held[0]))
+            return
+        titles = tuple(message.title for message in held)
+        if dropped:
+            titles += (f"{dropped} more",)
+        summary = Message(
+            trigger=Trigger.HELD,
+            task_id=0,
+            task_name="",
+            at=self._clock.now(),
+            host=self.host,
+            held=titles,
+        )
+        self._deliver(Notification(summary))
+
+    def _deliver(self, notification: Notification) -> None:
         for sink in list(self.sinks):
             try:
                 sink(notification)

@@ -29,7 +29,9 @@ One failure is not retried: the database path no longer naming the file that is 
 ``verify_file`` on every wake (one ``stat``) and every request check (three). Then what
 the open file holds is kept, and the schedule stops for good with ``store_lost``.
 
-Signals: those of ``ScheduleSignals``, and
+After a sleep, the runs due at once meet the wake-up policies first (``wake_up.py``).
+
+Signals: those of ``ScheduleSignals``, ``wake_asked`` (``wake_up.py``), and
     loaded(): every stored task is in memory (soon after ``start``; see hydration.py).
 """
 
@@ -57,7 +59,6 @@ from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.checkpoints import BackgroundCheckpoints
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
-from taskgui.runtime.dispatch_loop import DispatchLoop
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import Hydration
 from taskgui.runtime.inbox import REQUEST_CHECK_MS, RequestInbox
@@ -65,6 +66,7 @@ from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.store_health import StoreHealth
 from taskgui.runtime.take_back import TakeBack
+from taskgui.runtime.wake_up import WakeUp
 from taskgui.store.errors import StoreError
 from taskgui.store.protocols import ScheduleStore
 from taskgui.store.requests import Request
@@ -78,7 +80,7 @@ STORE_RETRY_MS = 5_000
 DISPATCH_AHEAD = 0.005  # seconds
 
 
-class SchedulerService(DispatchLoop):
+class SchedulerService(WakeUp):
     """Runs the schedule. See the module docstring."""
 
     loaded = Signal()

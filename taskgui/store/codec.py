@@ -91,6 +91,7 @@ def _rules_text(spec: TaskSpec) -> str | None:
         spec.spread is None
         and spec.conditions is NO_CONDITIONS
         and spec.paused_until is None
+        and spec.on_wake is None
         and spec.on_node is None
         and spec.on_tag is None
     ):

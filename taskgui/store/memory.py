@@ -17,6 +17,7 @@ from datetime import datetime
 
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import (
+    SKIP_WHY,
     Event,
     OccurrencesSkipped,
     RunDispatched,
@@ -191,7 +192,7 @@ class MemoryRepository:
                         started_at=None,
                         finished_at=now,
                         outcome=RunOutcome.MISSED,
-                        error=f"skipped {count} occurrence{plural} ({event.reason.value})",
+                        error=f"skipped {count} occurrence{plural} ({SKIP_WHY[event.reason]})",
                         missed=event.count,
                     )
                 )

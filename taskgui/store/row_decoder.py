@@ -178,9 +178,9 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_RULE_KEYS = ("spread", "conditions", "paused_until", "on_node", "on_tag")
+_RULE_KEYS = ("spread", "conditions", "paused_until", "on_wake", "on_node", "on_tag")
 _NO_RULES: dict[str, Any] = dict(
-    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, None), strict=True)
+    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, None, None), strict=True)
 )
 
 
@@ -358,6 +358,7 @@ class RowDecoder:
             spread=None,
             conditions=NO_CONDITIONS,
             paused_until=None,
+            on_wake=None,
             on_node=None,
             on_tag=None,
         )

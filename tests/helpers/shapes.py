@@ -13,6 +13,7 @@ from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKi
 from taskgui.core.status import RunRecord, TaskStatus
 from taskgui.core.task import PRIORITY_MAX, PRIORITY_MIN, Command, TaskSpec
 from taskgui.core.text_rules import has_visible_character
+from taskgui.core.wake import parse_wake_policy
 from tests.helpers.factories import T0
 
 MIN_TIME = datetime(1970, 1, 1)
@@ -76,6 +77,10 @@ specs = st.builds(
     misfire=st.sampled_from(list(MisfirePolicy)),
     misfire_grace=st.just(timedelta(0)) | durations,
     paused=st.booleans(),
+    on_wake=st.none()
+    | st.sampled_from(["now", "ask", "spread:10m", "spread:1h", "spread:90s"]).map(
+        parse_wake_policy
+    ),
 )
 optional_times = st.none() | utc_times
 statuses = st.builds(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from taskgui.core.notify_rules import NotifyRule, parse_rule
+from taskgui.core.notify_rules import NotifyGate, NotifyRule, QuietHours, parse_rule
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import TaskState
 from taskgui.runtime.notify_relay import Notification, NotifyRelay
@@ -122,3 +122,79 @@ def test_a_snoozed_task_stays_quiet_and_a_removed_one_is_forgotten(
         assert wired.delivered.acquire(timeout=10)
         wired.close()
         assert events_of(server) == [("loud", "gave_up")]
+
+
+def _fail_once_more(harness: Harness, qtbot: QtBot, task_id: int, runs: int) -> None:
+    """Run the failing task now and wait until its history holds ``runs`` runs."""
+    harness.service.run_now(task_id)
+    qtbot.waitUntil(
+        lambda: len([r for r in harness.service.history(task_id) if r.outcome]) == runs,
+        timeout=10_000,
+    )
+
+
+def test_a_streak_survives_a_restart(tmp_path: Path, qtbot: QtBot) -> None:
+    """after:3 with two failures before a restart and one after: it notifies then."""
+    first = Harness(tmp_path, qtbot, workers=2)
+    try:
+        task = first.service.add_task(spec("flaky", "exit 1", notify=parse_rule("after:3")))
+        first.wait_state(task.id, TaskState.EXHAUSTED)
+        _fail_once_more(first, qtbot, task.id, 2)
+    finally:
+        first.close()
+    second = Harness(tmp_path, qtbot, workers=2)  # the same file: a restart
+    try:
+        relay = NotifyRelay(second.service, second.service.task, CLOCK, host="h")
+        notified: list[Notification] = []
+        relay.sinks.append(notified.append)
+        _fail_once_more(second, qtbot, task.id, 3)
+        qtbot.waitUntil(lambda: len(notified) == 1, timeout=5_000)
+        assert notified[0].message.trigger.value == "failing"
+        assert relay.gate.streak(task.id) == 3
+        _fail_once_more(second, qtbot, task.id, 4)
+        qtbot.wait(200)
+        assert len(notified) == 1  # once per streak
+        relay.close()
+    finally:
+        second.close()
+
+
+def test_quiet_hours_hold_the_news_and_send_one_summary_when_they_end(
+    harness: Harness, qtbot: QtBot
+) -> None:
+    local = CLOCK.now().astimezone()
+    if (local + timedelta(seconds=3)).date() != local.date():
+        pytest.skip("too close to midnight for a span of quiet hours ending in a second")
+    quiet = QuietHours(
+        start=(local - timedelta(minutes=1)).time().replace(tzinfo=None),
+        end=(local + timedelta(seconds=1.5)).time().replace(tzinfo=None),
+    )
+    with WebhookServer() as server:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        webhook = WebhookChannel(
+            WebhookConfig(url=server.url), sleep=lambda _s: None, opener=opener
+        )
+        delivered = threading.Semaphore(0)
+        dispatcher = Dispatcher([webhook], lambda *_: delivered.release())
+        relay = NotifyRelay(
+            harness.service, harness.service.task, CLOCK,
+            default_rule=lambda: parse_rule("on-failure"), gate=NotifyGate(quiet), host="h",
+        )  # fmt: skip
+        notified: list[Notification] = []
+        relay.sinks += [notified.append, lambda n: dispatcher.submit(n.message)]
+        for name in ("<b>one</b>", "two"):
+            task = harness.service.add_task(spec(name, "exit 3"))
+            harness.wait_state(task.id, TaskState.EXHAUSTED)
+        qtbot.wait(200)
+        assert notified == []  # held, not dropped
+        qtbot.waitUntil(lambda: len(notified) == 1, timeout=10_000)
+        message = notified[0].message
+        assert message.trigger.value == "held"
+        assert message.title == "2 notifications during quiet hours"
+        assert message.held == ("“<b>one</b>” failed and gave up", "“two” failed and gave up")
+        assert delivered.acquire(timeout=10)
+        relay.close()
+        dispatcher.close()
+        [posted] = [json.loads(item.body) for item in server.items]
+        assert posted["event"] == "held" and len(posted["held"]) == 2
+        assert "<b>one</b>" in posted["message"]  # as text; the JSON encoder escapes it

@@ -20,7 +20,7 @@ from taskgui.core.engine.time_queue import new_time_queue, resolve
 from taskgui.core.engine.withdraw import WithdrawRecords
 from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
 from taskgui.core.events import Event, TaskChanged, TaskDropped
-from taskgui.core.states import SlotKind
+from taskgui.core.states import SlotKind, WaitReason
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 
@@ -57,6 +57,8 @@ class EngineBase:
         self._run_keys: dict[RunId, str] = {}
         # Tasks paused for a while, by when they resume by themselves.
         self._resumes: IndexedHeap[TaskId, float] = IndexedHeap()
+        # Catch-ups held after a wake-up for a person's answer (engine/wake.py).
+        self._held: dict[TaskId, None] = {}
         # Runs asked to stop because a run condition ended, with the condition's words
         # ("on battery"): they end as stopped, and run again when it holds.
         self._stopping_for: dict[RunId, str] = {}
@@ -163,6 +165,8 @@ class EngineBase:
         Returns the change of a task that this one was in front of for a free
         concurrency key: it now waits for a worker instead (see ``discard``).
         """
+        if self._held:  # a person's change takes it out of a wake-up's hold
+            self._held.pop(entry.spec.id, None)
         unblocked = self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
         if unblocked is None:
             return []
@@ -172,4 +176,6 @@ class EngineBase:
         if entry.terminal is not None:  # a finished task waits for nothing
             return entry.snapshot(None)
         waiting = self._queues.waiting_reason(entry.spec.id, entry.spec.concurrency_key)
+        if waiting is None and self._held and entry.spec.id in self._held:
+            waiting = WaitReason.WAKE_ANSWER
         return entry.snapshot(waiting)

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from taskgui.core.engine.dispatch import Dispatching
 from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.wake import Waking
 from taskgui.core.events import Event, TaskChanged
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.status import RunTicket
@@ -34,7 +34,7 @@ class CarriedRun:
     outcome: RunOutcome | None = None
 
 
-class CarryingOn(Dispatching):
+class CarryingOn(Waking):
     """The engine's part that carries runs on (see the module docstring)."""
 
     def _carry_on(

@@ -166,6 +166,7 @@ class Engine(CarryingOn):
         self._tasks.clear()
         self._queues.clear()
         self._resumes.clear()
+        self._held.clear()
         self._runs.clear()
         self._withdraw.clear()
         self._run_keys.clear()

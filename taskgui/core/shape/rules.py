@@ -5,6 +5,7 @@
                  "idle_seconds": null, "stop_when_unmet": false,
                  "give_up_after_seconds": null}
     paused_until "2026-12-01T15:00:00+00:00"   (a pause for a while: when it ends)
+    on_wake      "spread:10m"   (its wake-up policy, core/wake.py; absent: the global one)
     on_node     "backup-box"   (a shared schedule: run only on this node)
     on_tag      "disk"         (a shared schedule: run only on a node with this tag)
 
@@ -20,9 +21,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS, RunConditions
+from taskgui.core.errors import InvalidTaskError
 from taskgui.core.shape.fields import SHAPE_VERSION, FieldError, Fields, build
 from taskgui.core.spread import Spread
 from taskgui.core.task import TaskSpec
+from taskgui.core.wake import WakePolicy, parse_wake_policy
 
 SPREAD_KEYS = ("v", "seconds", "fixed")
 CONDITION_KEYS = (
@@ -34,7 +37,7 @@ CONDITION_KEYS = (
     "stop_when_unmet",
     "give_up_after_seconds",
 )
-RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_node", "on_tag")
+RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_wake", "on_node", "on_tag")
 
 
 def spread_json(spread: Spread | None) -> dict[str, Any] | None:
@@ -104,13 +107,16 @@ def rules_text(spec: TaskSpec) -> str | None:
     spread = spread_json(spec.spread)
     conditions = conditions_json(spec.conditions)
     until = paused_until_json(spec.paused_until)
+    on_wake = None if spec.on_wake is None else spec.on_wake.text
     pinned = spec.on_node is not None or spec.on_tag is not None
-    if spread is None and conditions is None and until is None and not pinned:
+    if spread is None and conditions is None and until is None and on_wake is None and not pinned:
         return None
     value: dict[str, Any] = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
     if until is not None:
         value["paused_until"] = until
-    # Where it may run on a shared schedule (a claim reads these two keys in SQL).
+    if on_wake is not None:
+        value["on_wake"] = on_wake
+    # Where it may run on a shared schedule.
     if spec.on_node is not None:
         value["on_node"] = spec.on_node
     if spec.on_tag is not None:
@@ -127,14 +133,26 @@ def decode_paused_until(fields: Fields) -> datetime | None:
     return None if until is None else until.astimezone(UTC)
 
 
-Rules = tuple[Spread | None, RunConditions, datetime | None, str | None, str | None]
+def decode_on_wake(fields: Fields, key: str = "on_wake") -> WakePolicy | None:
+    text = fields.text(key, None, nullable=True)
+    if text is None:
+        return None
+    try:
+        return parse_wake_policy(text)
+    except InvalidTaskError as error:
+        raise FieldError(key, str(error)) from None
+
+
+Rules = tuple[
+    Spread | None, RunConditions, datetime | None, WakePolicy | None, str | None, str | None
+]
 
 
 def decode_rules_text(text: str | None) -> Rules:
     """A ``rules`` column back (spread, conditions, pause end, node, node tag);
     FieldError naming the field at fault."""
     if text is None:
-        return None, NO_CONDITIONS, None, None, None
+        return None, NO_CONDITIONS, None, None, None, None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -145,6 +163,7 @@ def decode_rules_text(text: str | None) -> Rules:
         decode_spread(fields.get("spread", None), "rules.spread"),
         decode_conditions(fields.get("conditions", None), "rules.conditions"),
         decode_paused_until(fields),
+        decode_on_wake(fields),
         fields.text("on_node", None, nullable=True),
         fields.text("on_tag", None, nullable=True),
     )

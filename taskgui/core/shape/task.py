@@ -5,8 +5,8 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions", "paused_until", "on_node" and "on_tag" when
-          set: ``shape.rules``)
+          (+ "spread", "conditions", "paused_until", "on_wake", "on_node" and
+          "on_tag" when set: ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -36,6 +36,7 @@ from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_
 from taskgui.core.shape.rules import (
     conditions_json,
     decode_conditions,
+    decode_on_wake,
     decode_paused_until,
     decode_spread,
     spread_json,
@@ -72,6 +73,7 @@ TASK_KEYS = (
     "spread",
     "conditions",
     "paused_until",
+    "on_wake",
     "on_node",
     "on_tag",
 )
@@ -136,6 +138,8 @@ def task_json(
         value["conditions"] = conditions
     if spec.paused_until is not None:
         value["paused_until"] = moment(spec.paused_until)
+    if spec.on_wake is not None:
+        value["on_wake"] = spec.on_wake.text
     if spec.on_node is not None:
         value["on_node"] = spec.on_node
     if spec.on_tag is not None:
@@ -242,6 +246,7 @@ class TaskDecoder:
         spread = decode_spread(fields.get("spread", None))
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
+        on_wake = decode_on_wake(fields)
         on_node = fields.text("on_node", None, nullable=True)
         on_tag = fields.text("on_tag", None, nullable=True)
         spec_id = task_id if keep_id and task_id is not None else 0
@@ -269,6 +274,7 @@ class TaskDecoder:
                 spread=spread,
                 conditions=conditions,
                 paused_until=paused_until,
+                on_wake=on_wake,
                 on_node=on_node,
                 on_tag=on_tag,
             ),

@@ -57,10 +57,6 @@ PRUNE = {
     )
     for missed, kind in KIND_OF_HISTORY.items()
 }
-SKIP_WHY = {
-    "misfire": "taskgui was not running, the machine slept, or the clock jumped",
-    "overlap": "the previous run was still going",
-}
 DAY_US = 86_400_000_000
 
 

@@ -22,6 +22,7 @@ from psycopg import Connection
 
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import (
+    SKIP_WHY,
     Event,
     OccurrencesSkipped,
     RunDispatched,
@@ -40,7 +41,6 @@ from taskgui.store.postgres.reads import (
     INSERT_MANY,
     INSERT_ONE,
     PRUNE,
-    SKIP_WHY,
     UPDATE_TASK,
     PostgresReads,
     pg_text,

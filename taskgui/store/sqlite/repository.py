@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from taskgui.core.events import (
+    SKIP_WHY,
     Event,
     OccurrencesSkipped,
     RunDispatched,
@@ -156,7 +157,7 @@ class SqliteRepository(SqliteReads):
                             codec.to_us(event.first_at),
                             now_us,
                             RunOutcome.MISSED.value,
-                            f"skipped {count} occurrence{plural} ({_SKIP_WHY[event.reason]})",
+                            f"skipped {count} occurrence{plural} ({SKIP_WHY[event.reason]})",
                             event.count,
                         ),
                     )
@@ -276,10 +277,3 @@ class SqliteRepository(SqliteReads):
 
 def _waiting_value(reason: WaitReason | None) -> str | None:
     return None if reason is None else reason.value
-
-
-_SKIP_WHY = {
-    "misfire": "taskgui was not running, the machine slept, or the clock jumped",
-    "overlap": "the previous run was still going",
-    "condition": "its run conditions did not hold in time",
-}

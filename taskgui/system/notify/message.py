@@ -15,6 +15,7 @@ from datetime import datetime
 from taskgui.core.notify_rules import Trigger
 
 MAX_ERROR = 2_000  # characters of the run's error text carried; the history has it all
+MAX_HELD_SHOWN = 20  # titles a quiet-hours summary lists by name
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029\x85]")
 _LINE_BREAKS = re.compile(r"[\r\n\t]+")
 
@@ -32,9 +33,14 @@ class Message:
     max_attempts: int = 0
     error: str = ""
     host: str = ""
+    # Trigger.HELD: the titles of what quiet hours held back, oldest first.
+    held: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
+        if self.trigger is Trigger.HELD:
+            count = len(self.held)
+            return f"{count} notification{'s' if count != 1 else ''} during quiet hours"
         name = one_line(self.task_name)
         return {
             Trigger.FAILED: f"“{name}” failed",
@@ -46,6 +52,10 @@ class Message:
     @property
     def text(self) -> str:
         error = one_line(self.error)[:MAX_ERROR]
+        if self.trigger is Trigger.HELD:
+            shown = "; ".join(one_line(title) for title in self.held[:MAX_HELD_SHOWN])
+            more = len(self.held) - MAX_HELD_SHOWN
+            return (shown + (f"; and {more} more" if more > 0 else "") + ".")[:MAX_ERROR]
         if self.trigger is Trigger.RECOVERED:
             return "The last run succeeded after failures."
         why = f": {error}" if error else ""
@@ -82,6 +92,7 @@ def body(message: Message) -> dict[str, object]:
             "finished_at": message.at.isoformat(),
         },
         "host": message.host,
+        **({"held": [_no_nul(title) for title in message.held]} if message.held else {}),
     }
 
 

@@ -70,12 +70,19 @@ def slack_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-_NTFY_PRIORITY = {Trigger.GAVE_UP: 5, Trigger.FAILING: 4, Trigger.FAILED: 4, Trigger.RECOVERED: 3}
+_NTFY_PRIORITY = {
+    Trigger.GAVE_UP: 5,
+    Trigger.FAILING: 4,
+    Trigger.FAILED: 4,
+    Trigger.RECOVERED: 3,
+    Trigger.HELD: 3,
+}
 _NTFY_TAGS = {
     Trigger.GAVE_UP: ["rotating_light"],
     Trigger.FAILING: ["warning"],
     Trigger.FAILED: ["warning"],
     Trigger.RECOVERED: ["white_check_mark"],
+    Trigger.HELD: ["zzz"],
 }
 
 

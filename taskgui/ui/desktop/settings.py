@@ -14,7 +14,9 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, QSettings
 
 from taskgui.core import defaults
+from taskgui.core.wake import WakePolicy
 from taskgui.runtime.notify_settings import NOTIFY_EXHAUSTED, NOTIFY_FAILURES, NotifySettings
+from taskgui.runtime.wake_settings import read_wake_policy, write_wake_policy
 
 ORGANIZATION = "taskgui"
 APPLICATION = "taskgui"
@@ -140,6 +142,16 @@ class Settings:
     def window_geometry(self, value: bytes) -> None:
         # As a QByteArray: plain bytes would be stored as a pickled Python object.
         self._set(_GEOMETRY, QByteArray(value))
+
+    @property
+    def wake_policy(self) -> WakePolicy:
+        """What a wake-up does with the runs due at once (core/wake.py); the daemon
+        reads it too."""
+        return read_wake_policy(self.store)
+
+    @wake_policy.setter
+    def wake_policy(self, policy: WakePolicy) -> None:
+        write_wake_policy(self.store, policy)
 
     @property
     def notify(self) -> NotifySettings:

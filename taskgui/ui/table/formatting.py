@@ -90,6 +90,8 @@ def waiting_text(snapshot: TaskSnapshot) -> str:
         return f"waiting: key {key} busy" if key else "waiting for its concurrency key"
     if reason is WaitReason.PREVIOUS_RUN:
         return "waiting for the previous run"
+    if reason is WaitReason.WAKE_ANSWER:
+        return "waiting for your answer"
     return CONDITION_WAIT_TEXT.get(reason, "") if reason is not None else ""
 
 

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QGroupBox,
     QLineEdit,
     QToolButton,
@@ -25,6 +26,7 @@ from taskgui.core.engine.engine import DEFAULT_RUN_ALL_LIMIT
 from taskgui.core.notify_rules import NotifyRule
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import MAX_ENV_BYTES, Command, TaskSpec
+from taskgui.core.wake import WakePolicy, parse_wake_policy
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.notify.rule_picker import RulePicker
 from taskgui.ui.task_dialog.bounded_text import BoundedTextEdit
@@ -76,10 +78,23 @@ _MISFIRE_ITEMS = (
         f"up to {DEFAULT_RUN_ALL_LIMIT}",
     ),
 )
+# After a sleep with many runs due at once (core/wake.py); "" follows Settings.
+_WAKE_ITEMS = (
+    ("as in Settings", "", "The wake-up policy chosen in Settings"),
+    ("spread over 10 minutes", "spread:10m", "Start the catch-ups one after another"),
+    ("run at once", "now", "Start every catch-up right away"),
+    ("ask me", "ask", "Hold the catch-ups and ask in the window"),
+)
 _MISFIRE_TIP = (
     "What happens to runs missed while the computer slept or was off, taskgui was not "
     "running, or the task was paused: on waking, at the next start or on Resume"
 )
+
+
+def _wake_combo() -> QComboBox:
+    combo = combo_box("on_wake", "After a sleep", _WAKE_ITEMS)
+    combo.setToolTip("When the computer wakes with many runs due at once")
+    return combo
 
 
 def text_box(
@@ -110,6 +125,7 @@ class AdvancedValues:
     use_shell: bool
     paused: bool
     notify: NotifyRule | None = None
+    on_wake: WakePolicy | None = None
 
 
 class AdvancedEditor(QWidget):
@@ -173,6 +189,8 @@ class AdvancedEditor(QWidget):
             RulePicker(allow_default=True), "notify", "Notify", "When to tell you about its runs"
         )
 
+        self.on_wake = _wake_combo()
+
         # A frame like the Retries group beside it, so the columns line up.
         self.content = QGroupBox()
         self.content.setObjectName("advanced")
@@ -183,6 +201,7 @@ class AdvancedEditor(QWidget):
         add_row(form, "Mi&sfire", self.misfire)
         add_row(form, "&Environment", self.env, field_cell(self.env, self.env_error))
         add_row(form, "N&otify", self.notify.choice, self.notify)
+        add_row(form, "&Queue after a sleep", self.on_wake)
         form.addRow("", self.use_shell)
         form.addRow("", self.paused)
         self.content.hide()
@@ -201,6 +220,7 @@ class AdvancedEditor(QWidget):
         self.paused.toggled.connect(self._on_field_changed)
         self.notify.choice.currentIndexChanged.connect(self._on_field_changed)
         self.notify.count.valueChanged.connect(self._on_field_changed)
+        self.on_wake.currentIndexChanged.connect(self._on_field_changed)
 
     def focus_order(self) -> list[QWidget]:
         """The focusable widgets in visual order, for the dialog's tab chain."""
@@ -212,6 +232,7 @@ class AdvancedEditor(QWidget):
             self.misfire,
             self.env,
             self.notify.choice,  # its count follows it when shown (Qt's own order)
+            self.on_wake,
             self.use_shell,
             self.paused,
         ]
@@ -235,6 +256,10 @@ class AdvancedEditor(QWidget):
             self.use_shell.setText(f"R&un through the shell ({shell})")
         self.paused.setChecked(spec.paused)
         self.notify.set_rule(spec.notify)
+        wake = spec.on_wake.text if spec.on_wake else ""
+        if self.on_wake.findData(wake) < 0:  # a policy set elsewhere: shown as it is
+            self.on_wake.addItem(spec.on_wake.describe() if spec.on_wake else wake, wake)
+        self.on_wake.setCurrentIndex(self.on_wake.findData(wake))
         self.set_expanded(
             spec.timeout is not None
             or spec.concurrency_key is not None
@@ -245,6 +270,7 @@ class AdvancedEditor(QWidget):
             or spec.command.shell_path is not None
             or spec.paused
             or spec.notify is not None
+            or spec.on_wake is not None
         )
 
     def values(self) -> AdvancedValues | None:
@@ -278,6 +304,7 @@ class AdvancedEditor(QWidget):
             use_shell=self.use_shell.isChecked(),
             paused=self.paused.isChecked(),
             notify=self.notify.rule(),
+            on_wake=parse_wake_policy(wake) if (wake := self.on_wake.currentData()) else None,
         )
 
     @never_raises

@@ -270,6 +270,7 @@ class TaskDialog(QDialog):
                 misfire_grace=self._misfire_grace,
                 paused=advanced.paused,
                 notify=advanced.notify,
+                on_wake=advanced.on_wake,
                 spread=rules.spread,
                 conditions=rules.conditions,
             ),

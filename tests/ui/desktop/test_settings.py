@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.notify_rules import parse_rule
+from taskgui.core.wake import parse_wake_policy
 from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.ui.desktop.autostart import (
     Autostart,
@@ -139,6 +140,28 @@ def test_the_dialog_writes_the_choices_and_the_entry(tmp_path: Path, qtbot: QtBo
     dialog.start_at_login.setChecked(False)
     dialog.apply()
     assert not autostart.enabled
+
+
+def test_the_wake_up_policy_is_chosen_and_kept(tmp_path: Path, qtbot: QtBot) -> None:
+    path = str(tmp_path / "taskgui.ini")
+    settings = Settings.at(path)
+    assert settings.wake_policy == parse_wake_policy("spread:10m")  # the calm default
+    dialog = SettingsDialog(settings, Autostart(tmp_path / "a.desktop", ("taskgui",)))
+    qtbot.addWidget(dialog)
+    assert dialog.on_wake.currentData() == "spread:10m"
+    dialog.on_wake.setCurrentIndex(dialog.on_wake.findData("ask"))
+    assert dialog.apply()
+    assert Settings.at(path).wake_policy == parse_wake_policy("ask")
+    # A value written elsewhere is shown as it is; nonsense falls back to the default.
+    Settings.at(path).wake_policy = parse_wake_policy("spread:45m")
+    again = SettingsDialog(Settings.at(path), Autostart(tmp_path / "a.desktop", ("taskgui",)))
+    qtbot.addWidget(again)
+    assert again.on_wake.currentData() == "spread:45m"
+    assert again.on_wake.currentText() == "Spread the catch-ups over 45m"
+    store = QSettings(path, QSettings.Format.IniFormat)
+    store.setValue("wake/policy", "<b>whenever</b>")
+    store.sync()
+    assert Settings.at(path).wake_policy == parse_wake_policy("spread:10m")
 
 
 def test_a_daemon_s_worker_count_is_not_editable_here(tmp_path: Path, qtbot: QtBot) -> None:
