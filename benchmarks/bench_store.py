@@ -334,7 +334,7 @@ class RawSystem:
             row = codec.new_task_row(template.with_id(task_id), now_us)
             values = list(row[1 : len(codec.TASK_COLUMNS)])
             if cancel:
-                values[status_at:] = ["cancelled", 0, None, None, None, 1, None, None, None]
+                values[status_at:] = ["cancelled", 0, None, None, None, 1, None, None, None, None]
             params.append((*values, now_us, task_id))
         return [partial(self._one, RAW_UPDATE, p) for p in params]
 

@@ -142,3 +142,59 @@ def test_the_line_check_catches_a_long_module(tmp_path: Path) -> None:
 def test_no_module_in_taskgui_is_over_the_line_limit() -> None:
     assert len(list(PACKAGE.rglob("*.py"))) > 50, "the package moved; point this test at it"
     assert not long_modules(PACKAGE), long_modules(PACKAGE)
+
+
+# The program's shared defaults, each defined once in core/defaults.py: another module
+# may name one (``DEFAULT_KILL_GRACE = KILL_GRACE``) but not give it a number of its own,
+# and no parameter of these names defaults to a bare number.
+SHARED_DEFAULTS = {
+    "DEFAULT_WORKERS",
+    "LOCK_WAIT",
+    "SHUTDOWN_GRACE",
+    "KILL_GRACE",
+    "REQUEST_TIMEOUT",
+}
+DEFAULTED_PARAMETERS = {"workers", "kill_grace"}
+
+
+def own_numbers_for_defaults(source: str) -> list[str]:
+    """Numbers given to a shared default, or to a parameter that should use one."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            for target in node.targets:
+                name = target.id if isinstance(target, ast.Name) else ""
+                if any(shared in name for shared in SHARED_DEFAULTS):
+                    found.append(f"line {node.lineno}: {name} = {node.value.value!r}")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args
+            named = [*arguments.args, *arguments.kwonlyargs]
+            values: list[ast.expr | None] = [None] * (len(arguments.args) - len(arguments.defaults))
+            values += [*arguments.defaults, *arguments.kw_defaults]
+            for argument, value in zip(named, values, strict=True):
+                if argument.arg in DEFAULTED_PARAMETERS and isinstance(value, ast.Constant):
+                    found.append(f"line {node.lineno}: {argument.arg}={value.value!r}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "SHUTDOWN_GRACE = 10.0",
+        "REQUEST_TIMEOUT_SECONDS = 10.0",
+        "def f(kill_grace: float = 5.0): pass",
+        "def f(*, workers: int = 4): pass",
+    ],
+)
+def test_the_check_catches_a_default_of_its_own(source: str) -> None:
+    assert own_numbers_for_defaults(source)
+
+
+def test_each_shared_default_is_defined_once() -> None:
+    broken = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE) != Path("core/defaults.py")
+        and (found := own_numbers_for_defaults(path.read_text(encoding="utf-8")))
+    }
+    assert not broken, broken

@@ -10,7 +10,6 @@ failed attempt and each task that gives up (``RunLog``).
 
 from __future__ import annotations
 
-import gc
 import logging
 import logging.handlers
 import os
@@ -26,8 +25,9 @@ from taskgui.app.notifications import OutsideNotifications
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import SystemClock
 from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, SHUTDOWN_GRACE
+from taskgui.core.duration import format_duration
 from taskgui.core.errors import TaskguiError
-from taskgui.core.wake import WakePolicy
+from taskgui.core.wake import WakeKind, WakePolicy
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.conditions.sleep_watch import SleepWatch
 from taskgui.runtime.notify_settings import NotifySettings
@@ -38,6 +38,7 @@ from taskgui.store.errors import ForeignDatabaseError
 from taskgui.store.private_folders import make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock
 from taskgui.store.sqlite.opening import open_sqlite
+from taskgui.system.collector import freeze_loaded
 
 log = logging.getLogger("taskgui.daemon")
 
@@ -48,6 +49,13 @@ def _start_failed(error: TaskguiError) -> int:
     # The stderr handler is skipped: the line above is the CLI's error format.
     log.error("the daemon could not start: %s", error, extra={"file_only": True})
     return 1
+
+
+def _headless(policy: WakePolicy) -> str:
+    """What a wake-up does here: "ask" spreads, nobody being there to answer."""
+    if policy.kind is WakeKind.ASK:
+        return f"spread the catch-ups over {format_duration(policy.spread)} (nobody to ask)"
+    return policy.describe()
 
 
 def run_daemon(
@@ -83,7 +91,10 @@ def run_daemon(
     service = SchedulerService(repository, clock, workers=workers)
     service.watch_conditions(ConditionMonitor.of_this_machine())
     notify_settings = NotifySettings.for_user()
-    service.set_wake_policy(on_wake or read_wake_policy(notify_settings.store), can_ask=False)
+    # The flag's policy, else the Settings' read at each wake-up (the window may change it).
+    service.set_wake_policy(
+        on_wake or (lambda: read_wake_policy(notify_settings.store)), can_ask=False
+    )
     service.watch_sleep(SleepWatch(QDBusConnection.systemBus()))
     # The service logs every error it reports (error_occurred is for a window to show
     # them): logging them here too wrote each one twice.
@@ -98,18 +109,17 @@ def run_daemon(
         lambda _message: service.shutdown(SHUTDOWN_GRACE, "its database file went away")
     )
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE, "taskgui daemon was stopped"))
-    # The schedule lives as long as the process: once it is all in memory, move it out
-    # of the cyclic collector's reach, or each full collection walks every task again
-    # (~0.1 s at 100,000 tasks: a visible stall, and a late dispatch).
-    service.loaded.connect(gc.freeze)
+    # Once it is all in memory, out of the cyclic collector's reach (system.collector).
+    service.loaded.connect(freeze_loaded)
     try:
         recovery = service.start()
         log.info(
-            "taskgui daemon (pid %d) runs %s: %d tasks, %d workers%s",
+            "taskgui daemon (pid %d) runs %s: %d tasks, %d workers, after a sleep: %s%s",
             os.getpid(),
             db_path,
             recovery.task_count,
             workers,
+            _headless(service.wake_policy),
             f", log {log_file}" if log_file else "",
         )
         for quarantined in recovery.quarantined:  # more are reported as they are read

@@ -20,7 +20,6 @@ Who runs the schedule is settled in this order:
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import sys
 import time
@@ -55,6 +54,7 @@ from taskgui.store.private_folders import make_config_folder, make_database_fold
 from taskgui.store.sqlite.lock import SchedulerLock, refuse_if_holder_lost_its_file
 from taskgui.store.sqlite.opening import open_sqlite
 from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.system.collector import freeze_loaded
 from taskgui.ui.desktop.autostart import Autostart, launch_command
 from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.shell import DesktopShell
@@ -177,10 +177,7 @@ def _session(
 
 def _on_schedule_loaded(repository: SqliteRepository) -> None:
     """Once every stored task is in memory (the window's first snapshot sees to it)."""
-    # The schedule lives as long as the process: move it out of the cyclic
-    # collector's reach, or each full collection walks every task again (~0.1 s at
-    # 100,000 tasks: a visible stall, and a late dispatch).
-    gc.freeze()
+    freeze_loaded()  # out of the cyclic collector's reach (system.collector)
     quarantined = repository.quarantined()
     if quarantined:
         listed = "\n".join(f"task {q.task_id}: {q.error}" for q in quarantined)

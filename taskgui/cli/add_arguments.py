@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.conditions import RunConditions
+from taskgui.core.dependencies import After, Upstream
 from taskgui.core.duration import parse_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.iso_time import read_iso
@@ -83,6 +84,27 @@ def notify_arg(text: str) -> NotifyRule:
         return parse_rule(text)
     except InvalidTaskError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def after_arg(text: str) -> Upstream:
+    """An argparse type for ``ID`` or ``ID:succeeded|failed|finished``."""
+    task_text, _, outcome = text.partition(":")
+    choices = ", ".join(after.value for after in After)
+    try:
+        task_id = int(task_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{_quoted(text)} is not ID or ID:OUTCOME (outcome one of {choices})"
+        ) from None
+    if not 0 < task_id < 2**63:
+        raise argparse.ArgumentTypeError(f"{_quoted(text)}: a task id is a whole number from 1")
+    try:
+        after = After(outcome) if outcome else After.SUCCEEDED
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{_quoted(outcome)} is not an outcome to run after; use one of {choices}"
+        ) from None
+    return Upstream(task_id, after)
 
 
 # --------------------------------------------------------------------------- flags
@@ -175,6 +197,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --spread: the same offset every time, from the task's id (like cron's H)",
     )
+    after = parser.add_argument_group("run after other tasks")
+    after.add_argument(
+        "--after",
+        type=after_arg,
+        action="append",
+        metavar="ID[:OUTCOME]",
+        help="run when task ID ends: succeeded (default), failed or finished; give it "
+        "again for 'after all of these'",
+    )
+    after.add_argument(
+        "--only-after",
+        action="store_true",
+        help="with --after: no schedule of its own, it runs only after those tasks",
+    )
     conditions = parser.add_argument_group("conditions (a due run waits until they hold)")
     conditions.add_argument("--on-ac-power", action="store_true", help="only on AC power")
     conditions.add_argument("--network", action="store_true", help="only while online")
@@ -212,11 +248,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def edit_after_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``taskgui edit``'s flags for the tasks it runs after; returns ``parser``."""
+    after = parser.add_mutually_exclusive_group()
+    after.add_argument(
+        "--after",
+        type=after_arg,
+        action="append",
+        metavar="ID[:OUTCOME]",
+        help="run after these tasks instead (repeatable; a cycle is refused, named)",
+    )
+    after.add_argument("--no-after", action="store_true", help="run after no task any more")
+    parser.add_argument(
+        "--only-after",
+        choices=("yes", "no"),
+        help="yes: no schedule of its own, only after its tasks; no: keep its schedule",
+    )
+    return parser
+
+
 # -------------------------------------------------------------------- the spec
 
 
 def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
     """The task the flags describe; InvalidTaskError (exit 2) when they do not add up."""
+    upstreams = tuple(getattr(args, "after", None) or ())
+    only_after = bool(getattr(args, "only_after", False))
+    if only_after and not upstreams:
+        raise AddUsageError("--only-after goes with --after ID")
+    if only_after and (args.at or args.in_ or args.every or args.cron):
+        raise AddUsageError(
+            "--only-after runs the task only after others; drop --at, --in, --every and --cron"
+        )
     start = _start(args, now)
     recurrence = _recurrence(args)
     first_run_at = start
@@ -249,6 +312,8 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
         on_wake=getattr(args, "on_wake", None),
         spread=_spread(args),
         conditions=_conditions(args),
+        after=upstreams,
+        only_after=only_after,
     )
 
 

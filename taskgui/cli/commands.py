@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from taskgui.cli import dependencies as cli_after
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
@@ -48,6 +49,8 @@ def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
 def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
     """Store the task, then tell a running scheduler about it (see store_client)."""
     with open_database(ctx) as repository:
+        if spec.after:
+            cli_after.check_upstreams(spec, repository.list_tasks())
         return client(ctx, repository).add_task(spec)
 
 
@@ -68,13 +71,16 @@ def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
     with reader(ctx) as repository:
         snapshots = repository.list_tasks(state)
         waiting = _waiting(repository, snapshots, ctx)
+        names = None
+        if state is not None and cli_after.UPSTREAM in waiting.values():
+            names = cli_after.names_of(repository.list_tasks())  # upstreams of any state
         set_aside = [task.task_id for task in repository.quarantined()]
     if args.json:
         print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
     elif not snapshots:
         print(f"no {state.value} tasks" if state else "no tasks")
     else:
-        print("\n".join(cli_format.task_table(snapshots, waiting)))
+        print("\n".join(cli_format.task_table(snapshots, waiting, names)))
     if set_aside:
         ids = ", ".join(str(task_id) for task_id in set_aside[:10])
         more = f" and {len(set_aside) - 10} more" if len(set_aside) > 10 else ""
@@ -89,10 +95,16 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     with reader(ctx) as repository:
         snapshot = repository.get(args.id)
         waiting = _waiting(repository, [snapshot], ctx).get(snapshot.spec.id)
+        tasks = repository.list_tasks()  # names, and who runs after this one
     if args.json:
-        print_json(cli_format.task_json(snapshot, waiting))
+        print_json(
+            {**cli_format.task_json(snapshot, waiting), **cli_after.show_json(snapshot, tasks)}
+        )
     else:
-        print("\n".join(cli_format.task_lines(snapshot, ctx.clock.now(), waiting)))
+        pairs = cli_after.show_pairs(snapshot, tasks)
+        names = cli_after.names_of(tasks)
+        lines = cli_format.task_lines(snapshot, ctx.clock.now(), waiting, pairs, names)
+        print("\n".join(lines))
     return EXIT_OK
 
 
@@ -123,6 +135,8 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
             print(f"task {args.id} deleted (it was set aside: it could not be read)")
             return EXIT_OK
         snapshot = repository.get(args.id)  # fail fast, before any lock or request
+        if op is Op.DELETE or (op is Op.CANCEL and not snapshot.state.is_terminal):
+            cli_after.confirm_change(op, snapshot, repository.list_tasks(), force=args.force)
         # "pause" of a task paused for a while makes it paused until resumed.
         for_a_while = op is Op.PAUSE and snapshot.spec.paused_until is not None
         unchanged = unchanged_note(op, snapshot) if until is None and not for_a_while else None
@@ -141,9 +155,13 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_edit(args: argparse.Namespace, ctx: Context) -> int:
-    """Change the task's own notification rule or wake-up policy ("default": none)."""
-    if args.notify is None and args.on_wake is None:
-        raise UsageError("say what to change: --notify RULE and/or --on-wake POLICY")
+    """Change the task's own notification rule or wake-up policy ("default": none), or
+    the tasks it runs after (checked for tasks that do not exist and for cycles)."""
+    changes_after = args.after is not None or args.no_after or args.only_after is not None
+    if args.notify is None and args.on_wake is None and not changes_after:
+        raise UsageError(
+            "say what to change: --notify RULE, --on-wake POLICY, --after ID or --only-after"
+        )
     if not exists(ctx.database):
         raise TaskNotFoundError(args.id)
     with open_database(ctx) as repository:
@@ -152,10 +170,14 @@ def cmd_edit(args: argparse.Namespace, ctx: Context) -> int:
             spec = replace(spec, notify=None if args.notify == "default" else args.notify)
         if args.on_wake is not None:
             spec = replace(spec, on_wake=None if args.on_wake == "default" else args.on_wake)
+        if changes_after:
+            spec = cli_after.edited(spec, args.after, args.no_after, args.only_after)
+            cli_after.check_upstreams(spec, repository.list_tasks())
         client(ctx, repository).update_task(spec)
     notify = spec.notify.text if spec.notify else "default"
     on_wake = spec.on_wake.text if spec.on_wake else "default"
-    print(f"task {args.id} changed: notify {notify}, on wake {on_wake}")
+    after = f", {cli_after.after_words(spec)}" if changes_after else ""
+    print(f"task {args.id} changed: notify {notify}, on wake {on_wake}{after}")
     return EXIT_OK
 
 

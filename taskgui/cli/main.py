@@ -32,6 +32,7 @@ from taskgui.cli.context import (
 )
 from taskgui.cli.parser import build_parser
 from taskgui.core.clock import Clock, SystemClock
+from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.terminal_text import visible
 from taskgui.store.paths import resolve_database_path
@@ -39,7 +40,7 @@ from taskgui.store.sqlite.opening import open_sqlite
 from taskgui.store.sqlite.repository import SqliteRepository
 
 ERROR_PREFIX = f"{PROG}: error: "
-REQUEST_TIMEOUT_SECONDS = 10.0
+REQUEST_TIMEOUT_SECONDS = REQUEST_TIMEOUT  # core.defaults; a name here for tests to set
 REPORT_HINT = "this is a bug in taskgui; please report it with the command you ran"
 
 # The front ends above this one, passed in by ``__main__`` so that the command line

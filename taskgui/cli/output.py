@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from taskgui.core.dependency_text import waiting_for
 from taskgui.core.duration import format_duration
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.shape import task as shape
@@ -131,6 +132,8 @@ def wait_reasons(
             reasons[task_id] = PAUSED
         elif status.state not in _WAITING_STATES:
             continue
+        elif snapshot.spec.after and status.slot_kind is None:
+            reasons[task_id] = WaitReason.UPSTREAM.value  # nothing queued: scheduler or not
         elif not scheduled:
             if status.next_run_at is not None and status.next_run_at <= now:
                 reasons[task_id] = NO_SCHEDULER
@@ -139,10 +142,15 @@ def wait_reasons(
     return reasons
 
 
-def wait_words(snapshot: TaskSnapshot, waiting: str | None) -> str:
-    """A wait reason as a table cell: ``worker``, ``key backup``, ``no scheduler``."""
+def wait_words(
+    snapshot: TaskSnapshot, waiting: str | None, names: Mapping[TaskId, str] | None = None
+) -> str:
+    """A wait reason as a table cell: ``worker``, ``key backup``, ``no scheduler``,
+    ``for A (3)`` (its upstream; ``names``: every task's name by id)."""
     if waiting is None:
         return NONE_TEXT
+    if waiting == WaitReason.UPSTREAM.value:
+        return waiting_for(snapshot, names or {}).removeprefix("waiting ")
     words = _WAIT_WORDS.get(waiting, waiting.replace("_", " "))
     key = snapshot.spec.concurrency_key
     return f"{words} {key}" if waiting == WaitReason.CONCURRENCY_KEY.value and key else words
@@ -232,16 +240,19 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[in
 
 
 def task_table(
-    snapshots: Sequence[TaskSnapshot], waiting: Mapping[TaskId, str] | None = None
+    snapshots: Sequence[TaskSnapshot],
+    waiting: Mapping[TaskId, str] | None = None,
+    names: Mapping[TaskId, str] | None = None,
 ) -> list[str]:
     """The ``list`` view: one line per task, the columns a person scans for."""
     waits = waiting or {}
+    names = names if names is not None else {snap.id: snap.spec.name for snap in snapshots}
     rows = [
         [
             str(snap.spec.id),
             _shorten(snap.spec.name, NAME_WIDTH),
             snap.status.state.value,
-            wait_words(snap, waits.get(snap.spec.id)),
+            _shorten(wait_words(snap, waits.get(snap.spec.id), names), NAME_WIDTH),
             str(snap.spec.priority),
             local(snap.status.next_run_at),
             _shorten(snap.spec.describe_schedule(), SCHEDULE_WIDTH),
@@ -285,11 +296,20 @@ def _conditions_text(spec: TaskSpec) -> str:
     return text
 
 
-def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None) -> list[str]:
-    """The ``show`` view: ``key: value`` lines with the keys aligned."""
+def task_lines(
+    snapshot: TaskSnapshot,
+    now: datetime,
+    waiting: str | None = None,
+    after: Sequence[tuple[str, str]] = (),
+    names: Mapping[TaskId, str] | None = None,
+) -> list[str]:
+    """The ``show`` view: ``key: value`` lines with the keys aligned; ``after``: the
+    lines for the tasks before and after it (``cli.dependencies.show_pairs``)."""
     spec, status = snapshot.spec, snapshot.status
     state = status.state.value
-    if waiting is not None and waiting != PAUSED:
+    if waiting == WaitReason.UPSTREAM.value:
+        state += f" ({waiting_for(snapshot, names or {})})"
+    elif waiting is not None and waiting != PAUSED:
         state += f" (waiting: {wait_words(snapshot, waiting)})"
     command = spec.command
     env = ", ".join(f"{name}={value}" for name, value in command.env) or NONE_TEXT
@@ -315,6 +335,7 @@ def task_lines(snapshot: TaskSnapshot, now: datetime, waiting: str | None = None
         ("paused", _paused_text(spec, now)),
         ("spread", spec.spread.describe() if spec.spread else NONE_TEXT),
         ("conditions", _conditions_text(spec) or NONE_TEXT),
+        *after,
         ("notify", spec.notify.text if spec.notify else "default (Settings)"),
         ("on wake", spec.on_wake.text if spec.on_wake else "default (Settings)"),
         ("last outcome", status.last_outcome.value if status.last_outcome else NONE_TEXT),

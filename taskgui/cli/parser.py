@@ -18,6 +18,7 @@ from taskgui.cli.add_arguments import (
     add_arguments,
     datetime_arg,
     duration_arg,
+    edit_after_arguments,
     notify_arg,
     wake_arg,
 )
@@ -107,6 +108,25 @@ def _or_default(parse: Callable[[str], object]) -> Callable[[str], object]:
     return parse_or_default
 
 
+def _node_arguments(daemon: argparse.ArgumentParser) -> None:
+    """``daemon --node`` and ``--node-tag``: this machine as a node of a shared schedule."""
+    daemon.add_argument(
+        "--node",
+        metavar="NAME",
+        help="on a shared (postgresql://) schedule: this node's name "
+        "(default $TASKGUI_NODE, else user@host)",
+    )
+    daemon.add_argument(
+        "--node-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="on a shared schedule: a tag of this node (tasks added with --on-tag TAG run "
+        "only on nodes that have it); repeat for several",
+    )
+    daemon.set_defaults(handler=handlers.cmd_daemon, runs_shared_schedule=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, with an example or two under every command's --help."""
     parser = _Parser(
@@ -136,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         taskgui add --name report --command ./report.sh --in 10m
         taskgui add --name sync --command 'make sync' --every 5m --max-attempts 5 --jitter
         taskgui add --name weekly --command backup --cron '0 9 * * 1' --tz Europe/Berlin
+        taskgui add --name upload --command ./upload.sh --after 3 --after 4:finished --only-after
         """,
     )
     add_arguments(add)
@@ -169,9 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     editing = _command(
         commands,
         "edit",
-        "Change a task's notification rule or wake-up policy.",
+        "Change a task's notification rule, wake-up policy or the tasks it runs after.",
         "taskgui edit 7 --notify after:3\ntaskgui edit 7 --on-wake spread:20m\n"
-        "taskgui edit 7 --notify default --on-wake default",
+        "taskgui edit 7 --notify default --on-wake default\n"
+        "taskgui edit 7 --after 3 --after 5:finished --only-after yes",
     )
     _id_argument(editing)
     editing.add_argument(
@@ -186,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="POLICY",
         help="now, spread:DURATION, ask, or default (the global policy)",
     )
-    editing.set_defaults(handler=handlers.cmd_edit)
+    edit_after_arguments(editing).set_defaults(handler=handlers.cmd_edit)
 
     for name, (op, summary, done) in _CHANGES.items():
         example = f"taskgui {name} 7"
@@ -194,7 +216,15 @@ def build_parser() -> argparse.ArgumentParser:
             example += "\ntaskgui pause 7 --for 1h\ntaskgui pause 7 --until 2026-12-02T09:00"
         change = _command(commands, name, summary, example)
         _id_argument(change)
-        change.set_defaults(handler=handlers.cmd_change, op=op, done=done, for_=None, until=None)
+        change.set_defaults(
+            handler=handlers.cmd_change, op=op, done=done, for_=None, until=None, force=False
+        )
+        if op in (Op.DELETE, Op.CANCEL):
+            change.add_argument(
+                "--force",
+                action="store_true",
+                help="even when other tasks run after it (they are left waiting for it)",
+            )
         if op is Op.PAUSE:
             how_long = change.add_mutually_exclusive_group()
             how_long.add_argument(
@@ -227,21 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
         "ask (nobody answers a daemon: it spreads); default: the window's Settings, "
         "else spread:10m",
     )
-    daemon.add_argument(
-        "--node",
-        metavar="NAME",
-        help="on a shared (postgresql://) schedule: this node's name "
-        "(default $TASKGUI_NODE, else user@host)",
-    )
-    daemon.add_argument(
-        "--node-tag",
-        action="append",
-        default=[],
-        metavar="TAG",
-        help="on a shared schedule: a tag of this node (tasks added with --on-tag TAG run "
-        "only on nodes that have it); repeat for several",
-    )
-    daemon.set_defaults(handler=handlers.cmd_daemon, runs_shared_schedule=True)
+    _node_arguments(daemon)
 
     export = _command(commands, "export", cli_transfer.EXPORT_SUMMARY, cli_transfer.EXPORT_EXAMPLES)
     cli_transfer.export_arguments(export)

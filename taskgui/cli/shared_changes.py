@@ -22,6 +22,7 @@ from taskgui.cli.context import note
 from taskgui.cli.output import local
 from taskgui.control.store_client import StoreClient
 from taskgui.core.clock import Clock
+from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.engine.engine import Engine
 from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
@@ -29,8 +30,6 @@ from taskgui.store.postgres.connection import redact
 from taskgui.store.postgres.lead_lock import LeadLock
 from taskgui.store.postgres.shared_runs import SharedRuns
 from taskgui.store.postgres.takeover import take_over
-
-REQUEST_TIMEOUT = 10.0
 
 
 def shared_client(repository: Any, clock: Clock, timeout: float = REQUEST_TIMEOUT) -> StoreClient:

@@ -241,7 +241,15 @@ def read_input(name: str, stdin: TextIO) -> str:
 
 
 def commit(plan: ImportPlan, client: StoreClient) -> list[TaskSpec]:
-    """Write the plan and make sure whoever runs the schedule follows it."""
+    """Write the plan and make sure whoever runs the schedule follows it; then link the
+    tasks that run after others by their new ids (``core.transfer.links``)."""
+    stored = _write(plan, client)
+    for spec in plan.linked(stored):
+        client.update_task(spec)
+    return stored
+
+
+def _write(plan: ImportPlan, client: StoreClient) -> list[TaskSpec]:
     if not plan.to_delete:
         return client.add_tasks(plan.to_add)  # inserted, then announced if scheduled
     return client.here_or_elsewhere(

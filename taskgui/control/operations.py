@@ -32,7 +32,13 @@ class Operations:
         return events
 
     def add(self, specs: Sequence[TaskSpec], now: datetime) -> tuple[list[TaskSpec], list[Event]]:
-        """Store new tasks (assigning ids) and schedule them."""
+        """Store new tasks (assigning ids) and schedule them.
+
+        A task's "run after" must name tasks that exist (a new task cannot close a
+        cycle: nothing runs after it yet)."""
+        for spec in specs:
+            if spec.after:
+                self.engine.check_upstreams(spec)
         stored = self.repository.add_tasks(specs, now)
         events: list[Event] = []
         for spec in stored:
@@ -51,6 +57,7 @@ class Operations:
         # Refused before the engine takes it: once the engine has, a failed commit
         # would leave the two disagreeing.
         check_storable(spec)
+        self.engine.check_upstreams(spec)  # no cycle, no task that does not exist
         return self._commit(self.engine.update(spec, now), now)
 
     def cancel(self, task_id: TaskId, now: datetime) -> list[Event]:

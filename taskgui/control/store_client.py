@@ -23,6 +23,7 @@ from typing import Protocol, TypeVar
 
 from taskgui.control.operations import Operations
 from taskgui.control.recovery import recover
+from taskgui.core import defaults
 from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
 from taskgui.core.engine.engine import Engine
@@ -37,7 +38,7 @@ from taskgui.system.orphans import stop_orphaned_runs
 
 T = TypeVar("T")
 
-REQUEST_TIMEOUT = 10.0  # seconds to wait for the answer to a request
+REQUEST_TIMEOUT = defaults.REQUEST_TIMEOUT  # seconds to wait for the answer to a request
 REQUEST_POLL = 0.02  # seconds between looks at it
 
 

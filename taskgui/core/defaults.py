@@ -23,3 +23,11 @@ LOCK_WAIT = 2.0
 # at the next start anyway, so waiting longer buys little. One value also means a run
 # gets the same chance whichever front end holds the schedule.
 SHUTDOWN_GRACE = 5.0
+
+# Seconds a command sent SIGTERM (timed out, cancelled, or still running after the
+# shutdown grace) gets before its process group is sent SIGKILL.
+KILL_GRACE = 5.0
+
+# Seconds a client (the CLI, a window following a daemon) waits for the process that
+# runs the schedule to answer a request before it says that nobody answered.
+REQUEST_TIMEOUT = 10.0

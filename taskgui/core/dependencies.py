@@ -24,9 +24,18 @@ from enum import StrEnum
 
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.states import RunOutcome
-from taskgui.core.task import TaskId
+
+# The same as ``taskgui.core.task.TaskId``, which imports this module (a task carries
+# its upstream edges), so it cannot be imported from there.
+TaskId = int
+_NO_MARKS: frozenset[TaskId] = frozenset()
 
 MAX_UPSTREAMS = 64
+# The ids an import links its tasks by before they have real ones (the new ids are
+# known only once they are stored; ``core.transfer.links``): far above any id a
+# database hands out, so a crash between the two steps leaves a visible, harmless
+# "waiting for task 4611686018427387904", never an edge to an unrelated task.
+PLACEHOLDER_BASE = 1 << 62
 
 
 class After(StrEnum):
@@ -138,7 +147,8 @@ class Dependencies:
 
     def satisfied(self, task_id: TaskId) -> frozenset[TaskId]:
         """The upstreams that completed (as required) since ``task_id``'s last trigger."""
-        return frozenset(self._satisfied.get(task_id, ()))
+        marks = self._satisfied.get(task_id)
+        return _NO_MARKS if marks is None else frozenset(marks)
 
     def upstream_ids(self) -> dict[TaskId, list[TaskId]]:
         return {task: [edge.task_id for edge in edges] for task, edges in self._upstreams.items()}

@@ -98,6 +98,7 @@ class WaitReason(StrEnum):
     IDLE = "idle"  # the user is active
     UNCHECKABLE = "uncheckable"  # this machine cannot report what a condition needs
     WAKE_ANSWER = "wake_answer"  # held after a wake-up until a person answers (core/wake.py)
+    UPSTREAM = "upstream"  # it runs after other tasks (core/dependencies.py), not yet
 
 
 class SlotKind(StrEnum):
@@ -106,3 +107,4 @@ class SlotKind(StrEnum):
     OCCURRENCE = "occurrence"  # a run of its schedule
     RETRY = "retry"  # the next attempt after a failure
     MANUAL = "manual"  # a person asked for it (run now / retry now)
+    TRIGGERED = "triggered"  # the tasks it runs after ended as it asks (core/dependencies.py)

@@ -48,6 +48,9 @@ class TaskStatus(NamedTuple):
     running: int = 0
     running_since: datetime | None = None
     waiting: WaitReason | None = None
+    # The upstreams that completed since this task's last trigger (fan-in marks, see
+    # core/dependencies.py): stored with the status, committed with the upstream's result.
+    after_marks: frozenset[TaskId] = frozenset()
 
 
 class TaskSnapshot(NamedTuple):
@@ -100,6 +103,8 @@ def initial_status(spec: TaskSpec) -> TaskStatus:
     The engine produces exactly this for a new task, so a repository can store a
     task and its status in one write, before the engine has seen it.
     """
+    if spec.only_after:  # no schedule of its own: nothing queued until its upstream ends
+        return TaskStatus(state=TaskState.PAUSED if spec.paused else TaskState.PENDING)
     first = spec.recurrence.first_at_or_after(spec.first_run_at)
     return TaskStatus(
         state=TaskState.PAUSED if spec.paused else TaskState.PENDING,

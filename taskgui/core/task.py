@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS, RunConditions
+from taskgui.core.dependencies import Upstream, check_upstreams
 from taskgui.core.duration import check_duration, format_duration
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.notify_rules import NotifyRule
@@ -178,6 +179,10 @@ class TaskSpec:
     # What a wake-up with many runs due does with this one's (core/wake.py); None:
     # the global policy.
     on_wake: WakePolicy | None = None
+    # Run after these tasks end as each edge says (core/dependencies.py), sorted.
+    after: tuple[Upstream, ...] = ()
+    # No schedule of its own: it runs only when its upstream triggers it.
+    only_after: bool = False
     # On a shared schedule: run only on the node of this name, or on a node with this
     # tag ("only where the backup disk is"); None: on any node. A file's schedule has
     # one node, which runs everything.
@@ -230,6 +235,23 @@ class TaskSpec:
         self._check_paused_until()
         if self.on_wake is not None and not isinstance(self.on_wake, WakePolicy):
             raise InvalidTaskError("the wake-up policy must be a WakePolicy (or none)")
+        self._check_after()
+
+    def _check_after(self) -> None:
+        if not self.after:
+            if self.only_after:
+                raise InvalidTaskError(
+                    "a task that runs only after others must name at least one task to run after"
+                )
+            return
+        if not all(isinstance(edge, Upstream) for edge in self.after):
+            raise InvalidTaskError("'run after' must list Upstream edges")
+        object.__setattr__(self, "after", check_upstreams(self.id, self.after))
+        if self.only_after and self.recurrence.is_recurring:
+            raise InvalidTaskError(
+                "a task that runs only after others has no schedule of its own; "
+                "drop the schedule or the 'only after'"
+            )
 
     def _check_paused_until(self) -> None:
         until = self.paused_until

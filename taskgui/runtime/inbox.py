@@ -2,10 +2,11 @@
 
 The CLI and windows following a daemon file requests through the store's
 ``RequestQueue``; the service performs each and answers it. Nobody polls the requests
-themselves: every ``REQUEST_CHECK_MS`` the service asks the store's ``ChangeFeed``
-whether another process committed anything (one cheap question: SQLite's ``PRAGMA
+themselves: when the store's ``ChangeFeed`` may have news (``feed_watch``: its
+descriptor or files woke the service, or the slow safety poll came), the service asks
+it whether another process committed anything (one cheap question: SQLite's ``PRAGMA
 data_version``), and only then reads the open requests. The service's own commits
-never wake it.
+are never news.
 
 Each request is answered whatever its row holds (see ``store.requests.answer_request``):
 one bad row never leaves the others unanswered.
@@ -21,8 +22,6 @@ from taskgui.core.clock import Clock
 from taskgui.store.errors import StoreError
 from taskgui.store.protocols import ChangeFeed, RequestQueue
 from taskgui.store.requests import Perform, answer_request
-
-REQUEST_CHECK_MS = 250
 
 
 class _Inbox(RequestQueue, ChangeFeed, Protocol):

@@ -11,21 +11,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from taskgui.store.protocols import OUTPUT_CAP_BYTES
+from taskgui.core.output_cap import MARKER_ROOM, TAIL_CAP, cut_marker
 
-# The longest marker ``cut_marker`` writes (a 20-digit count): the room the tail leaves
-# so that marker and tail together fit the store's cap.
-MARKER_ROOM = len(b"[... 99999999999999999999 bytes of earlier output cut ...]\n")
-# The one output cap: what the store keeps of a run's output (``OUTPUT_CAP_BYTES``),
-# less the marker's room, so the tail a run reports is stored as it is, its count of
-# cut bytes included, and never cut a second time with the store's plainer marker
-# (that one, ``store.protocols.CUT_MARKER``, remains for other writers).
-DEFAULT_OUTPUT_CAP = OUTPUT_CAP_BYTES - MARKER_ROOM
+__all__ = ["DEFAULT_OUTPUT_CAP", "MARKER_ROOM", "OutputReports", "TailBuffer", "cut_marker"]
 
-
-def cut_marker(dropped: int) -> str:
-    """The line that starts a tail which lost its first ``dropped`` bytes."""
-    return f"[... {dropped} bytes of earlier output cut ...]\n"
+# The one output cap (``core.output_cap``): what the store keeps, less the room of the
+# longest marker, so the tail a run reports is stored as it is.
+DEFAULT_OUTPUT_CAP = TAIL_CAP
 
 
 class TailBuffer:

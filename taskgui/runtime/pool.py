@@ -31,6 +31,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from taskgui.core.defaults import KILL_GRACE
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunId, RunResult
 from taskgui.core.task import Command
@@ -121,7 +122,7 @@ class WorkerPool(QObject):
         size: int,
         monotonic: Callable[[], float],
         *,
-        kill_grace: float = 5.0,
+        kill_grace: float = KILL_GRACE,
         runner_factory: RunnerFactory | None = None,
         output_interval: float = DEFAULT_OUTPUT_INTERVAL,
         parent: QObject | None = None,

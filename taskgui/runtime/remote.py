@@ -37,12 +37,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
 
 from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
+from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.errors import TaskguiError, TaskNotFoundError
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.core.operation import Op
@@ -51,16 +51,15 @@ from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.store.errors import DatabaseReplacedError, StoreError
-from taskgui.store.protocols import FollowableStore
+from taskgui.store.protocols import FollowableStore, HolderProbe
 from taskgui.store.requests import encode_spec
-from taskgui.store.sqlite.lock import holder_pid, is_locked, lock_path_for
 from taskgui.system import process_tree
 
 log = logging.getLogger(__name__)
 
 POLL_MS = 500
 FAST_POLL_MS = 100  # while a request waits for its answer
-ANSWER_TIMEOUT = 10.0  # seconds; as long as the CLI waits
+ANSWER_TIMEOUT = REQUEST_TIMEOUT  # as long as the CLI waits (core.defaults)
 
 _VERBS = {
     Op.ADDED: "schedule",
@@ -83,11 +82,11 @@ class ScheduleNotRunningError(TaskguiError):
 describe_owner = process_tree.describe_owner
 
 
-def lock_owner(database: Path) -> str:
-    """Who holds the scheduler lock of ``database``, or "" when nobody does."""
-    if not is_locked(database):
-        return ""
-    return describe_owner(holder_pid(lock_path_for(database)))
+def holder_text(store: HolderProbe) -> str:
+    """Who runs the schedule of ``store`` (``taskgui daemon (pid 7)``), or "" when
+    nobody does: the store says which process (SQLite: its lock), /proc what it is."""
+    holder = store.schedule_holder()
+    return "" if holder is None else describe_owner(holder.pid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +114,7 @@ class RemoteScheduler(ScheduleSignals):
         super().__init__(parent)
         self._repository = repository
         self._clock = clock
-        location = repository.location
-        self._owner_of = owner or (lambda: lock_owner(Path(location)) if location else "")
+        self._owner_of = owner or (lambda: holder_text(repository))
         self._answer_timeout = answer_timeout
         self._poll_ms = poll_ms
         self._tasks: dict[TaskId, TaskSnapshot] = {}

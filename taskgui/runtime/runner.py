@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
+from taskgui.core.defaults import KILL_GRACE
 from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
@@ -54,7 +55,7 @@ from taskgui.runtime.command_process import (
 from taskgui.runtime.output_tail import DEFAULT_OUTPUT_CAP, OutputReports, TailBuffer
 from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark, open_pidfd
 
-DEFAULT_KILL_GRACE = 5.0
+DEFAULT_KILL_GRACE = KILL_GRACE  # core.defaults: the one definition
 DEFAULT_OUTPUT_INTERVAL = 0.5  # seconds between two reports of the output so far
 
 _READ_CHUNK = 64 * 1024  # the default Linux pipe capacity: one read empties a full pipe

@@ -7,7 +7,8 @@ On each wake it asks the engine what is due, **commits** the dispatch, then lets
 worker pool start the runs. A finished run is committed (with its result) in the same
 transaction as whatever its freed worker is given next, so before its task is queued
 again. Requests from other processes (the CLI) arrive through the store's request
-queue, read when its change feed says another process committed (``inbox.py``).
+queue, read when its change feed says another process committed (``inbox.py``), which
+wakes the service (``feed_watch.py``) instead of a timer.
 
 It knows the store only by its protocol (``store.protocols.ScheduleStore``): SQLite,
 memory or PostgreSQL alike, each answering for its own upkeep (WAL checkpoints on a
@@ -48,7 +49,7 @@ from taskgui.control.operations import Operations
 from taskgui.control.recovery import Recovery, recover
 from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
-from taskgui.core.defaults import DEFAULT_WORKERS, SHUTDOWN_GRACE
+from taskgui.core.defaults import DEFAULT_WORKERS, KILL_GRACE, SHUTDOWN_GRACE
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event
@@ -59,9 +60,10 @@ from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.checkpoints import BackgroundCheckpoints
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
+from taskgui.runtime.feed_watch import FeedWatch
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import Hydration
-from taskgui.runtime.inbox import REQUEST_CHECK_MS, RequestInbox
+from taskgui.runtime.inbox import RequestInbox
 from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.store_health import StoreHealth
@@ -92,7 +94,7 @@ class SchedulerService(WakeUp):
         clock: Clock,
         *,
         workers: int = DEFAULT_WORKERS,
-        kill_grace: float = 5.0,
+        kill_grace: float = KILL_GRACE,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
         output_save_ms: int = OUTPUT_SAVE_MS,
@@ -142,9 +144,8 @@ class SchedulerService(WakeUp):
             failed=self._health.failed,
             performed=self._dispatch,
         )
-        self._requests = QTimer(self)
-        self._requests.setInterval(REQUEST_CHECK_MS)
-        self._requests.timeout.connect(self._on_requests_timeout)
+        # Woken by the change feed (or its slow safety poll), not a 250 ms timer.
+        self._feed_watch = FeedWatch(repository, self._on_feed_woken, parent=self)
         self._checkpoints: BackgroundCheckpoints | None = None
         self._stopping = False
         self._stop_reason = ""
@@ -164,6 +165,11 @@ class SchedulerService(WakeUp):
     def pool(self) -> WorkerPool:
         return self._pool
 
+    @property
+    def feed_watch(self) -> FeedWatch:
+        """What wakes the service for other processes' requests (tests, benchmarks)."""
+        return self._feed_watch
+
     def start(self) -> Recovery:
         """Load the schedule (recovering from a crash) and start dispatching."""
         recovery = recover(self._repository, self._engine, self._clock.now())
@@ -173,7 +179,7 @@ class SchedulerService(WakeUp):
         self._running = True
         self._hydration.start()
         self._start_checkpoints()
-        self._requests.start()
+        self._feed_watch.start()
         self._inbox.start()
         self._dispatch()
         return recovery
@@ -219,7 +225,7 @@ class SchedulerService(WakeUp):
         self._stop_reason = reason
         self._timer.disarm()
         self._hydration.stop()
-        self._requests.stop()
+        self._feed_watch.stop()
         if not self._pool.busy:
             self._finish_shutdown()
             return
@@ -362,7 +368,7 @@ class SchedulerService(WakeUp):
     # ------------------------------------------------------------- requests
 
     @service_slot
-    def _on_requests_timeout(self) -> None:
+    def _on_feed_woken(self) -> None:
         if self._health.file_is_ours(companions=True):
             self._inbox.check()
 
@@ -391,7 +397,7 @@ class SchedulerService(WakeUp):
         """The store is lost: stop everything that could write to it."""
         self._timer.disarm()
         self._hydration.stop()
-        self._requests.stop()
+        self._feed_watch.stop()
         if self._checkpoints is not None:
             self._checkpoints.stop()
         self._output.stop_saving()

@@ -21,6 +21,8 @@ WAKE_POLICY = "wake/policy"
 
 
 def read_wake_policy(store: QSettings) -> WakePolicy:
+    """The stored policy; what another process wrote since counts (``sync`` re-reads)."""
+    store.sync()
     value = store.value(WAKE_POLICY, "")
     if not isinstance(value, str) or not value.strip():
         return DEFAULT_WAKE_POLICY

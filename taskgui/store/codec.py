@@ -21,6 +21,7 @@ from taskgui.core.shape.fields import SHAPE_VERSION
 from taskgui.core.states import SlotKind, TaskState
 from taskgui.core.status import TaskStatus
 from taskgui.core.task import TaskSpec
+from taskgui.store.marks import marks_text
 from taskgui.store.row_decoder import RowDecoder
 from taskgui.store.times import from_us, opt_from_us, opt_to_us, to_us
 
@@ -66,6 +67,7 @@ TASK_COLUMNS = (
     "deferred_at",
     "last_outcome",
     "last_run_at",
+    "after_marks",
 )
 DEFINITION_COLUMNS = TASK_COLUMNS[1:15]
 STATUS_COLUMNS = TASK_COLUMNS[15:]
@@ -92,6 +94,7 @@ def _rules_text(spec: TaskSpec) -> str | None:
         and spec.conditions is NO_CONDITIONS
         and spec.paused_until is None
         and spec.on_wake is None
+        and not spec.after
         and spec.on_node is None
         and spec.on_tag is None
     ):
@@ -134,6 +137,7 @@ def status_values(status: TaskStatus) -> tuple[Any, ...]:
         opt_to_us(status.deferred_at),
         status.last_outcome.value if status.last_outcome else None,
         opt_to_us(status.last_run_at),
+        marks_text(status.after_marks),
     )
 
 
@@ -159,7 +163,10 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
     """
     first = to_us(spec.first_run_at)
     recurrence = spec.recurrence
-    if isinstance(recurrence, Cron):
+    slot_at: datetime | None
+    if spec.only_after:
+        slot_at = None  # nothing queued: it waits for its upstream (initial_status)
+    elif isinstance(recurrence, Cron):
         slot_at = _cron_first_match(recurrence, spec.first_run_at)
     else:
         slot_at = recurrence.first_at_or_after(spec.first_run_at)
@@ -180,7 +187,7 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
         1 if spec.paused else 0,
         None if spec.notify is None else spec.notify.text,
         _rules_text(spec),
-        first if slot_at is spec.first_run_at else to_us(slot_at),
+        None if slot_at is None else first if slot_at is spec.first_run_at else to_us(slot_at),
     )
 
 
@@ -195,4 +202,5 @@ def new_task_row(spec: TaskSpec, now_us: int) -> tuple[Any, ...]:
     """
     *definition, slot = new_task_values(spec)
     state = _PAUSED if spec.paused else _PENDING
-    return (*definition, state, 0, slot, _OCCURRENCE, slot, 1, None, None, None, now_us, now_us)
+    kind = None if slot is None else _OCCURRENCE
+    return (*definition, state, 0, slot, kind, slot, 1, None, None, None, None, now_us, now_us)

@@ -11,6 +11,7 @@ not store refused or made storable.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -31,6 +32,7 @@ from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
+from taskgui.store.doorbell import Bell, Doorbells
 from taskgui.store.protocols import (
     DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
@@ -38,6 +40,7 @@ from taskgui.store.protocols import (
     LoadResult,
     QuarantinedTask,
     RunRecord,
+    ScheduleHolder,
     StartLoad,
     TaskChanges,
     cap_output,
@@ -73,6 +76,10 @@ class MemoryDatabase:
         self.requests: dict[int, _StoredRequest] = {}
         self.request_ids = itertools.count(1)
         self.version = 0  # commits so far, by any connection
+        # Who runs the schedule (HolderProbe): there is no lock to read, so whoever
+        # plays the process that runs it says so here.
+        self.holder: ScheduleHolder | None = None
+        self.bells = Doorbells()  # what the change feeds' descriptors are woken by
 
 
 @dataclass(slots=True)
@@ -106,6 +113,7 @@ class MemoryRepository:
         # commits since (which it need not be told of).
         self._seen_version = self._data.version
         self._own_commits = 0
+        self._bell: Bell | None = None  # made when an event loop first asks (fileno)
 
     location: str | None = None  # nothing outside this process can open it
 
@@ -116,6 +124,7 @@ class MemoryRepository:
     def _commit(self) -> None:
         self._data.version += 1
         self._own_commits += 1
+        self._data.bells.ring_others(self)
 
     def add_tasks(self, specs: Sequence[TaskSpec], now: datetime) -> list[TaskSpec]:
         # All or nothing, like SQLite's transaction: the whole batch is built (and
@@ -342,6 +351,9 @@ class MemoryRepository:
         removed = [task_id for task_id in marks if task_id not in new_marks]
         return TaskChanges(changed=changed, removed=removed, marks=new_marks)
 
+    def schedule_holder(self) -> ScheduleHolder | None:
+        return self._data.holder
+
     def last_run_ids(self) -> dict[TaskId, int]:
         return {task_id: record.id for task_id, record in self.last_runs().items()}
 
@@ -398,13 +410,21 @@ class MemoryRepository:
     # --------------------------------------------------------- change feed
 
     def changed(self) -> bool:
+        if self._bell is not None:
+            self._bell.drain()
         foreign = self._data.version - self._seen_version - self._own_commits
         self._seen_version = self._data.version
         self._own_commits = 0
         return foreign > 0
 
     def fileno(self) -> int | None:
-        return None  # asked on a timer, as SQLite's is
+        if self._bell is None:
+            self._bell = self._data.bells.bell(self)
+            weakref.finalize(self, self._bell.close)  # a store never closed leaks no pipe
+        return self._bell.fileno()
+
+    def watch_paths(self) -> tuple[str, ...]:
+        return ()  # nothing on disk: the descriptor (fileno) rings
 
     # -------------------------------------------------------------- upkeep
 
@@ -418,7 +438,8 @@ class MemoryRepository:
         return "nothing was on disk"
 
     def close(self) -> None:
-        pass
+        if self._bell is not None:
+            self._bell.close()
 
 
 _ANSWER_KEPT_US = 86_400_000_000  # a day

@@ -29,13 +29,13 @@ from typing import Protocol
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import Event
+from taskgui.core.output_cap import OUTPUT_CAP_BYTES, cap_text
 from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import RunId, RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.requests import RequestRow
 
 DEFAULT_HISTORY_LIMIT = 100
-OUTPUT_CAP_BYTES = 64 * 1024
 INTERRUPTED_ERROR = "taskgui stopped while this ran; it will be retried"
 
 
@@ -167,9 +167,12 @@ class ChangeFeed(Protocol):
     """Tells whether another process committed a change since the last look.
 
     Never blocks and never reads the tasks themselves: a process that follows the
-    schedule reloads only when told. ``fileno`` is a descriptor that becomes readable
-    when a change may have arrived (a PostgreSQL connection that LISTENs), for an
-    event loop to watch; ``None`` means the feed must be asked on a timer (SQLite).
+    schedule reloads only when told. For an event loop to sleep until then, a feed
+    offers one way to be woken: ``fileno``, a descriptor that becomes readable when a
+    change may have arrived (a PostgreSQL connection that LISTENs; memory: a pipe) and
+    is drained by ``changed``; or ``watch_paths``, files that every commit writes
+    (SQLite: the database and its -wal), for a file watcher. Either may also wake for
+    a commit of one's own (then ``changed`` says False); neither replaces asking.
     """
 
     def changed(self) -> bool:
@@ -179,6 +182,10 @@ class ChangeFeed(Protocol):
         ...
 
     def fileno(self) -> int | None: ...
+
+    def watch_paths(self) -> tuple[str, ...]:
+        """Files a commit by another process writes (empty: use ``fileno``)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,12 +267,30 @@ class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, StoreUpkeep, Proto
     """A backend that can hold a schedule shared by several processes."""
 
 
-class FollowableStore(ScheduleStore, FollowedStore, Protocol):
+@dataclass(frozen=True, slots=True)
+class ScheduleHolder:
+    """The process that runs a schedule: its ``pid``, or None when it did not say."""
+
+    pid: int | None
+
+
+class HolderProbe(Protocol):
+    """Who runs the schedule of this store now, for a follower to name (and to notice
+    when nobody does any more, so it can offer to run it itself).
+
+    SQLite answers from its scheduler lock file; a backend with nothing to ask says
+    None. Never blocks for long: one look, no waiting for the holder.
+    """
+
+    def schedule_holder(self) -> ScheduleHolder | None:
+        """The holder now, or None when no process runs the schedule."""
+        ...
+
+
+class FollowableStore(ScheduleStore, FollowedStore, HolderProbe, Protocol):
     """A shared schedule that a window in another process can follow cheaply."""
 
 
-CUT_MARKER = "[... earlier output cut ...]\n"
-_CUT_MARKER_BYTES = len(CUT_MARKER.encode("utf-8"))
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -287,20 +312,9 @@ def storable_text(text: str) -> str:
 
 def cap_output(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
     """Keep the tail of ``text`` within ``limit`` bytes of UTF-8, the marker that says
-    so included: the end of a log is where the error is. Storable (see storable_text)."""
-    if text.isascii():  # the usual case: one byte per character, no surrogates
-        if len(text) <= limit:
-            return text
-        return CUT_MARKER + text[len(text) - max(limit - _CUT_MARKER_BYTES, 0) :]
-    text = storable_text(text)
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    tail = data[len(data) - max(limit - _CUT_MARKER_BYTES, 0) :]
-    start = 0
-    while start < len(tail) and tail[start] & 0xC0 == 0x80:
-        start += 1  # a continuation byte: the character began before the cut
-    return CUT_MARKER + tail[start:].decode("utf-8")
+    how much was cut included (``core.output_cap``, the one cap and marker), made
+    storable first (see storable_text)."""
+    return cap_text(storable_text(text), limit)
 
 
 def unstorable_text_error(spec: TaskSpec) -> InvalidTaskError | None:

@@ -38,6 +38,7 @@ from taskgui.core.task import (
     name_is_canonical,
 )
 from taskgui.store.errors import CodecError
+from taskgui.store.marks import decode_marks
 from taskgui.store.times import EPOCH as _EPOCH
 from taskgui.store.times import from_us, opt_from_us
 
@@ -178,9 +179,10 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_RULE_KEYS = ("spread", "conditions", "paused_until", "on_wake", "on_node", "on_tag")
+# The rules column's values as TaskSpec keywords, in decode_rules_text's order.
+_RULE_KEYS = tuple("spread conditions paused_until on_wake after only_after on_node on_tag".split())  # noqa: SIM905
 _NO_RULES: dict[str, Any] = dict(
-    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, None, None), strict=True)
+    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, (), False, None, None), strict=True)
 )
 
 
@@ -243,7 +245,8 @@ class RowDecoder:
         """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
         if text is None:
             return _NO_RULES
-        return dict(zip(_RULE_KEYS, self._memo.get("rules", text, _decode_rules), strict=True))
+        *before, (after, only), node, tag = self._memo.get("rules", text, _decode_rules)
+        return dict(zip(_RULE_KEYS, (*before, after, only, node, tag), strict=True))
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -279,9 +282,10 @@ class RowDecoder:
             deferred_at,
             last_outcome_text,
             last_run_at,
+            after_marks_text,
         ) = row
-        if rules_text is not None:
-            # A task with a spread or conditions (few): TaskSpec checks them together
+        if rules_text is not None or after_marks_text is not None:
+            # A task with a spread, conditions or upstreams (few): TaskSpec checks them together
             # with its schedule, which only the validating path runs.
             return None
         # TaskSpec.__post_init__'s checks, for values already in canonical form.
@@ -359,6 +363,8 @@ class RowDecoder:
             conditions=NO_CONDITIONS,
             paused_until=None,
             on_wake=None,
+            after=(),
+            only_after=False,
             on_node=None,
             on_tag=None,
         )
@@ -407,6 +413,7 @@ class RowDecoder:
             deferred_at,
             last_outcome,
             last_run_at,
+            after_marks_text,
         ) = row
         spec = TaskSpec(
             id=task_id,
@@ -435,5 +442,6 @@ class RowDecoder:
             deferred_at=opt_from_us(deferred_at),
             last_outcome=RunOutcome(last_outcome) if last_outcome else None,
             last_run_at=opt_from_us(last_run_at),
+            after_marks=decode_marks(after_marks_text, spec),
         )
         return TaskSnapshot(spec, status)

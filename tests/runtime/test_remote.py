@@ -25,6 +25,8 @@ from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.remote import RemoteScheduler, ScheduleNotRunningError, describe_owner
+from taskgui.store.memory import MemoryRepository
+from taskgui.store.protocols import ScheduleHolder
 from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.processes import request_server
 
@@ -284,6 +286,21 @@ def test_the_owner_is_named_from_its_command_line(tmp_path: Path) -> None:
     assert describe_owner(13, tmp_path) == "process 13"
     assert describe_owner(14, tmp_path) == "process 14"
     assert describe_owner(None, tmp_path) == "another process"
+
+
+def test_the_owner_is_whoever_the_store_says_holds_the_schedule(qtbot: QtBot) -> None:
+    """No lock file here: the runtime asks the store (HolderProbe), whichever it is."""
+    store = MemoryRepository()
+    remote = RemoteScheduler(store, CLOCK)
+    try:
+        remote.start()
+        assert remote.owner == ""  # nobody: the window offers to run it here
+        store.database.holder = ScheduleHolder(pid=None)
+        remote.shutdown()
+        remote.start()
+        assert remote.owner == "another process"
+    finally:
+        remote.shutdown()
 
 
 def test_a_schedule_run_elsewhere_has_no_worker_count_to_set(

@@ -22,7 +22,7 @@ from tests.helpers.factories import T0, make_spec
 from tests.helpers.service import CLOCK, Harness, spec
 from tests.helpers.store import checkpoint, raw_connection
 
-NOTICE_MS = 5_000  # the request check runs every 250 ms
+NOTICE_MS = 5_000  # the file watcher sees it at once; the safety poll within 2 s
 
 
 @pytest.fixture

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from taskgui.core.dependencies import After, Upstream
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import TaskChanged
-from taskgui.core.recurrence import Cron, Every, EveryMode, Recurrence
+from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.status import TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import Command, TaskSpec
@@ -262,3 +263,35 @@ def test_a_bad_row_does_not_poison_the_decoder() -> None:
         decoder.snapshot(tuple(bad))  # not memoised as a success
 
     assert decoder.snapshot(good) == TaskSnapshot(make_spec(1), TaskStatus())
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spec=specs,
+    upstreams=st.dictionaries(
+        st.integers(1000, 2**40), st.sampled_from(list(After)), min_size=1, max_size=5
+    ),
+    only=st.booleans(),
+    data=st.data(),
+)
+def test_upstreams_and_fan_in_marks_round_trip_through_a_real_file(
+    spec: TaskSpec, upstreams: dict[int, After], only: bool, data: st.DataObject
+) -> None:
+    edges = tuple(Upstream(task_id, on) for task_id, on in upstreams.items())
+    spec = replace(spec, id=0, after=edges, only_after=only, recurrence=Once())
+    marks = frozenset(data.draw(st.sets(st.sampled_from(sorted(upstreams)))))
+    with tempfile.TemporaryDirectory() as folder:
+        repository = SqliteRepository(Path(folder) / "codec.sqlite3")
+        try:
+            [added] = repository.add_tasks([spec], T0)
+            first = repository.get(added.id)
+            assert first == TaskSnapshot(added, initial_status(added))
+            assert (first.status.next_run_at is None) is only  # no slot of its own
+            status = initial_status(added)._replace(after_marks=marks)
+            repository.apply([TaskChanged(TaskSnapshot(added, status))], T0)
+            assert repository.get(added.id).status.after_marks == marks
+            assert repository.get(added.id).spec.after == tuple(sorted(edges))
+            row = row_of(added, status)
+            assert codec.RowDecoder().snapshot(row) == TaskSnapshot(added, status)
+        finally:
+            repository.close()

@@ -12,6 +12,7 @@ import random
 from datetime import datetime
 
 from taskgui.core.conditions import SystemConditions
+from taskgui.core.dependencies import Dependencies
 from taskgui.core.engine.deferred import TaskTable
 from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.engine.heap import IndexedHeap
@@ -64,6 +65,8 @@ class EngineBase:
         self._stopping_for: dict[RunId, str] = {}
         # What the machine last reported for run conditions; None until it has.
         self._system: SystemConditions | None = None
+        # Who runs after whom, indexed by upstream (see ``triggers``).
+        self._deps = Dependencies()
         self._seq = itertools.count(1)
         self._run_ids = itertools.count(1)
         # After a load that carried runs on (a shared schedule's new leader): the
@@ -88,6 +91,8 @@ class EngineBase:
         raw columns, and a hand-edited row can decode to something else."""
         task_id = entry.spec.id
         self._follow_pause(entry)
+        if entry.spec.after:  # the store loads these whole; a hand-edited row may not be
+            self._deps.set(task_id, entry.spec.after)
         if not self._should_queue(entry):
             if guessed_queued:
                 self._time.discard(task_id)
@@ -173,9 +178,16 @@ class EngineBase:
         return [TaskChanged(self._snapshot(self._tasks[unblocked]))]
 
     def _snapshot(self, entry: TaskEntry) -> TaskSnapshot:
+        spec = entry.spec
+        marks = self._deps.satisfied(spec.id) if spec.after else _NO_MARKS
         if entry.terminal is not None:  # a finished task waits for nothing
-            return entry.snapshot(None)
-        waiting = self._queues.waiting_reason(entry.spec.id, entry.spec.concurrency_key)
-        if waiting is None and self._held and entry.spec.id in self._held:
+            return entry.snapshot(None, marks)
+        waiting = self._queues.waiting_reason(spec.id, spec.concurrency_key)
+        if waiting is None and self._held and spec.id in self._held:
             waiting = WaitReason.WAKE_ANSWER
-        return entry.snapshot(waiting)
+        if waiting is None and spec.after and entry.slot_kind is None and not entry.runs:
+            waiting = WaitReason.UPSTREAM  # nothing queued: the next run is a trigger
+        return entry.snapshot(waiting, marks)
+
+
+_NO_MARKS: frozenset[TaskId] = frozenset()

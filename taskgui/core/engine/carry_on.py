@@ -9,7 +9,7 @@ its task's policy as what it ended as, never as an interruption.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,6 +18,7 @@ from taskgui.core.engine.wake import Waking
 from taskgui.core.events import Event, TaskChanged
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.status import RunTicket
+from taskgui.core.task import TaskId
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,6 +37,17 @@ class CarriedRun:
 
 class CarryingOn(Waking):
     """The engine's part that carries runs on (see the module docstring)."""
+
+    def _carry_all_on(
+        self,
+        entries: Sequence[TaskEntry],
+        carried_on: Mapping[TaskId, Sequence[CarriedRun]],
+        now: datetime,
+        events: list[Event],
+    ) -> None:
+        self.carried_ids = {}
+        for entry in entries:
+            self._carry_on(entry, carried_on[entry.spec.id], now, events)
 
     def _carry_on(
         self, entry: TaskEntry, runs: Sequence[CarriedRun], now: datetime, events: list[Event]

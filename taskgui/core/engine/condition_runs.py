@@ -104,7 +104,7 @@ class ConditionRuns(EngineBase):
         It takes the place of a queued occurrence as a retry does (the occurrence
         comes back after it), so the schedule neither drifts nor loses one.
         """
-        if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
+        if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL, SlotKind.TRIGGERED):
             return  # another attempt is already queued; it meets the same conditions
         if entry.slot_kind is SlotKind.OCCURRENCE:
             events += self._unqueue(entry)

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from taskgui.core.engine import policies
 from taskgui.core.engine.condition_runs import ConditionRuns
 from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.triggers import Triggering
 from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError
 from taskgui.core.events import (
@@ -32,7 +33,7 @@ from taskgui.core.status import RunId, RunTicket
 from taskgui.core.task import TaskId
 
 
-class Dispatching(ConditionRuns):
+class Dispatching(ConditionRuns, Triggering):
     """The dispatch half of ``Engine`` (see the module docstring)."""
 
     def due(self, now: datetime, free_workers: int) -> list[Event]:
@@ -66,10 +67,12 @@ class Dispatching(ConditionRuns):
                 # scheduler was down, asleep or behind), not an overlap, even inside
                 # the grace period. run_all owes it in full, each occurrence after the
                 # one before; the other policies count it missed for what it was.
-                backlog = late or _due_before_runs(entry)
+                # A triggered run waits for the run in progress (it was triggered after).
+                triggered = entry.slot_kind is SlotKind.TRIGGERED
+                backlog = not triggered and (late or _due_before_runs(entry))
                 if backlog and entry.spec.misfire is not MisfirePolicy.RUN_ALL:
                     self._skip(entry, now, events, SkipReason.MISFIRE)
-                elif entry.spec.overlap is OverlapPolicy.SKIP and not backlog:
+                elif entry.spec.overlap is OverlapPolicy.SKIP and not (backlog or triggered):
                     self._skip(entry, now, events, SkipReason.OVERLAP)
                 else:
                     self._queues.wait_for_previous_run(task_id, key)
@@ -242,8 +245,9 @@ class Dispatching(ConditionRuns):
         if verdict.next_at is not None:
             self._set_occurrence(entry, verdict.next_at)
             self._queue(entry)
-        elif verdict.terminal is not None:
-            entry.terminal = verdict.terminal
+        elif verdict.terminal is not None and not entry.spec.only_after:
+            entry.terminal = verdict.terminal  # one "only after" waits for the next trigger
+        self._upstream_ended(entry, outcome, now, events)
 
     def _schedule_retry(
         self, entry: TaskEntry, now: datetime, delay: timedelta, events: list[Event]

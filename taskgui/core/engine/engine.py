@@ -170,10 +170,10 @@ class Engine(CarryingOn):
         self._runs.clear()
         self._withdraw.clear()
         self._run_keys.clear()
+        self._deps = type(self._deps)()
         events: list[Event] = []
         interrupted: list[_Entry] = []
-        carried: list[tuple[_Entry, Sequence[CarriedRun]]] = []
-        self.carried_ids = {}
+        carried: list[_Entry] = []  # their runs go on elsewhere (see carried_on)
         spread: list[_Entry] = []
         time_items: list[tuple[TaskId, TimeKey]] = []
         tasks = self._tasks
@@ -185,13 +185,12 @@ class Engine(CarryingOn):
             if task_id in tasks:
                 raise InvalidTaskError(f"task id {task_id} appears twice")
             entry = tasks[task_id] = restored(snapshot)
+            if snapshot.spec.after:
+                self._follow_upstreams(entry, snapshot.status.after_marks)
             if snapshot.spec.paused_until is not None:
                 self._follow_pause(entry)
             if snapshot.status.state is TaskState.RUNNING:
-                if carried_on is not None and task_id in carried_on:
-                    carried.append((entry, carried_on[task_id]))
-                    continue
-                interrupted.append(entry)
+                (carried if carried_on and task_id in carried_on else interrupted).append(entry)
             elif should_queue(entry):
                 if entry.spec.spread is not None and _unspread(entry):
                     # Added while no scheduler ran: the store wrote its first start
@@ -209,8 +208,7 @@ class Engine(CarryingOn):
         self._choose_time_queue(len(time_items))
         self._time.heapify(time_items)
         events.extend(TaskChanged(self._snapshot(entry)) for entry in spread)
-        for entry, runs in carried:
-            self._carry_on(entry, runs, now, events)
+        self._carry_all_on(carried, carried_on or {}, now, events)
         for entry in interrupted:
             entry.attempt = max(entry.attempt, 1)
             self._after_run(entry, RunOutcome.INTERRUPTED, now, events)
@@ -230,8 +228,10 @@ class Engine(CarryingOn):
         if self._tasks.knows(spec.id):
             raise InvalidTaskError(f"a task with id {spec.id} already exists")
         entry = _Entry(spec)
-        self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
+        if not spec.only_after:  # one that is waits for its upstream, with no slot
+            self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
         self._tasks[spec.id] = entry
+        self._follow_upstreams(entry)
         self._queue(entry)
         snapshot = self._snapshot(entry)
         if spec.spread is None:
@@ -249,15 +249,21 @@ class Engine(CarryingOn):
         entry = self._entry(spec.id)
         old = entry.spec
         reschedule = (
-            spec.first_run_at != old.first_run_at or spec.recurrence != old.recurrence
+            spec.first_run_at != old.first_run_at
+            or spec.recurrence != old.recurrence
+            or spec.only_after != old.only_after
         ) and entry.terminal is not TaskState.CANCELLED
         unblocked = self._unqueue(entry)
         entry.spec = spec
         self._follow_pause(entry)
+        self._follow_upstreams(entry)
         if reschedule:
             entry.terminal = None
             entry.deferred_at = None
-            self._set_occurrence(entry, policies.first_occurrence_from(spec, now))
+            if not spec.only_after:
+                self._set_occurrence(entry, policies.first_occurrence_from(spec, now))
+            elif entry.slot_kind is SlotKind.OCCURRENCE:
+                entry.clear_slot()  # no schedule of its own any more
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
 
@@ -269,6 +275,7 @@ class Engine(CarryingOn):
         del self._tasks[task_id]
         events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
         events.append(TaskRemoved(task_id))
+        self._forget_upstreams(task_id, events)
         return events + unblocked
 
     def cancel(self, task_id: TaskId) -> list[Event]:

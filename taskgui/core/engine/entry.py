@@ -139,7 +139,9 @@ class TaskEntry:
             return TaskState.RETRYING
         return TaskState.PENDING
 
-    def snapshot(self, waiting: WaitReason | None) -> TaskSnapshot:
+    def snapshot(
+        self, waiting: WaitReason | None, marks: frozenset[int] = frozenset()
+    ) -> TaskSnapshot:
         started = self.started
         # Positional, in TaskStatus's field order: twice as fast as keywords, and this
         # runs for every event the engine returns.
@@ -158,5 +160,6 @@ class TaskEntry:
                 len(self.runs),
                 min(started.values()) if started else None,
                 waiting,
+                marks,
             ),
         )

@@ -5,6 +5,8 @@
                  "idle_seconds": null, "stop_when_unmet": false,
                  "give_up_after_seconds": null}
     paused_until "2026-12-01T15:00:00+00:00"   (a pause for a while: when it ends)
+    after       {"v": 1, "tasks": [{"id": 3, "on": "succeeded"}], "only": false}
+                 (run after other tasks; "only": no schedule of its own)
     on_wake      "spread:10m"   (its wake-up policy, core/wake.py; absent: the global one)
     on_node     "backup-box"   (a shared schedule: run only on this node)
     on_tag      "disk"         (a shared schedule: run only on a node with this tag)
@@ -21,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS, RunConditions
+from taskgui.core.dependencies import MAX_UPSTREAMS, After, Upstream
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.shape.fields import SHAPE_VERSION, FieldError, Fields, build
 from taskgui.core.spread import Spread
@@ -37,7 +40,9 @@ CONDITION_KEYS = (
     "stop_when_unmet",
     "give_up_after_seconds",
 )
-RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_wake", "on_node", "on_tag")
+RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_wake", "after", "on_node", "on_tag")
+AFTER_KEYS = ("v", "tasks", "only")
+EDGE_KEYS = ("id", "on")
 
 
 def spread_json(spread: Spread | None) -> dict[str, Any] | None:
@@ -62,6 +67,40 @@ def conditions_json(conditions: RunConditions) -> dict[str, Any] | None:
         "stop_when_unmet": conditions.stop_when_unmet,
         "give_up_after_seconds": seconds(conditions.give_up_after),
     }
+
+
+def after_json(spec: TaskSpec) -> dict[str, Any] | None:
+    if not spec.after:
+        return None
+    return {
+        "v": SHAPE_VERSION,
+        "tasks": [{"id": edge.task_id, "on": edge.after.value} for edge in spec.after],
+        "only": spec.only_after,
+    }
+
+
+After_ = tuple[tuple[Upstream, ...], bool]
+
+
+def decode_after(value: object, path: str = "after") -> After_:
+    """The "run after" object back: its edges and whether it has no schedule of its own."""
+    if value is None:
+        return (), False
+    fields = Fields(value, path, AFTER_KEYS)
+    fields.check_version()
+    tasks = fields.get("tasks", [])
+    if not isinstance(tasks, list):
+        raise FieldError(f"{path}.tasks", "expected a list of tasks")
+    if len(tasks) > MAX_UPSTREAMS:
+        raise FieldError(f"{path}.tasks", f"at most {MAX_UPSTREAMS} tasks")
+    edges = []
+    for index, item in enumerate(tasks):
+        edge = Fields(item, f"{path}.tasks[{index}]", EDGE_KEYS)
+        task_id = edge.integer("id")
+        if task_id <= 0:
+            raise FieldError(edge.at("id"), f"names no task: {task_id}")
+        edges.append(Upstream(task_id, edge.choice("on", After, After.SUCCEEDED)))
+    return tuple(edges), fields.boolean("only", False)
 
 
 def decode_spread(value: object, path: str = "spread") -> Spread | None:
@@ -108,14 +147,24 @@ def rules_text(spec: TaskSpec) -> str | None:
     conditions = conditions_json(spec.conditions)
     until = paused_until_json(spec.paused_until)
     on_wake = None if spec.on_wake is None else spec.on_wake.text
+    after = after_json(spec)
     pinned = spec.on_node is not None or spec.on_tag is not None
-    if spread is None and conditions is None and until is None and on_wake is None and not pinned:
+    if (
+        spread is None
+        and conditions is None
+        and until is None
+        and on_wake is None
+        and after is None
+        and not pinned
+    ):
         return None
     value: dict[str, Any] = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
     if until is not None:
         value["paused_until"] = until
     if on_wake is not None:
         value["on_wake"] = on_wake
+    if after is not None:
+        value["after"] = after
     # Where it may run on a shared schedule.
     if spec.on_node is not None:
         value["on_node"] = spec.on_node
@@ -144,7 +193,13 @@ def decode_on_wake(fields: Fields, key: str = "on_wake") -> WakePolicy | None:
 
 
 Rules = tuple[
-    Spread | None, RunConditions, datetime | None, WakePolicy | None, str | None, str | None
+    Spread | None,
+    RunConditions,
+    datetime | None,
+    WakePolicy | None,
+    After_,
+    str | None,
+    str | None,
 ]
 
 
@@ -152,7 +207,7 @@ def decode_rules_text(text: str | None) -> Rules:
     """A ``rules`` column back (spread, conditions, pause end, node, node tag);
     FieldError naming the field at fault."""
     if text is None:
-        return None, NO_CONDITIONS, None, None, None, None
+        return None, NO_CONDITIONS, None, None, ((), False), None, None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -164,6 +219,7 @@ def decode_rules_text(text: str | None) -> Rules:
         decode_conditions(fields.get("conditions", None), "rules.conditions"),
         decode_paused_until(fields),
         decode_on_wake(fields),
+        decode_after(fields.get("after", None), "rules.after"),
         fields.text("on_node", None, nullable=True),
         fields.text("on_tag", None, nullable=True),
     )

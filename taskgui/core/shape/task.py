@@ -5,8 +5,8 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions", "paused_until", "on_wake", "on_node" and
-          "on_tag" when set: ``shape.rules``)
+          (+ "spread", "conditions", "paused_until", "on_wake", "after", "on_node"
+          and "on_tag" when set: ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -34,7 +34,9 @@ from taskgui.core.recurrence import Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.shape.fields import MISSING, FieldError, Fields, build, check_savable, shown
 from taskgui.core.shape.rules import (
+    after_json,
     conditions_json,
+    decode_after,
     decode_conditions,
     decode_on_wake,
     decode_paused_until,
@@ -74,6 +76,7 @@ TASK_KEYS = (
     "conditions",
     "paused_until",
     "on_wake",
+    "after",
     "on_node",
     "on_tag",
 )
@@ -140,6 +143,9 @@ def task_json(
         value["paused_until"] = moment(spec.paused_until)
     if spec.on_wake is not None:
         value["on_wake"] = spec.on_wake.text
+    after = after_json(spec)
+    if after is not None:
+        value["after"] = after  # upstream ids as stored; an import remaps them
     if spec.on_node is not None:
         value["on_node"] = spec.on_node
     if spec.on_tag is not None:
@@ -247,6 +253,7 @@ class TaskDecoder:
         conditions = decode_conditions(fields.get("conditions", None))
         paused_until = decode_paused_until(fields)
         on_wake = decode_on_wake(fields)
+        after, only_after = decode_after(fields.get("after", None))
         on_node = fields.text("on_node", None, nullable=True)
         on_tag = fields.text("on_tag", None, nullable=True)
         spec_id = task_id if keep_id and task_id is not None else 0
@@ -275,6 +282,8 @@ class TaskDecoder:
                 conditions=conditions,
                 paused_until=paused_until,
                 on_wake=on_wake,
+                after=after,
+                only_after=only_after,
                 on_node=on_node,
                 on_tag=on_tag,
             ),

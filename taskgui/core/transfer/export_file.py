@@ -140,7 +140,10 @@ def parse_document(text: str) -> ParsedImport:
                 )
             )
             continue
-        candidates.append(Candidate(f"task {index}", spec.name, spec))
+        file_id = item.get("id") if isinstance(item, dict) else None
+        candidates.append(
+            Candidate(f"task {index}", spec.name, spec, file_id if type(file_id) is int else None)
+        )
     if problems:
         raise _invalid_tasks(problems)
     notes = []

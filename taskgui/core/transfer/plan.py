@@ -12,13 +12,14 @@ deleted (with its run history), and the imported task is added under a new id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from taskgui.core.states import MisfirePolicy
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.core.transfer.links import link, resolve
 from taskgui.core.transfer.report import AddedTask, ReplacedTask, SkippedItem, TransferReport
 
 CLI_REPLACE_HINT = "use --replace to replace it"
@@ -31,6 +32,8 @@ class Candidate:
     where: str
     text: str
     spec: TaskSpec
+    # Its id in the file it came from: what other tasks' "run after" names it by.
+    file_id: TaskId | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,6 +56,11 @@ class ImportPlan:
     @property
     def delete_ids(self) -> tuple[TaskId, ...]:
         return tuple(task.task_id for task in self.to_delete)
+
+    def linked(self, stored: Sequence[TaskSpec]) -> list[TaskSpec]:
+        """Once ``to_add`` is stored (``stored``, in its order): the tasks that run after
+        others, naming their new ids, to save as updates (see ``transfer.links``)."""
+        return resolve(stored)
 
     @property
     def changes_anything(self) -> bool:
@@ -78,7 +86,7 @@ def plan_import(
     by_name: dict[str, list[TaskSnapshot]] = {}
     for snapshot in existing:
         by_name.setdefault(snapshot.spec.name, []).append(snapshot)
-    to_add: list[TaskSpec] = []
+    chosen: list[Candidate] = []
     skipped = list(parsed.skipped)
     to_delete: dict[TaskId, ReplacedTask] = {}
     for candidate in parsed.candidates:
@@ -95,9 +103,16 @@ def plan_import(
                 )
             )
             continue
-        for snapshot in clashes:
-            to_delete.setdefault(snapshot.id, ReplacedTask(snapshot.id, name))
-        to_add.append(candidate.spec)
+        chosen.append(candidate)
+    to_add = [candidate.spec for candidate in chosen]
+    if any(spec.after for spec in to_add):
+        to_add, unlinked = link([(c.where, c.text, c.spec, c.file_id) for c in chosen])
+        skipped += unlinked
+        dropped = {(item.where, item.text) for item in unlinked}
+        chosen = [c for c in chosen if (c.where, c.text) not in dropped]
+    for candidate in chosen:
+        for snapshot in by_name.get(candidate.spec.name, []):
+            to_delete.setdefault(snapshot.id, ReplacedTask(snapshot.id, candidate.spec.name))
     notes = list(parsed.notes)
     late = [spec for spec in to_add if _catches_up_at_once(spec, now)]
     if late:

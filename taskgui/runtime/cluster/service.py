@@ -31,7 +31,7 @@ from datetime import datetime
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from taskgui.core.clock import Clock
-from taskgui.core.defaults import DEFAULT_WORKERS, SHUTDOWN_GRACE
+from taskgui.core.defaults import DEFAULT_WORKERS, KILL_GRACE, SHUTDOWN_GRACE
 from taskgui.runtime.cluster.claimer import Claimer
 from taskgui.runtime.cluster.leader import Leader
 from taskgui.runtime.cluster.node import NodeLoop, NodeTimes
@@ -67,7 +67,7 @@ class ClusterNodeService(QObject):
         workers: int = DEFAULT_WORKERS,
         tags: Sequence[str] = (),
         times: NodeTimes | None = None,
-        kill_grace: float = 5.0,
+        kill_grace: float = KILL_GRACE,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
         parent: QObject | None = None,

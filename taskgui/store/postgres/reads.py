@@ -155,6 +155,9 @@ class PostgresReads:
     def fileno(self) -> int | None:
         return self._change_feed().fileno()
 
+    def watch_paths(self) -> tuple[str, ...]:
+        return ()  # told through the LISTEN connection's descriptor (fileno)
+
     # ------------------------------------------- upkeep (see StoreUpkeep)
 
     # A DSN can carry a password: not handed to commands in TASKGUI_DB.

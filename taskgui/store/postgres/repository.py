@@ -386,8 +386,10 @@ def _dispatch_fenced(
 _PAUSED_AT = codec.NEW_TASK_VALUES.index("paused") - 1  # the values come without the id
 
 
-def _initial(values: Sequence[Any], slot: int) -> tuple[Any, ...]:
-    """A new task's definition values (without the id) and its initial status values."""
+def _initial(values: Sequence[Any], slot: int | None) -> tuple[Any, ...]:
+    """A new task's definition values (without the id) and its initial status values
+    (no slot for a task that runs only after others)."""
     paused = values[_PAUSED_AT]
     state = TaskState.PAUSED.value if paused else TaskState.PENDING.value
-    return (*values, state, 0, slot, SlotKind.OCCURRENCE.value, slot, 1, None, None, None)
+    kind = None if slot is None else SlotKind.OCCURRENCE.value
+    return (*values, state, 0, slot, kind, slot, 1, None, None, None, None)

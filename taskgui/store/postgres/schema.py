@@ -145,7 +145,13 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN rules TEXT;
     """,
-    # 5: where a run may go. A node's tags (``daemon --node-tag``); a run dispatched
+    # 5: tasks that run after others (core/dependencies.py): which upstreams have
+    # completed since the task's last trigger (fan-in marks), a JSON list of ids,
+    # committed with the upstream's result, as the SQLite file keeps it (schema 11).
+    """
+    ALTER TABLE tasks ADD COLUMN after_marks TEXT;
+    """,
+    # 6: where a run may go. A node's tags (``daemon --node-tag``); a run dispatched
     # for a task pinned to a node or a tag (its rules' on_node / on_tag) carries the
     # pin, so a claim can skip what is not its own without reading the task.
     """

@@ -185,7 +185,12 @@ class SqliteBase:
         return True
 
     def fileno(self) -> int | None:
-        return None  # SQLite cannot wake anybody: asked on a timer
+        return None  # SQLite has no channel to be told on: see watch_paths
+
+    def watch_paths(self) -> tuple[str, ...]:
+        # A commit appends to the -wal (and a checkpoint or a rollback-journal commit
+        # writes the file itself), so a file watcher on both wakes for every commit.
+        return (str(self.path), f"{self.path}-wal")
 
     def take_over_checkpoints(self) -> Callable[[], WalCheckpointer]:
         """Stop SQLite checkpointing inside commits; the owner checkpoints instead.

@@ -56,11 +56,20 @@ _QUEUED_AT = (
     "THEN next_run_at END"
 )
 _NOT_QUARANTINED = "id NOT IN (SELECT task_id FROM quarantine)"
+# Loaded whole at the start, never deferred: a running task (loading sends it to its
+# retry policy) and one that runs after others, since the engine's index of who runs
+# after whom must be complete before any upstream ends (rules_text writes "after":
+# only for a task with upstreams; few have one).
+# (Each term as its partial index says it, tasks_running and tasks_after: no scan.)
+_AFTER = "instr(rules, '\"after\":') > 0"
 SELECT_DEFERRED = (
-    f"SELECT id, {_QUEUED_AT} FROM tasks "
-    f"WHERE state != 'running' AND {_NOT_QUARANTINED} ORDER BY id"
+    f"SELECT id, {_QUEUED_AT} FROM tasks WHERE state != 'running' "
+    f"AND (rules IS NULL OR NOT {_AFTER}) AND {_NOT_QUARANTINED} ORDER BY id"
 )
-SELECT_LOADED_WHOLE = f"{_SELECT_TASKS} WHERE state = 'running' AND {_NOT_QUARANTINED} ORDER BY id"
+SELECT_LOADED_WHOLE = (
+    f"{_SELECT_TASKS} WHERE id IN (SELECT id FROM tasks WHERE state = 'running' "
+    f"UNION SELECT id FROM tasks WHERE {_AFTER}) AND {_NOT_QUARANTINED} ORDER BY id"
+)
 
 _BATCH = 500  # ids per query: well under SQLite's limit of 32,766 parameters
 

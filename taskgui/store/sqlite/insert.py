@@ -33,12 +33,13 @@ def _row(first: int) -> str:
         f"ELSE '{TaskState.PAUSED.value}' END",  # state
         "0",  # attempt
         slot,  # next_run_at
-        f"'{SlotKind.OCCURRENCE.value}'",  # slot_kind
+        f"CASE WHEN {slot} IS NULL THEN NULL ELSE '{SlotKind.OCCURRENCE.value}' END",
         slot,  # scheduled_at
         "1",  # slot_attempt
         "NULL",  # deferred_at
         "NULL",  # last_outcome
         "NULL",  # last_run_at
+        "NULL",  # after_marks
         "?1",  # created_at
         "?1",  # updated_at
     )

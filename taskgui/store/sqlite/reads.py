@@ -23,6 +23,7 @@ from taskgui.store.protocols import (
     LoadResult,
     QuarantinedTask,
     RunRecord,
+    ScheduleHolder,
     StartLoad,
     TaskChanges,
     storable_text,
@@ -40,6 +41,7 @@ from taskgui.store.sqlite.deferred_source import (
     SELECT_LOADED_WHOLE,
     SqliteTaskSource,
 )
+from taskgui.store.sqlite.lock import holder_pid, is_locked, lock_path_for
 from taskgui.system.collector import collector_paused
 
 
@@ -223,6 +225,12 @@ class SqliteReads(SqliteBase):
 
     def last_run_ids(self) -> dict[TaskId, int]:
         return follow.last_run_ids(self._query)
+
+    def schedule_holder(self) -> ScheduleHolder | None:
+        """From the scheduler lock (``lock``): held or not, and the pid it wrote."""
+        if not is_locked(self.path):
+            return None
+        return ScheduleHolder(holder_pid(lock_path_for(self.path)))
 
     def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
         return [run_record(row) for row in follow.runs_by_id(self._query, RUN_COLUMNS, run_ids)]

@@ -136,6 +136,15 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN rules TEXT;
     """,
+    # 11: tasks that run after others (core/dependencies.py): which upstreams have
+    # completed since the task's last trigger (fan-in marks), a JSON list of task ids,
+    # written in the transaction that records the upstream's result; NULL for none.
+    # The index finds the tasks with upstreams (loaded whole at a start) without a
+    # scan: rules_text writes "after": only for those.
+    """
+    ALTER TABLE tasks ADD COLUMN after_marks TEXT;
+    CREATE INDEX tasks_after ON tasks (id) WHERE instr(rules, '"after":') > 0;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -33,6 +33,7 @@ from taskgui.ui.table.formatting import (
     state_text,
     waiting_text,
 )
+from taskgui.ui.table.links import TaskLinks
 from taskgui.ui.table.row_entry import RowEntry
 
 MAX_CACHED_SCHEDULES = 4_096
@@ -150,22 +151,42 @@ def _last_result_key(entry: RowEntry) -> float:
     return last.finished_at.timestamp()
 
 
-def task_columns(schedules: ScheduleTexts) -> tuple[TaskColumn, ...]:
-    """Every column in display order, indexed by ``Column``."""
+def task_columns(
+    schedules: ScheduleTexts, links: TaskLinks | None = None
+) -> tuple[TaskColumn, ...]:
+    """Every column in display order, indexed by ``Column``; ``links`` names the tasks
+    a row runs after and before (none: a table of one task's own facts)."""
+    links = links if links is not None else TaskLinks(dict)
+
+    def name_tooltip(entry: RowEntry) -> str:
+        linked = links.tooltip(entry)  # a pass over the rows: on hover only
+        command = command_tooltip(entry.snapshot)
+        return command if linked is None else f"{command}\n\n{linked}"
+
+    def state_tooltip(entry: RowEntry) -> str:
+        return links.waiting(entry) if links.waits_upstream(entry) else waiting_text(entry.snapshot)
+
+    def next_run(entry: RowEntry, now: datetime) -> str:
+        if links.waits_upstream(entry):
+            return links.waiting(entry)
+        return next_run_text(entry.snapshot, now)
+
     columns = (
         TaskColumn(
             column=Column.NAME,
             title="Name",
             text=lambda e, _now: e.snapshot.spec.name,
             sort_key=lambda e: e.snapshot.spec.name.casefold(),
-            tooltip=lambda e: command_tooltip(e.snapshot),
+            tooltip=name_tooltip,
         ),
         TaskColumn(
             column=Column.STATE,
             title="State",
             text=lambda e, _now: state_text(e.snapshot.status.state),
             sort_key=lambda e: STATE_ORDER.get(e.snapshot.status.state, _STATE_COUNT),
-            tooltip=lambda e: waiting_text(e.snapshot) or None,
+            tooltip=lambda e: (
+                (links.waiting(e) if links.waits_upstream(e) else waiting_text(e.snapshot)) or None
+            ),
             width=110,
             decorated=True,
         ),
@@ -180,7 +201,7 @@ def task_columns(schedules: ScheduleTexts) -> tuple[TaskColumn, ...]:
         TaskColumn(
             column=Column.NEXT_RUN,
             title="Next run",
-            text=lambda e, now: next_run_text(e.snapshot, now),
+            text=next_run,
             sort_key=_next_run_key,
             tooltip=lambda e: next_run_tooltip(e.snapshot),
             width=190,

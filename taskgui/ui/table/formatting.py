@@ -92,6 +92,8 @@ def waiting_text(snapshot: TaskSnapshot) -> str:
         return "waiting for the previous run"
     if reason is WaitReason.WAKE_ANSWER:
         return "waiting for your answer"
+    if reason is WaitReason.UPSTREAM:  # the table names them (ui/table/links.py)
+        return "waiting for the tasks it runs after"
     return CONDITION_WAIT_TEXT.get(reason, "") if reason is not None else ""
 
 

@@ -46,6 +46,7 @@ from taskgui.ui.icons import state_icon
 from taskgui.ui.plain_text import plain_tooltip
 from taskgui.ui.table.columns import STATE_ORDER, Column, ScheduleTexts, state_color, task_columns
 from taskgui.ui.table.formatting import LastRun
+from taskgui.ui.table.links import TaskLinks
 from taskgui.ui.table.row_entry import UNSET, RowEntry, found_states
 from taskgui.ui.table.row_index import RowIndex
 from taskgui.ui.table.update_batches import DEFAULT_MAX_BATCH, UpdateBatches
@@ -111,10 +112,10 @@ class TaskTableModel(QAbstractTableModel):
             max_batch=max_batch,
             parent=self,
         )
-        self.columns = task_columns(ScheduleTexts())
         self._rows = RowIndex()
         self._ids = self._rows.ids  # the same list, for the hot paths
         self._entries: dict[TaskId, RowEntry] = {}
+        self.columns = task_columns(ScheduleTexts(), TaskLinks(lambda: self._entries))
         self._next_seq = 0  # RowEntry.seq of the next row
         self._counts_moved = False  # counts_changed owed at the next turn
         self._counts: dict[TaskState, int] = dict.fromkeys(TaskState, 0)

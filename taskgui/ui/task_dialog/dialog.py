@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import Enum
 
@@ -29,6 +30,8 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
+from taskgui.core.recurrence import Once, Recurrence
+from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.plain_text import plain_tooltip, window_title
@@ -40,6 +43,7 @@ from taskgui.ui.task_dialog.fields import (
     one_place,
 )
 from taskgui.ui.task_dialog.retry_editor import RetryEditor
+from taskgui.ui.task_dialog.run_after_editor import RunAfterEditor
 from taskgui.ui.task_dialog.run_rules_editor import RunRulesEditor
 from taskgui.ui.task_dialog.schedule_editor import ScheduleEditor
 from taskgui.ui.task_dialog.task_group import PathPicker, TaskGroup, pick_folder, pick_program
@@ -90,7 +94,9 @@ class TaskDialog(QDialog):
         pick_program: PathPicker = pick_program,
         pick_folder: PathPicker = pick_folder,
         system: SystemConditions | None = None,
+        tasks: Sequence[TaskSnapshot] = (),
     ) -> None:
+        """``tasks``: the schedule's tasks, to pick what it runs after (and see cycles)."""
         super().__init__(parent)
         if spec is None and mode is not DialogMode.CREATE:
             raise ValueError(f"{mode.value} needs the task to start from")
@@ -110,6 +116,10 @@ class TaskDialog(QDialog):
         self.retry = RetryEditor()
         self.advanced = AdvancedEditor()
         self.rules = RunRulesEditor(system)
+        self.run_after = RunAfterEditor()
+        own_id = spec.id if spec is not None and mode is DialogMode.EDIT else 0
+        self.run_after.set_tasks(tasks, own_id)
+        self._clock = clock
         task_group = TaskGroup(pick_program, pick_folder)
         # Its fields, by the names the dialog (and its tests) use.
         self.name, self.name_error = task_group.name, task_group.name_error
@@ -155,6 +165,7 @@ class TaskDialog(QDialog):
         right.addWidget(self.retry)
         right.addWidget(self.advanced)
         right.addWidget(self.rules)
+        right.addWidget(self.run_after)
         right.addStretch(1)
         columns = QHBoxLayout()
         columns.setSpacing(16)
@@ -177,6 +188,7 @@ class TaskDialog(QDialog):
             *self.retry.focus_order(),
             *self.advanced.focus_order(),
             *self.rules.focus_order(),
+            *self.run_after.focus_order(),
             *self.buttons.buttons(),
         ]
         for first, second in itertools.pairwise(chain):
@@ -191,6 +203,7 @@ class TaskDialog(QDialog):
         self.retry.changed.connect(self._on_field_changed)
         self.advanced.changed.connect(self._on_field_changed)
         self.rules.changed.connect(self._on_field_changed)
+        self.run_after.changed.connect(self._on_field_changed)
         self.command.refused.connect(self._on_command_refused)
         self._validation.timeout.connect(self._on_validation_timeout)
         self.buttons.accepted.connect(self.accept)
@@ -206,6 +219,7 @@ class TaskDialog(QDialog):
         self.retry.set_policy(spec.retry)
         self.advanced.set_values(spec)
         self.rules.set_values(spec)
+        self.run_after.set_values(spec)
 
     # ------------------------------------------------------------ reading
 
@@ -228,18 +242,28 @@ class TaskDialog(QDialog):
         self.cwd_warning.show_message(
             "this folder does not exist; runs fail until it does" if missing else None
         )
+        run_after = self.run_after.values()
+        only_after = run_after is not None and run_after.only_after
+        self.schedule.setEnabled(not only_after)  # none of its own: it waits for others
         schedule = self.schedule.schedule()
         retry = self.retry.policy()
         advanced = self.advanced.values()
         rules = self.rules.values()
+        recurrence: Recurrence = Once()
+        source = self._source
+        # An "only after" task's own time means nothing; an edited one keeps its own.
+        first_run_at = source.first_run_at if source and source.only_after else self._clock.now()
+        if schedule is not None and not only_after:
+            first_run_at, recurrence = schedule.first_run_at, schedule.recurrence
         if (
             probe is None
             or command_ok is None
             or cwd is None
-            or schedule is None
+            or (schedule is None and not only_after)
             or retry is None
             or advanced is None
             or rules is None
+            or run_after is None
         ):
             self.general_error.show_message(None)
             return None
@@ -259,8 +283,8 @@ class TaskDialog(QDialog):
                     if self._source and advanced.use_shell
                     else None,
                 ),
-                first_run_at=schedule.first_run_at,
-                recurrence=schedule.recurrence,
+                first_run_at=first_run_at,
+                recurrence=recurrence,
                 priority=self.priority.value(),
                 retry=retry,
                 timeout=advanced.timeout,
@@ -273,6 +297,8 @@ class TaskDialog(QDialog):
                 on_wake=advanced.on_wake,
                 spread=rules.spread,
                 conditions=rules.conditions,
+                after=run_after.after,
+                only_after=run_after.only_after,
             ),
         )
 

@@ -40,6 +40,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
 from taskgui.core.clock import Clock
+from taskgui.core.duration import format_duration
 from taskgui.core.recurrence import Once
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
@@ -240,17 +241,15 @@ class TimelineView(QAbstractScrollArea):
         name = snapshot.spec.name if snapshot is not None else ""
         if hit.bar is not None:
             bar = hit.bar
-            seconds = round((bar.end - bar.start).total_seconds())
+            took = format_duration(bar.end - bar.start)
             what = "running" if bar.outcome is None else outcome_text(bar.outcome)
-            text = (
-                f"{name}\nattempt {bar.attempt}: {what}\n{local_time_text(bar.start)}, {seconds} s"
-            )
+            text = f"{name}\nattempt {bar.attempt}: {what}\n{local_time_text(bar.start)}, {took}"
             return text + (f"\n{bar.error}" if bar.error else "")
         if hit.mark is not None:
             expected = expected_duration(self.runs.runs_of(hit.task_id))
             text = f"{name}\nnext run {local_time_text(hit.mark)}"
             if expected is not None:
-                text += f"\nusually takes {round(expected.total_seconds())} s"
+                text += f"\nusually takes {format_duration(expected)}"
             return text
         return f"{name}\n{local_time_text(hit.at)}"
 

@@ -66,6 +66,8 @@ class TransferTarget(Protocol):
 
     def add_tasks(self, specs: Sequence[TaskSpec]) -> list[TaskSpec]: ...
 
+    def update_task(self, spec: TaskSpec) -> None: ...
+
     def delete(self, task_id: TaskId) -> None: ...
 
 
@@ -257,7 +259,9 @@ class TransferActions(QObject):
     def _write(self, plan: ImportPlan) -> None:
         """Add every new task in one call (one transaction), then delete the replaced."""
         if plan.to_add:
-            self._service.add_tasks(list(plan.to_add))
+            stored = self._service.add_tasks(list(plan.to_add))
+            for spec in plan.linked(stored):  # "run after", by the new ids
+                self._service.update_task(spec)
         failed: list[str] = []
         for task_id in plan.delete_ids:
             try:

@@ -40,3 +40,24 @@ def delete_question(tasks: Sequence[TaskSnapshot]) -> str:
             else f"\n\n{running} running tasks are stopped first."
         )
     return text
+
+
+def dependents_note(
+    tasks: Sequence[TaskSnapshot], everything: Sequence[TaskSnapshot], verb: str
+) -> str:
+    """What a delete or cancel of ``tasks`` leaves waiting: the tasks (not among them)
+    that run after one of them, by name; "" when none does."""
+    chosen = {task.id for task in tasks}
+    waiting = [
+        task
+        for task in everything
+        if task.id not in chosen and any(edge.task_id in chosen for edge in task.spec.after)
+    ]
+    if not waiting:
+        return ""
+    names = "\n".join(f"  • {isolated(task.spec.name)}" for task in waiting[:MAX_NAMES_ASKED])
+    more = len(waiting) - MAX_NAMES_ASKED
+    if more > 0:
+        names += f"\n  … and {more} more"
+    what = "they would wait for it for ever" if verb == "delete" else "they would wait"
+    return f"\n\nThese tasks run after it, and {what}:\n{names}\n\n{verb.capitalize()} anyway?"

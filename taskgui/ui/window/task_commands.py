@@ -21,7 +21,7 @@ from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.plain_text import isolated
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.window.actions import Verb, allowed
-from taskgui.ui.window.questions import Confirm, delete_question
+from taskgui.ui.window.questions import Confirm, delete_question, dependents_note
 from taskgui.ui.window.task_list import TaskList
 
 DialogFactory = Callable[..., TaskDialog]
@@ -60,7 +60,7 @@ class TaskCommands:
         return {
             Verb.NEW: self.new_task,
             Verb.RUN_NOW: lambda: self.each(self._service().run_now),
-            Verb.CANCEL: lambda: self.each(self._service().cancel),
+            Verb.CANCEL: self.cancel_selected,
             Verb.RETRY: lambda: self.each(self._service().retry_now),
             Verb.PAUSE: lambda: self.each(self._service().pause),
             Verb.RESUME: lambda: self.each(self._service().resume),
@@ -90,13 +90,18 @@ class TaskCommands:
         """What this machine can report for run conditions (None: not known here)."""
         return self._service().conditions_now()
 
+    def _everything(self) -> list[TaskSnapshot]:
+        """Every task in the table: what a task may run after."""
+        return self._tasks.tasks_where(lambda _task: True)
+
     def _all_where(self, verb: Verb) -> list[TaskSnapshot]:
         return self._tasks.tasks_where(lambda task: allowed(verb, task))
 
     def new_task(self) -> None:
         dialog = self._dialog_factory(
-            self._clock, self._window, mode=DialogMode.CREATE, system=self._system()
-        )
+            self._clock, self._window, mode=DialogMode.CREATE, system=self._system(),
+            tasks=self._everything(),
+        )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self._service().add_task(spec)
             self._tasks.select_task(stored.id)
@@ -107,7 +112,7 @@ class TaskCommands:
             return
         dialog = self._dialog_factory(
             self._clock, self._window, spec=tasks[0].spec, mode=DialogMode.EDIT,
-            system=self._system(),
+            system=self._system(), tasks=self._everything(),
         )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             self._service().update_task(spec)
@@ -118,17 +123,28 @@ class TaskCommands:
             return
         dialog = self._dialog_factory(
             self._clock, self._window, spec=tasks[0].spec, mode=DialogMode.DUPLICATE,
-            system=self._system(),
+            system=self._system(), tasks=self._everything(),
         )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self._service().add_task(spec)
             self._tasks.select_task(stored.id)
 
+    def cancel_selected(self) -> None:
+        """Cancel the selected tasks; asks first only when other tasks run after them."""
+        tasks = self._tasks.selected_tasks()
+        note = dependents_note(tasks, self._everything(), "cancel") if tasks else ""
+        if note and not self._confirm(self._window, "Cancel Tasks", note.strip()):
+            return
+        self.each(self._service().cancel, tasks)
+
     def delete_selected(self) -> None:
         """Delete the selected tasks (after asking); the row after them is selected
         then, so the keyboard keeps its place (Delete, Delete, ... works down a list)."""
         tasks = self._tasks.selected_tasks()
-        if not tasks or not self._confirm(self._window, "Delete Tasks", delete_question(tasks)):
+        if not tasks:
+            return
+        question = delete_question(tasks) + dependents_note(tasks, self._everything(), "delete")
+        if not self._confirm(self._window, "Delete Tasks", question):
             return
         self._tasks.remember_place(tasks)
         self.each(self._service().delete, tasks)

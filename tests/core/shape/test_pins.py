@@ -18,7 +18,7 @@ def test_a_pin_round_trips_through_the_rules_column_and_the_task_object() -> Non
     spec = make_spec(3, on_node="backup-box", on_tag="disk")
     text = rules_text(spec)
     assert text is not None and '"on_node":"backup-box"' in text
-    assert decode_rules_text(text)[4:] == ("backup-box", "disk")
+    assert decode_rules_text(text)[5:] == ("backup-box", "disk")
     value = task_json(spec)
     assert (value["on_node"], value["on_tag"]) == ("backup-box", "disk")
     decoded, _ = TaskDecoder().task(value)

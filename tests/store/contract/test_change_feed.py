@@ -8,6 +8,8 @@ nothing on every dispatch.
 
 from __future__ import annotations
 
+import os
+import select
 import time
 
 from taskgui.core.engine.engine import Engine
@@ -111,3 +113,39 @@ def test_another_store_s_commits_are_not_news(backend: Backend) -> None:
     backend.open("one").submit_request(Op.PAUSE.value, 1, None, T0)
     assert eventually(one)
     assert other.changed() is False
+
+
+def _marks(paths: tuple[str, ...]) -> list[tuple[int, int, int] | None]:
+    """What a file watcher sees change: each path's inode, size and modification time."""
+    marks: list[tuple[int, int, int] | None] = []
+    for path in paths:
+        try:
+            found = os.stat(path)
+        except FileNotFoundError:
+            marks.append(None)
+        else:
+            marks.append((found.st_ino, found.st_size, found.st_mtime_ns))
+    return marks
+
+
+def test_a_commit_by_another_connection_can_wake_an_event_loop(
+    store: ScheduleStore, sender: ScheduleStore
+) -> None:
+    """The service sleeps until this (runtime/feed_watch.py): a descriptor becomes
+    readable, or a watched file changes. Asking ``changed`` then drains the descriptor,
+    so an event loop watching it does not spin."""
+    store.changed()
+    descriptor, paths = store.fileno(), store.watch_paths()
+    assert descriptor is not None or paths, "a feed must offer a way to be woken"
+    before = _marks(paths)
+    if descriptor is not None:
+        assert select.select([descriptor], [], [], 0)[0] == []
+    time.sleep(0.01)  # a modification time one tick later than the last commit's
+    sender.submit_request(Op.PAUSE.value, 1, None, T0)
+    if descriptor is not None:
+        assert select.select([descriptor], [], [], FEED_WAIT)[0] == [descriptor]
+    else:
+        assert _marks(paths) != before
+    assert eventually(store)
+    if descriptor is not None:
+        assert select.select([descriptor], [], [], 0)[0] == []  # drained

@@ -31,6 +31,7 @@ from taskgui.core.events import (
     TaskDropped,
     TaskRemoved,
 )
+from taskgui.core.output_cap import OUTPUT_CAP_BYTES, cut_bytes
 from taskgui.core.recurrence import Every
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
@@ -38,9 +39,7 @@ from taskgui.core.status import RunResult, TaskSnapshot, TaskStatus, initial_sta
 from taskgui.core.task import TaskSpec
 from taskgui.store.memory import MemoryRepository
 from taskgui.store.protocols import (
-    CUT_MARKER,
     INTERRUPTED_ERROR,
-    OUTPUT_CAP_BYTES,
     RunRecord,
     TaskRepository,
     cap_output,
@@ -370,7 +369,7 @@ def test_long_output_is_cut_to_its_tail(driver: Driver) -> None:
     assert "cut" in run.output.splitlines()[0]
     kept = run.output.split("\n", 1)[1]
     assert kept == output[-len(kept) :]
-    assert len(kept.encode()) == OUTPUT_CAP_BYTES - len(CUT_MARKER.encode())
+    assert cut_bytes(run.output) == len(output.encode()) - len(kept.encode())  # all counted
     assert len(run.output.encode()) == OUTPUT_CAP_BYTES
 
 
@@ -381,7 +380,9 @@ def test_stored_output_fits_in_the_cap(driver: Driver, character: str) -> None:
     driver.finish(ticket, RunOutcome.FAILED, at(1), RunResult(output=character * 200_000))
 
     [run] = driver.repository.runs(task_id)
-    assert run.output.startswith(CUT_MARKER)
+    assert cut_bytes(run.output) == len((character * 200_000).encode()) - len(
+        run.output.split("\n", 1)[1].encode()
+    )
     assert OUTPUT_CAP_BYTES - 4 < len(run.output.encode()) <= OUTPUT_CAP_BYTES
 
 
@@ -412,7 +413,7 @@ def test_long_output_that_is_not_valid_unicode_is_cut_and_stored(driver: Driver)
     driver.finish(ticket, RunOutcome.FAILED, at(1), RunResult(output=output))
 
     [run] = driver.repository.runs(task_id)
-    assert run.output.startswith(CUT_MARKER) and run.output.endswith("\ufffdthe end\n")
+    assert cut_bytes(run.output) and run.output.endswith("\ufffdthe end\n")
     assert len(run.output.encode()) <= OUTPUT_CAP_BYTES
 
 
@@ -848,8 +849,9 @@ def test_cap_output_leaves_short_output_alone() -> None:
 def test_cap_output_never_splits_a_character() -> None:
     text = "€" * 30_000  # 3 bytes each, 90,000 bytes
     capped = cap_output(text)
-    assert capped.startswith(CUT_MARKER)
-    kept = capped[len(CUT_MARKER) :]
+    dropped = cut_bytes(capped)
+    kept = capped.split("\n", 1)[1]
+    assert dropped == 90_000 - len(kept.encode())
     assert set(kept) == {"€"}
     assert OUTPUT_CAP_BYTES - 3 < len(capped.encode()) <= OUTPUT_CAP_BYTES
 
@@ -862,7 +864,7 @@ def test_cap_output_keeps_output_at_the_cap_and_cuts_one_byte_more(character: st
 
     longer = cap_output(text + "!")
 
-    assert longer.startswith(CUT_MARKER) and longer.endswith(character + "!")
+    assert cut_bytes(longer) and longer.endswith(character + "!")
     assert OUTPUT_CAP_BYTES - width < len(longer.encode()) <= OUTPUT_CAP_BYTES
 
 

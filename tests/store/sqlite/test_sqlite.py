@@ -626,6 +626,12 @@ def _insert_v9_rows(connection: sqlite3.Connection) -> Expected:
     return _insert_v8_rows(connection)
 
 
+def _insert_v10_rows(connection: sqlite3.Connection) -> Expected:
+    """Version 11 added tasks.after_marks (fan-in marks, NULL for a task with none): a
+    version-10 file's rows read back with no marks and no upstreams."""
+    return _insert_v9_rows(connection)
+
+
 ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     1: _insert_v1_rows,
     2: _insert_v2_rows,
@@ -636,6 +642,7 @@ ROW_WRITERS: dict[int, Callable[[sqlite3.Connection], Expected]] = {
     7: _insert_v7_rows,
     8: _insert_v8_rows,
     9: _insert_v9_rows,
+    10: _insert_v10_rows,
 }
 
 

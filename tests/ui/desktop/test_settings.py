@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 from taskgui.core.notify_rules import parse_rule
 from taskgui.core.wake import parse_wake_policy
 from taskgui.runtime.notify_settings import NotifySettings
+from taskgui.runtime.wake_settings import read_wake_policy
 from taskgui.ui.desktop.autostart import (
     Autostart,
     autostart_path,
@@ -225,3 +226,12 @@ def test_the_notification_settings_are_checked_then_kept_and_the_password_goes_t
     assert mail is not None and mail.recipients == ("me@example.org",)
     assert again.quiet_hours is not None and again.quiet_hours.text == "22:00-07:00"
     assert "s3cret" not in (tmp_path / "taskgui.ini").read_text()
+
+
+def test_another_process_s_change_of_the_wake_policy_is_read(tmp_path: Path) -> None:
+    """The daemon reads the policy at each wake-up; the window may have changed it."""
+    path = str(tmp_path / "taskgui.ini")
+    daemon_side = QSettings(path, QSettings.Format.IniFormat)
+    assert read_wake_policy(daemon_side) == parse_wake_policy("spread:10m")
+    Settings.at(path).wake_policy = parse_wake_policy("now")  # the window, elsewhere
+    assert read_wake_policy(daemon_side) == parse_wake_policy("now")

@@ -208,6 +208,7 @@ def test_tab_follows_the_visual_order(qtbot: QtBot, clock: FakeClock, expanded: 
         dialog.rules.set_expanded(True)
         dialog.rules.idle.setChecked(True)  # its duration field takes a Tab then
         dialog.rules.spread.setText("5m")  # and so does the fixed-offset box
+        dialog.run_after.toggle.setChecked(True)
     dialog.activateWindow()
     dialog.name.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.name)
@@ -225,6 +226,8 @@ def test_tab_follows_the_visual_order(qtbot: QtBot, clock: FakeClock, expanded: 
     more = advanced.focus_order()[1:] if expanded else []
     rules = dialog.rules.focus_order()
     rules_shown = rules if expanded else rules[:1]
+    after = dialog.run_after.focus_order()  # Add and Remove stay disabled: nothing to pick
+    after_shown = [widget for widget in after if widget.isEnabled()] if expanded else after[:1]
     assert visited == [
         dialog.name,
         dialog.command,
@@ -244,6 +247,7 @@ def test_tab_follows_the_visual_order(qtbot: QtBot, clock: FakeClock, expanded: 
         advanced.toggle,
         *more,
         *rules_shown,
+        *after_shown,
         dialog.ok_button,
         dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel),
     ]

@@ -14,12 +14,14 @@ from PySide6.QtGui import QImage, QPainter
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import SystemClock
+from taskgui.core.duration import format_duration
 from taskgui.core.recurrence import Every
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.task import Command, TaskSpec
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.sqlite.repository import SqliteRepository
+from taskgui.ui.table.formatting import local_time_text
 from taskgui.ui.task_dialog.dialog import TaskDialog
 from taskgui.ui.timeline.painting import HEADER_HEIGHT, LABEL_WIDTH, LANE_HEIGHT
 from taskgui.ui.timeline.view import TimelineView
@@ -115,6 +117,9 @@ def test_finished_runs_show_with_their_outcome_and_the_paint_is_for_the_view_onl
     hit = view.hit(lane_point(view, lane, view._x(CLOCK.now() - timedelta(seconds=1)) - 1))
     assert hit is not None and hit.bar is not None
     assert "failed" in view.describe(hit)
+    # The run's length in the one duration format (core.duration), as the table has it.
+    took = format_duration(hit.bar.end - hit.bar.start)
+    assert f"{local_time_text(hit.bar.start)}, {took}" in view.describe(hit).splitlines()
 
 
 def test_a_double_click_on_empty_time_opens_new_task_at_that_time(
