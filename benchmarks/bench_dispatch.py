@@ -606,36 +606,81 @@ class Throughput:
     noop: dict[str, float]  # APScheduler only: a Python no-op job
 
 
-def measure_throughput(
-    count: int, taskgui: TaskguiSystem, aps_factories: dict[str, Callable[[], ApsSystem]]
-) -> Throughput:
-    """``count`` tasks due at one moment; from that moment to the last one finished."""
-    spawn: dict[str, float] = {}
-    noop: dict[str, float] = {}
-    taskgui.service.set_workers(4)
+BARE = "bare spawn loop"
+
+
+def bare_spawn_loop(count: int, workers: int) -> float:
+    """The floor: ``workers`` plain threads spawning ``/bin/sh -c true`` ``count`` times
+    in all (what a scheduler with no bookkeeping at all could reach); tasks per second."""
+    remaining = itertools.count()
+    began = time.time()
+
+    def work() -> None:
+        while next(remaining) < count:
+            spawn_true()
+
+    threads = [threading.Thread(target=work) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return count / (time.time() - began)
+
+
+def taskgui_throughput(count: int, taskgui: TaskguiSystem, workers: int) -> float:
+    """``count`` tasks due at one moment through ``workers``; until the last one is
+    finished and committed; tasks per second."""
+    taskgui.service.set_workers(workers)
     before = set(taskgui.finished)
     due = datetime.now(UTC) + timedelta(seconds=0.5)
     taskgui.add([due] * count)
     taskgui.run_until(len(before) + count, 60 + count * 0.1)
     last = max(taskgui.finished[run_id][1] for run_id in taskgui.new_runs(before))
-    spawn["taskgui"] = count / (last - due.timestamp())
+    return count / (last - due.timestamp())
+
+
+def aps_throughput(
+    factory: Callable[[int], ApsSystem], func: Callable[[int], None], count: int, workers: int
+) -> float:
+    """APScheduler holding ``count`` jobs, paused, then resumed; until the last one ended."""
+    system = factory(workers)
+    try:
+        system.scheduler.pause()
+        keys = system.add(func, [datetime.now(UTC)] * count)
+        released = time.time()
+        system.scheduler.resume()
+        APS_LOG.wait_for(keys, 60 + count * 0.1)
+        return count / (max(APS_LOG.ends[key] for key in keys) - released)
+    finally:
+        system.close()
+
+
+def measure_throughput(
+    count: int,
+    taskgui: TaskguiSystem,
+    aps_factories: dict[str, Callable[[int], ApsSystem]],
+    workers: int = 4,
+    noop: bool = True,
+) -> Throughput:
+    """``count`` tasks due at one moment; from that moment to the last one finished."""
+    spawn: dict[str, float] = {"taskgui": taskgui_throughput(count, taskgui, workers)}
+    noops: dict[str, float] = {}
     for name, factory in aps_factories.items():
-        for func, into in ((aps_spawn, spawn), (aps_noop, noop)):
-            system = factory()
-            try:
-                system.scheduler.pause()
-                keys = system.add(func, [datetime.now(UTC)] * count)
-                released = time.time()
-                system.scheduler.resume()
-                APS_LOG.wait_for(keys, 60 + count * 0.1)
-                into[name] = count / (max(APS_LOG.ends[key] for key in keys) - released)
-            finally:
-                system.close()
-    return Throughput(spawn, noop)
+        spawn[name] = aps_throughput(factory, aps_spawn, count, workers)
+        if noop:
+            noops[name] = aps_throughput(factory, aps_noop, count, workers)
+    spawn[BARE] = bare_spawn_loop(count, workers)
+    return Throughput(spawn, noops)
 
 
 def measure_handoff(count: int, workers: int = 4) -> dict[str, list[float]]:
-    """Seconds from handing a job to an idle pool until it begins on a pool thread."""
+    """Seconds from handing a job to an idle pool until it begins on a pool thread.
+
+    The two pools take turns sample by sample: measured one block after the other,
+    a spell of load on this shared machine fell on one pool's block only and decided
+    the p99 (taskgui 234 us against 101 us in one such run; interleaved, the two are
+    within noise of each other, see the README).
+    """
     result: dict[str, list[float]] = {"taskgui": [], "APS memory": []}
     done = threading.Event()
     entered: list[float] = []
@@ -653,8 +698,9 @@ def measure_handoff(count: int, workers: int = 4) -> dict[str, list[float]]:
         def py_submit() -> None:
             executor.submit(entry)
 
-        for name, submit in (("taskgui", taskgui_submit), ("APS memory", py_submit)):
-            for index in range(count + 20):  # the first 20 start the threads: not counted
+        submits = (("taskgui", taskgui_submit), ("APS memory", py_submit))
+        for index in range(count + 20):  # the first 20 start the threads: not counted
+            for name, submit in submits if index % 2 else reversed(submits):
                 done.clear()
                 entered.clear()
                 began = time.perf_counter()
@@ -741,25 +787,32 @@ def fmt(value: float | None, unit: str) -> str:
 def print_table(rows: Sequence[Row]) -> list[str]:
     header = (
         f"{'scenario / metric':<50} {'unit':>4} {'taskgui':>9} {'APS memory':>11} "
-        f"{'APS SQLite':>11} {'goal':>7} {'verdict':>7} {'stretch':>7} {'tg/APS-mem':>10}"
+        f"{'APS SQLite':>11} {'bare loop':>10} {'goal':>7} {'verdict':>7} {'stretch':>7} "
+        f"{'tg/APS-mem':>10} {'tg/bare':>8}"
     )
     print(header)
     print("-" * len(header))
     misses = []
     for row in rows:
-        tg, mem = row.values.get("taskgui", math.nan), row.values.get("APS memory", math.nan)
-        ratio = tg / mem if mem and not math.isnan(tg) and not math.isnan(mem) else math.nan
+        tg = row.values.get("taskgui", math.nan)
+        mem, bare = row.values.get("APS memory", math.nan), row.values.get(BARE, math.nan)
         verdict = row.verdict()
         if verdict == "MISS":
             misses.append(row.label)
         print(
             f"{row.label:<50} {row.unit:>4} {fmt(tg, row.unit):>9} "
             f"{fmt(mem, row.unit):>11} {fmt(row.values.get('APS SQLite'), row.unit):>11} "
+            f"{fmt(bare, row.unit):>10} "
             f"{'<= ' + fmt(row.goal, row.unit) if row.goal is not None else '':>7} "
-            f"{verdict:>7} {row.stretch_verdict():>7} "
-            f"{'' if math.isnan(ratio) else f'{ratio:.2f}x':>10}"
+            f"{verdict:>7} {row.stretch_verdict():>7} {_ratio(tg, mem):>10} {_ratio(tg, bare):>8}"
         )
     return misses
+
+
+def _ratio(value: float, base: float) -> str:
+    if not base or math.isnan(value) or math.isnan(base):
+        return ""
+    return f"{value / base:.2f}x"
 
 
 # -------------------------------------------------------------------- main
@@ -769,13 +822,13 @@ def measure_all(profile: Profile, directory: Path, with_aps: bool) -> list[Row]:
     """Every scenario, in order; the rows of the table."""
     rows: list[Row] = []
     aps: dict[str, ApsSystem] = {}
-    factories: dict[str, Callable[[], ApsSystem]] = {}
+    factories: dict[str, Callable[[int], ApsSystem]] = {}
     if with_aps:
         paths = (directory / f"aps-{index}.sqlite3" for index in itertools.count())
         aps = {"APS memory": ApsSystem(None, 8), "APS SQLite": ApsSystem(next(paths), 8)}
         factories = {
-            "APS memory": lambda: ApsSystem(None, 4),
-            "APS SQLite": lambda: ApsSystem(next(paths), 4),
+            "APS memory": lambda workers: ApsSystem(None, workers),
+            "APS SQLite": lambda workers: ApsSystem(next(paths), workers),
         }
     taskgui = TaskguiSystem(directory, workers=8)
     try:
@@ -805,6 +858,65 @@ def measure_all(profile: Profile, directory: Path, with_aps: bool) -> list[Row]:
         by_system = {system: percentile(data, q) * 1e6 for system, data in handoff.items()}
         rows.append(Row(f"pool hand-off, idle, p{q}", by_system, "µs"))
     return rows
+
+
+def measure_throughput_rounds(
+    counts: Sequence[int],
+    pools: Sequence[int],
+    rounds: int,
+    directory: Path,
+    with_aps: bool,
+) -> list[Row]:
+    """The throughput scenario alone, ``rounds`` times for each (tasks, pool size); the
+    medians. Every round runs every system in turn, so noise on this shared machine
+    falls on all of them alike; taskgui gets a new database each round."""
+    paths = (directory / f"aps-{index}.sqlite3" for index in itertools.count())
+    factories: dict[str, Callable[[int], ApsSystem]] = {}
+    if with_aps:
+        factories = {
+            "APS memory": lambda workers: ApsSystem(None, workers),
+            "APS SQLite": lambda workers: ApsSystem(next(paths), workers),
+        }
+    figures: dict[tuple[int, int], dict[str, list[float]]] = {}
+    for round_index in range(rounds):
+        for count in counts:
+            for workers in pools:
+                place = directory / f"taskgui-{round_index}-{count}-{workers}"
+                place.mkdir()
+                taskgui = TaskguiSystem(place, workers=workers)
+                try:
+                    result = measure_throughput(count, taskgui, factories, workers, noop=False)
+                finally:
+                    taskgui.close()
+                into = figures.setdefault((count, workers), {})
+                for system, value in result.spawn.items():
+                    into.setdefault(system, []).append(value)
+                line = ", ".join(f"{name} {value:,.0f}" for name, value in result.spawn.items())
+                print(f"round {round_index + 1}: {count:,} tasks, pool {workers}: {line}/s")
+                sys.stdout.flush()
+    print()
+    return [
+        Row(
+            f"throughput {count:,}, pool {workers}, median of {rounds}",
+            {system: percentile(values, 50) for system, values in by_system.items()},
+            "/s",
+        )
+        for (count, workers), by_system in figures.items()
+    ]
+
+
+def throughput_notes(aps_skipped: str | None) -> list[str]:
+    lines = [
+        "throughput: the tasks all due at one moment, through a pool of the size shown, "
+        "each running /bin/sh -c true, from that moment until the last one finished "
+        "(taskgui: and committed: every start, pid and result on disk); APScheduler is "
+        "timed from resume() of a paused scheduler holding every job, its jobs spawn "
+        "the same command; the bare loop is that many plain threads spawning it, with "
+        "no scheduler. Goal: taskgui/APS memory >= 1.0x; stretch: taskgui/bare >= 0.9x.",
+    ]
+    if aps_skipped:
+        lines.append(f"APScheduler columns skipped: {aps_skipped}")
+    return lines
 
 
 def notes(profile: Profile, instrumented: bool, aps_skipped: str | None) -> list[str]:
@@ -850,6 +962,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--without-apscheduler", action="store_true", help="skip the APScheduler columns"
     )
     parser.add_argument("--dir", type=Path, help="where to put the databases (default: tmp)")
+    parser.add_argument(
+        "--throughput-only",
+        action="store_true",
+        help="only the throughput scenario, --rounds times per --tasks and --pools",
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="with --throughput-only")
+    parser.add_argument(
+        "--tasks", default="500,2000", help="with --throughput-only: task counts, comma-separated"
+    )
+    parser.add_argument(
+        "--pools", default="4,16", help="with --throughput-only: pool sizes, comma-separated"
+    )
     args = parser.parse_args(argv)
 
     name = "smoke" if args.smoke else "quick" if args.quick else "full"
@@ -873,9 +997,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         tempfile.TemporaryDirectory(prefix="bench-dispatch-", dir=args.dir) as tmp_name,
         instrumented_workers() as instrumented,
     ):
-        rows = measure_all(profile, Path(tmp_name), aps_version is not None)
+        if args.throughput_only:
+            rows = measure_throughput_rounds(
+                [int(value) for value in args.tasks.split(",")],
+                [int(value) for value in args.pools.split(",")],
+                args.rounds,
+                Path(tmp_name),
+                aps_version is not None,
+            )
+        else:
+            rows = measure_all(profile, Path(tmp_name), aps_version is not None)
     misses = print_table(rows)
     print()
+    if args.throughput_only:
+        for line in throughput_notes(aps_skipped):
+            print(f"- {line}")
+        return 0
     for line in notes(profile, instrumented, aps_skipped):
         print(f"- {line}")
     print()

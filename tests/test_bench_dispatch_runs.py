@@ -51,3 +51,28 @@ def test_the_apscheduler_columns_can_be_left_out(tmp_path: Path) -> None:
     unit, taskgui, aps_memory, aps_sqlite = row[len(label) :].split()[:4]
     assert unit == "ms" and taskgui != "-"
     assert aps_memory == aps_sqlite == "-"
+
+
+def test_the_throughput_alone_has_the_bare_spawn_loop_beside_it(tmp_path: Path) -> None:
+    out = run_smoke(
+        tmp_path,
+        "--throughput-only",
+        "--rounds",
+        "2",
+        "--tasks",
+        "10",
+        "--pools",
+        "2",
+        "--without-apscheduler",
+    )
+
+    header = table_header(out)
+    assert "bare loop" in header and "tg/bare" in header
+    label = "throughput 10, pool 2, median of 2"
+    row = next((line for line in out.splitlines() if line.startswith(label)), "")
+    assert row, f"row {label!r} missing from:\n{out}"
+    unit, taskgui, aps_memory, aps_sqlite, bare = row[len(label) :].split()[:5]
+    assert unit == "/s" and "-" not in (taskgui, bare)
+    assert aps_memory == aps_sqlite == "-"
+    assert out.count("round ") == 2
+    assert list(tmp_path.iterdir()) == []

@@ -58,10 +58,8 @@ def start_process(
 ) -> subprocess.Popen[bytes]:
     """The command's process, in a session and process group of its own, its output
     (stdout and stderr) on one pipe."""
-    env = {**os.environ, **command.env_dict, **extra_env}
-    if command.shell_path is not None:
-        env["SHELL"] = command.shell_path  # as cron sets it for its commands
     try:
+        env = environment(command, extra_env)
         return subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
@@ -75,6 +73,28 @@ def start_process(
         raise StartError(start_failure(error, argv[0], cwd)) from None
     except ValueError as error:  # e.g. a NUL byte in extra_env
         raise StartError(f"could not start the command: {error}") from None
+
+
+def environment(command: Command, extra_env: Mapping[str, str]) -> dict[bytes, bytes]:
+    """This process's environment, then the command's, then ``extra_env``, encoded.
+
+    Encoded here because ``Popen`` encodes every variable of a text environment on
+    each start: ``{**os.environ, ...}`` decoded and encoded again cost about 85 µs a
+    run (35 variables), a copy of the environment as CPython holds it, already
+    encoded (``os.environ._data``), about 10 µs. Where that is not there, the slow way.
+    """
+    held = getattr(os.environ, "_data", None)
+    if isinstance(held, dict):
+        env: dict[bytes, bytes] = dict(held)
+    else:  # pragma: no cover - CPython on POSIX always has it
+        env = {os.fsencode(name): os.fsencode(value) for name, value in os.environ.items()}
+    for name, value in command.env:
+        env[os.fsencode(name)] = os.fsencode(value)
+    for name, value in extra_env.items():
+        env[os.fsencode(name)] = os.fsencode(value)
+    if command.shell_path is not None:
+        env[b"SHELL"] = os.fsencode(command.shell_path)  # as cron sets it for its commands
+    return env
 
 
 def describe_exit(code: int | None, use_shell: bool) -> str:

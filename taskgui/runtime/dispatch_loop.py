@@ -2,10 +2,13 @@
 
 On each wake of the ``DeadlineTimer`` the loop asks the engine what is due,
 **commits** the dispatch, then lets the worker pool start the runs (behind a gate that
-opens only once the commit succeeded). A finished run is committed (with its result)
-in the same transaction as whatever its freed worker is given next, so before its task
-is queued again. ``SchedulerService`` builds the parts and adds the public face (life,
-reads, operations, requests); this class is the loop between the engine and the pool.
+opens only once the commit succeeded; the runs given to workers that runs' ends freed
+are handed over after the commit instead, so that each of those wakes once). The
+workers' reports are taken a wake-up's worth at a time (group commit). A finished run
+is committed (with its result) in the same transaction as whatever its freed worker
+is given next, so before its task is queued again. ``SchedulerService`` builds the
+parts and adds the public face (life, reads, operations, requests); this class is the
+loop between the engine and the pool.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from taskgui.core.clock import Clock
 from taskgui.core.engine.engine import Engine
@@ -26,7 +29,7 @@ from taskgui.runtime.ahead import DispatchAhead
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.live_output import LiveOutput
-from taskgui.runtime.pool import WorkerPool
+from taskgui.runtime.pool import PoolReport, WorkerPool
 from taskgui.runtime.publishing import publish
 from taskgui.runtime.run_end import run_end_failed, timed_by_monotonic
 from taskgui.runtime.run_env import run_environment
@@ -67,18 +70,20 @@ class DispatchLoop(ScheduleSignals):
         ahead: tuple[datetime, float] | None = None,
         done: Sequence[Event] = (),
         results: dict[RunId, RunResult] | None = None,
+        pids: dict[RunId, int] | None = None,
     ) -> None:
         """Start whatever is due, as far as workers allow, then re-arm the timer.
 
         ``ahead``: (deadline, its monotonic time) to dispatch what is due at that
         deadline now, to start then. ``done``: the events of a finished run (and
-        ``results`` its result), committed in the same transaction as the dispatch.
+        ``results`` its result), committed in the same transaction as the dispatch;
+        ``pids``: of runs whose processes started, written in it too.
         """
         if self._health.lost is not None:  # written nowhere: the file the path named is gone
             self._publish(done, results)
             return
         dispatching = self._running and not self._stopping and self._health.healthy
-        if not dispatching and not done:
+        if not dispatching and not done and not pids:
             return
         now = self._clock.now()
         events = list(done)
@@ -87,6 +92,9 @@ class DispatchLoop(ScheduleSignals):
         # worker threads wake while the dispatch is committed; nothing starts until
         # the commit has succeeded and the gate opens (and not before its start time).
         gate = threading.Event()
+        # After runs ended, workers wait for this very dispatch: hand the new runs over
+        # once committed, with no gate, so that each worker wakes once, not twice.
+        after_commit: list[RunDispatched] = []
         try:
             if dispatching:
                 at, start_at = ahead or self._ahead.moment(now)
@@ -97,12 +105,14 @@ class DispatchLoop(ScheduleSignals):
                     new = []
                 events += new
                 dispatched = [event for event in new if isinstance(event, RunDispatched)]
+                if done and start_at is None:
+                    after_commit, dispatched = dispatched, []
                 for event in dispatched:
                     self._start_run(event, gate, start_at)
                 if start_at is not None:
                     self._taken.ahead.update(event.run.run_id for event in dispatched)
                     events += self._taken.make_way()
-            self._repository.apply(events, now, results)
+            self._repository.apply(events, now, results, pids)
         except BaseException as error:
             # Not on disk (or not surely): nothing handed over may start, and no
             # worker may wait for a gate that never opens.
@@ -116,6 +126,8 @@ class DispatchLoop(ScheduleSignals):
             self._publish(done, results)
             return
         gate.set()
+        for event in after_commit:
+            self._start_run(event, None, None)
         if ahead is not None and self._health.healthy:
             self._ahead.hold(*ahead)
         self._publish(events, results)
@@ -137,7 +149,7 @@ class DispatchLoop(ScheduleSignals):
             self._timer.arm(self._engine.next_deadline())
 
     def _start_run(
-        self, event: RunDispatched, gate: threading.Event, start_at: float | None
+        self, event: RunDispatched, gate: threading.Event | None, start_at: float | None
     ) -> None:
         ticket = event.run
         spec = self._engine.snapshot(ticket.task_id).spec
@@ -186,22 +198,52 @@ class DispatchLoop(ScheduleSignals):
             self._timer.arm(self._engine.next_deadline())
 
     @service_slot
-    def _on_pool_run_started(self, run_id: int, pid: int) -> None:
+    def _on_pool_runs_reported(self, reports: object) -> None:
+        """Every start and end the workers reported since the last wake-up, at once.
+
+        Group commit: the results of all the runs that ended, the pids of all that
+        started and whatever their freed workers are given next go to the store in
+        one transaction (``_dispatch``), not one or more per run. Still commit before
+        acting: each result is on disk before its task can be dispatched again, since
+        that dispatch is in the same transaction; and each new run is on disk before
+        its process starts (the gate).
+        """
+        assert isinstance(reports, list)
+        done: list[Event] = []
+        results: dict[RunId, RunResult] = {}
+        pids: dict[RunId, int] = {}
+        for item in reports:
+            assert isinstance(item, PoolReport)
+            if item.pid is not None:
+                if self._run_started(item.run_id, item.at):
+                    pids[item.run_id] = item.pid
+            elif isinstance(item.report, RunReport):
+                ended = self._run_ended(item.run_id, item.report)
+                if ended is not None:
+                    done += ended[0]
+                    results[item.run_id] = ended[1]
+        self._dispatch(done=done, results=results, pids=pids)
+        if self._stopping and not self._pool.busy:
+            self._finish_shutdown()
+
+    def _run_started(self, run_id: RunId, at: float) -> bool:
+        """A run's process exists; True if its pid is to be recorded.
+
+        The pid is written with the rest of the wake-up's transaction: after a crash
+        the next start stops the run's processes by this pid, and until it is on disk
+        by the mark every one of them carries (``stop_orphaned_runs``), so a crash
+        in between still leaves nothing running beside the retry.
+        """
         self._taken.started(run_id)
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
-            return
-        # Written at once: after a crash, the next start stops the run's processes by
-        # this pid before it retries the run. Every moment it waits is a moment in
-        # which a crash would leave the command running alongside its own retry.
-        try:
-            if self._health.lost is None:
-                self._repository.record_run_pid(run_id, pid)
-        except StoreError as error:
-            self._health.failed(error)
-        events = self._engine.started(run_id, self._clock.now())
+            return False
+        # Heard of with the next end, or up to START_REPORT_MS later: started at ``at``.
+        late = timedelta(seconds=max(0.0, self._clock.monotonic() - at))
+        events = self._engine.started(run_id, self._clock.now() - late)
         self._publish(events)
         self.run_started.emit(ticket)
+        return True
 
     @service_slot
     def _on_pool_run_output(self, run_id: int, text: str) -> None:
@@ -211,17 +253,13 @@ class DispatchLoop(ScheduleSignals):
         self._output.printed(run_id, text)
         self.run_output.emit(ticket, text)
 
-    @service_slot
-    def _on_pool_run_completed(self, run_id: int, report: object) -> None:
-        assert isinstance(report, RunReport)
+    def _run_ended(self, run_id: RunId, report: RunReport) -> tuple[list[Event], RunResult] | None:
+        """The engine's events for a run that ended and the result to record; None for
+        one taken back before it started anything (nothing to record; its worker is
+        free)."""
         self._output.ended(run_id)
-        if self._taken.ended(run_id):  # taken back before it started anything
-            if self._stopping:
-                if not self._pool.busy:
-                    self._finish_shutdown()
-            else:
-                self._dispatch()  # its worker is free
-            return
+        if self._taken.ended(run_id):
+            return None
         outcome, result = report.outcome, report.result
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
@@ -239,10 +277,7 @@ class DispatchLoop(ScheduleSignals):
             )
         except Exception as error:
             events = run_end_failed(self._engine, ticket, outcome, now, error)
-        # One commit for the result and for what the freed worker is given next.
-        self._dispatch(done=events, results={run_id: result})
-        if self._stopping and not self._pool.busy:
-            self._finish_shutdown()
+        return events, result
 
     def _publish(
         self, events: Sequence[Event], results: dict[RunId, RunResult] | None = None

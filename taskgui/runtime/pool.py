@@ -15,7 +15,17 @@ callable was measured clean, but a queue of our own was too, with a hand-off abo
 as long (idle: 40 µs against 80-150 µs median) and ownership nothing but Python's: a
 job is garbage as soon as its report has been emitted. See ``WorkerThreads``.
 
+Reports from workers are gathered: a worker appends its report (the pid, the end) to
+one queue; an end wakes the pool's thread unless a wake-up is already on its way, a
+start wakes nobody (it comes with the next end, or within ``START_REPORT_MS``), and
+the pool's thread takes every report queued by then at once (``runs_reported``).
+Under a burst the owner so hears of several runs per wake-up and can commit them in
+one transaction (group commit) instead of waking, and committing, once per report.
+
 Signals:
+    runs_reported(object): a list of ``PoolReport``, in the order the workers made
+        them (a run's start before its end), every one taken at one wake-up; emitted
+        before the single-run signals below for the same reports.
     run_started(int, int): run id, process id — the command's process exists.
     run_output(int, str): run id, the output so far of a run still going (at most
         every ``output_interval`` seconds while it prints).
@@ -24,12 +34,14 @@ Signals:
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from taskgui.core.defaults import KILL_GRACE
 from taskgui.core.states import RunOutcome
@@ -39,6 +51,10 @@ from taskgui.runtime.runner import DEFAULT_OUTPUT_INTERVAL, CommandRunner, RunRe
 from taskgui.runtime.worker_threads import WorkerThreads
 
 log = logging.getLogger(__name__)
+
+# How soon at most the start of a run still going is heard of (shown, its pid written)
+# when no end comes first: starts wake no thread of their own (see _Relay).
+START_REPORT_MS = 50
 
 
 class Runner(Protocol):
@@ -63,12 +79,52 @@ RunnerFactory = Callable[
 ]
 
 
-class _Relay(QObject):
-    """Carries results from worker threads to the pool's thread."""
+@dataclass(frozen=True, slots=True)
+class PoolReport:
+    """What a worker said of a run: its process started (``pid``) or it ended
+    (``report``); exactly one of the two is set."""
 
-    started = Signal(int, int)
+    run_id: RunId
+    pid: int | None = None
+    report: RunReport | None = None
+    at: float = 0.0  # when the worker made it (the pool's monotonic clock)
+
+
+class _Relay(QObject):
+    """Carries results from worker threads to the pool's thread.
+
+    Starts and ends go into one queue. An end wakes the pool's thread (``ready``,
+    queued to it) unless a wake-up is already on its way, so a burst of reports costs
+    one cross-thread event, not one each. A start wakes nobody: it is taken with the
+    next end, or by the pool's own timer for starts (``START_REPORT_MS``).
+    """
+
+    ready = Signal()
     output = Signal(int, str)
-    completed = Signal(int, object)
+
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(parent)
+        self._lock = threading.Lock()
+        self._reports: collections.deque[PoolReport] = collections.deque()
+        self._woken = False  # a ready is on its way and not yet taken
+
+    def report(self, item: PoolReport, *, wake: bool) -> None:
+        """From a worker thread."""
+        with self._lock:
+            self._reports.append(item)
+            wake = wake and not self._woken
+            if wake:
+                self._woken = True
+        if wake:
+            self.ready.emit()
+
+    def take(self) -> list[PoolReport]:
+        """On the pool's thread: every report queued so far."""
+        with self._lock:
+            taken = list(self._reports)
+            self._reports.clear()
+            self._woken = False
+        return taken
 
 
 class _RunJob:
@@ -81,7 +137,10 @@ class _RunJob:
         relay: _Relay,
         gate: threading.Event | None,
         start_at: float | None,
+        *,
+        monotonic: Callable[[], float],
     ) -> None:
+        self._monotonic = monotonic
         self._run_id = run_id
         self._runner = runner
         self._relay = relay
@@ -102,17 +161,18 @@ class _RunJob:
                 duration=0.0,
             )
         try:
-            self._relay.completed.emit(self._run_id, report)
+            self._relay.report(PoolReport(self._run_id, report=report), wake=True)
         except RuntimeError:  # the pool was destroyed while this run went on
             log.warning("run %s ended after its pool was gone", self._run_id)
 
     def _on_started(self, pid: int) -> None:
-        self._relay.started.emit(self._run_id, pid)
+        self._relay.report(PoolReport(self._run_id, pid=pid, at=self._monotonic()), wake=False)
 
 
 class WorkerPool(QObject):
     """At most ``size`` commands at once; the dispatcher decides which."""
 
+    runs_reported = Signal(object)
     run_started = Signal(int, int)
     run_output = Signal(int, str)
     run_completed = Signal(int, object)
@@ -139,10 +199,17 @@ class WorkerPool(QObject):
         self._threads = WorkerThreads(size, name="taskgui-worker")
         self.destroyed.connect(self._threads.close)
         self._relay = _Relay(self)
-        self._relay.started.connect(self.run_started)
+        self._relay.ready.connect(self._on_relay_ready)
         self._relay.output.connect(self._on_relay_output)
-        self._relay.completed.connect(self._on_relay_completed)
         self._runners: dict[RunId, Runner] = {}
+        # Starts wake nobody (see _Relay): while a run's start has not been heard of,
+        # this takes the reports every START_REPORT_MS, so that a run that goes on for
+        # long is shown started (and its pid written) that soon, not at its end.
+        self._unstarted: set[RunId] = set()
+        self._starts = QTimer(self)
+        self._starts.setSingleShot(True)
+        self._starts.setInterval(START_REPORT_MS)
+        self._starts.timeout.connect(self._on_starts_timeout)
 
     @property
     def size(self) -> int:
@@ -178,7 +245,11 @@ class WorkerPool(QObject):
             command, timeout, extra_env, lambda text: relay.output.emit(run_id, text)
         )
         self._runners[run_id] = runner
-        self._threads.start(_RunJob(run_id, runner, self._relay, gate, start_at).run)
+        self._unstarted.add(run_id)
+        if not self._starts.isActive():
+            self._starts.start()
+        job = _RunJob(run_id, runner, self._relay, gate, start_at, monotonic=self._monotonic)
+        self._threads.start(job.run)
 
     def cancel(self, run_id: RunId) -> bool:
         """Stop a run's process group (SIGTERM, then SIGKILL). False if not running."""
@@ -224,6 +295,22 @@ class WorkerPool(QObject):
         if run_id in self._runners:  # not a late report of a run that already ended
             self.run_output.emit(run_id, text)
 
-    def _on_relay_completed(self, run_id: int, report: object) -> None:
-        self._runners.pop(run_id, None)
-        self.run_completed.emit(run_id, report)
+    def _on_starts_timeout(self) -> None:
+        self._on_relay_ready()
+        if self._unstarted:
+            self._starts.start()
+
+    def _on_relay_ready(self) -> None:
+        reports = self._relay.take()
+        if not reports:
+            return
+        for item in reports:
+            self._unstarted.discard(item.run_id)
+            if item.report is not None:
+                self._runners.pop(item.run_id, None)
+        self.runs_reported.emit(reports)
+        for item in reports:
+            if item.report is not None:
+                self.run_completed.emit(item.run_id, item.report)
+            elif item.pid is not None:
+                self.run_started.emit(item.run_id, item.pid)

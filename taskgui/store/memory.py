@@ -147,11 +147,14 @@ class MemoryRepository:
         events: Sequence[Event],
         now: datetime,
         results: Mapping[RunId, RunResult] | None = None,
+        pids: Mapping[RunId, int] | None = None,
     ) -> None:
         results = results or {}
         for event in events:  # refuse before changing anything, as SQLite rolls back
             if isinstance(event, TaskChanged):
                 check_storable(event.task.spec)
+        for run_id, pid in (pids or {}).items():  # first: a run may end in this batch
+            self.record_run_pid(run_id, pid)
         for event in events:
             if isinstance(event, TaskChanged):
                 if event.task.id in self._data.tasks:

@@ -84,9 +84,12 @@ class TaskRepository(Protocol):
         events: Sequence[Event],
         now: datetime,
         results: Mapping[RunId, RunResult] | None = None,
+        pids: Mapping[RunId, int] | None = None,
     ) -> None:
         """Persist engine events in one transaction. ``TaskAdded`` is ignored (stored by
-        ``add_tasks``); ``results`` carries what the runner saw of finished runs."""
+        ``add_tasks``); ``results`` carries what the runner saw of finished runs;
+        ``pids`` which process runs each open run (as ``record_run_pid``, written
+        first, in the same transaction: the scheduler's group commit)."""
         ...
 
     def load(self, now: datetime) -> LoadResult:

@@ -116,8 +116,9 @@ class PostgresRepository(PostgresReads):
         events: Sequence[Event],
         now: datetime,
         results: Mapping[RunId, RunResult] | None = None,
+        pids: Mapping[RunId, int] | None = None,
     ) -> None:
-        if not events:
+        if not events and not pids:
             return
         if self.fence is not None:  # this process leads for now: its writes are fenced
             node, epoch = self.fence
@@ -127,7 +128,7 @@ class PostgresRepository(PostgresReads):
                     "over); nothing was changed: try again"
                 )
             return
-        self._write(events, now, results, None, {})
+        self._write(events, now, results=results, fence=None, pins={}, pids=pids)
 
     def apply_fenced(
         self,
@@ -152,7 +153,7 @@ class PostgresRepository(PostgresReads):
         if not events:
             return True
         try:
-            self._write(events, now, results, (node, epoch), pins or {})
+            self._write(events, now, results=results, fence=(node, epoch), pins=pins or {})
         except _FencedError:
             return False
         return True
@@ -161,9 +162,11 @@ class PostgresRepository(PostgresReads):
         self,
         events: Sequence[Event],
         now: datetime,
+        *,
         results: Mapping[RunId, RunResult] | None,
         fence: tuple[str, int] | None,
         pins: Mapping[TaskId, tuple[str | None, str | None]],
+        pids: Mapping[RunId, int] | None = None,
     ) -> None:
         changed = [event.task.spec for event in events if isinstance(event, TaskChanged)]
         refusal = _refusal(changed)
@@ -175,6 +178,10 @@ class PostgresRepository(PostgresReads):
         with self._session.transaction() as connection:
             if fence is not None and not _leads(connection, *fence):
                 raise _FencedError
+            for run_id, pid in (pids or {}).items():  # first: a run may end in this one
+                row_id = self._run_rows.get(run_id)
+                if row_id is not None:
+                    connection.execute("UPDATE runs SET pid = %s WHERE id = %s", (pid, row_id))
             for event in events:
                 if fence is not None and isinstance(event, RunDispatched):
                     _dispatch_fenced(connection, event, fence[1], pins, dispatched)

@@ -95,22 +95,31 @@ class SqliteRepository(SqliteReads):
         events: Sequence[Event],
         now: datetime,
         results: Mapping[RunId, RunResult] | None = None,
+        pids: Mapping[RunId, int] | None = None,
     ) -> None:
-        if not events:
+        if not events and not pids:
             return
         now_us = codec.to_us(now)
         results = results or {}
         try:
-            self._apply(events, now_us, results)
+            self._apply(events, now_us, results, pids or {})
         except UnicodeEncodeError:
             refuse_unstorable(event.task.spec for event in events if isinstance(event, TaskChanged))
             raise
 
     def _apply(
-        self, events: Sequence[Event], now_us: int, results: Mapping[RunId, RunResult]
+        self,
+        events: Sequence[Event],
+        now_us: int,
+        results: Mapping[RunId, RunResult],
+        pids: Mapping[RunId, int],
     ) -> None:
         with self._transaction() as connection:
             execute = connection.execute
+            for run_id, pid in pids.items():  # first: a run may end in this transaction
+                row_id = self._run_rows.get(run_id)
+                if row_id is not None:
+                    execute("UPDATE runs SET pid = ? WHERE id = ?", (pid, row_id))
             for event in events:
                 if isinstance(event, TaskChanged):
                     snapshot = event.task

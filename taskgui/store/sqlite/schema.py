@@ -232,6 +232,12 @@ def migrate(connection: sqlite3.Connection, path: Path, target: int = SCHEMA_VER
     for version in range(start + 1, target + 1):
         connection.execute("BEGIN IMMEDIATE")
         try:
+            # Read again under the write lock: another process (the CLI beside a
+            # daemon starting on a new file) may have taken this step meanwhile, and
+            # taking it twice fails ("table tasks already exists").
+            if schema_version(connection) >= version:
+                connection.execute("COMMIT")
+                continue
             for statement in _statements(MIGRATIONS[version - 1]):
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version = {version}")

@@ -1029,3 +1029,24 @@ def test_last_runs_gives_each_tasks_latest_finished_run(repository: TaskReposito
     assert set(latest) == {first.id, second.id}  # the third is still running
     assert latest[first.id].outcome is RunOutcome.FAILED
     assert latest[second.id].outcome is RunOutcome.SUCCEEDED
+
+
+def test_pids_written_with_the_events_of_one_transaction(driver: Driver) -> None:
+    """The scheduler's group commit: the pids of runs that started and the ends of runs
+    that finished (even the same run's) go in one ``apply``; a pid alone too."""
+    first, second = driver.add_one(make_spec(0)), driver.add_one(make_spec(1))
+    ticket_a, ticket_b = driver.due(at(0), workers=2)
+    driver.repository.apply([], at(1), pids={ticket_a.run_id: 4242})
+    ended = driver.engine.finished(ticket_b.run_id, RunOutcome.SUCCEEDED, at(2))
+    driver.repository.apply(
+        ended, at(2), {ticket_b.run_id: RunResult(exit_code=0)}, pids={ticket_b.run_id: 4343}
+    )
+    runs = {
+        ticket.task_id: driver.repository.runs(ticket.task_id)[0] for ticket in (ticket_a, ticket_b)
+    }
+    assert (runs[ticket_a.task_id].pid, runs[ticket_a.task_id].outcome) == (4242, None)
+    assert (runs[ticket_b.task_id].pid, runs[ticket_b.task_id].outcome) == (
+        4343,
+        RunOutcome.SUCCEEDED,
+    )
+    assert {first, second} == {ticket_a.task_id, ticket_b.task_id}

@@ -57,6 +57,7 @@ from taskgui.store.errors import (
 )
 from taskgui.store.paths import DB_FILENAME, ENV_VAR, resolve_database_path
 from taskgui.store.protocols import INTERRUPTED_ERROR, QuarantinedTask, RunRecord
+from taskgui.store.sqlite import schema as schema_module
 from taskgui.store.sqlite.connection import BUSY_TIMEOUT_MS, classify, move_aside, translate_errors
 from taskgui.store.sqlite.lock import SchedulerLock, holder_pid, is_locked, lock_path_for
 from taskgui.store.sqlite.opening import open_sqlite
@@ -727,6 +728,27 @@ def test_a_failed_migration_step_leaves_the_file_at_its_old_version(tmp_path: Pa
         assert connection.execute("PRAGMA user_version").fetchone() == (1,)
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
     assert "quarantine" not in tables
+
+
+def test_a_step_another_process_took_meanwhile_is_not_taken_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon and the CLI opening a new file at once: both read version 0, one
+    migrates, the other waits for the write lock and must then find the work done."""
+    path = tmp_path / "race.sqlite3"
+    with raw_connection(path) as other:
+        migrate(other, path)  # the other process, first
+    real = schema_module.schema_version
+    stale = [0]  # this process read the version before that commit
+
+    def version(connection: sqlite3.Connection) -> int:
+        return stale.pop() if stale else real(connection)
+
+    monkeypatch.setattr(schema_module, "schema_version", version)
+    with raw_connection(path) as connection:
+        assert migrate(connection, path) == 0
+        assert real(connection) == SCHEMA_VERSION
+    assert len(SqliteRepository(path).list_tasks()) == 0
 
 
 def test_a_file_from_a_newer_taskgui_is_refused_and_left_alone(db: Path) -> None:
