@@ -23,9 +23,20 @@ def run_gui(argv: list[str]) -> int:
 
 
 def run_daemon(
-    database: Path, workers: int, reset_corrupt: bool, on_wake: WakePolicy | None = None
+    database: Path | str,
+    workers: int,
+    reset_corrupt: bool,
+    on_wake: WakePolicy | None = None,
+    *,
+    node: str | None = None,
+    tags: list[str] | None = None,
 ) -> int:
-    """``taskgui daemon``: the schedule of ``database`` without a window."""
+    """``taskgui daemon``: the schedule of ``database`` without a window; a DSN (str):
+    this machine as a node of that shared schedule."""
+    if isinstance(database, str):
+        from taskgui.app.cluster_daemon import run_cluster_daemon  # noqa: PLC0415
+
+        return run_cluster_daemon(database, workers, node, tags or [])
     from taskgui.app.daemon import run_daemon as run  # noqa: PLC0415 - QtCore
 
     return run(database, workers, reset_corrupt, on_wake=on_wake)

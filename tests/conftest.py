@@ -7,6 +7,7 @@ that forgets to create a folder fails here as it would on a fresh account.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 
@@ -28,3 +29,18 @@ def new_user_folders(
         monkeypatch.setenv(name, str(home / name.lower()))
     monkeypatch.delenv("TASKGUI_DB", raising=False)
     yield
+
+
+@pytest.fixture(autouse=True)
+def qt_garbage_collected_on_this_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a test that used Qt, collect its cyclic garbage here, on the GUI thread.
+
+    A QObject in a reference cycle (a signal connected to its own method) is freed by
+    Python's cyclic collector, which runs on whatever thread allocates when it kicks
+    in: left alone, a test's dead services, notifiers and watchers were freed on a
+    runner thread of a later test, destroying Qt objects off their thread, a segfault
+    there (seen in test_hydration and test_service_faults).
+    """
+    yield
+    if "qtbot" in request.fixturenames or "qapp" in request.fixturenames:
+        gc.collect()

@@ -153,6 +153,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--timeout", type=duration_arg, metavar="DURATION", help="stop it after")
     run.add_argument("--key", metavar="KEY", help="tasks sharing a key never run at once")
     run.add_argument(
+        "--on-node", metavar="NAME", help="on a shared schedule: run only on this node"
+    )
+    run.add_argument(
+        "--on-tag", metavar="TAG", help="on a shared schedule: run only on a node with this tag"
+    )
+    run.add_argument(
         "--overlap",
         choices=[policy.value for policy in OverlapPolicy],
         default=OverlapPolicy.SKIP.value,
@@ -296,6 +302,8 @@ def spec_from_args(args: argparse.Namespace, now: datetime) -> TaskSpec:
         retry=retry_policy(args),
         timeout=args.timeout,
         concurrency_key=args.key,
+        on_node=getattr(args, "on_node", None),
+        on_tag=getattr(args, "on_tag", None),
         overlap=OverlapPolicy(args.overlap),
         misfire=MisfirePolicy(args.misfire),
         misfire_grace=args.grace if args.grace is not None else DEFAULT_MISFIRE_GRACE,

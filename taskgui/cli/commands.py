@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from pathlib import Path
 
 from taskgui.cli import dependencies as cli_after
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
+from taskgui.cli.change_rules import pause_end, unchanged_note
 from taskgui.cli.context import (
     EXIT_OK,
     Context,
@@ -25,7 +26,8 @@ from taskgui.cli.context import (
     print_json,
 )
 from taskgui.cli.database import client, exists, open_database, reader, scheduled
-from taskgui.core.errors import InvalidStateError, InvalidTaskError, TaskNotFoundError
+from taskgui.cli.shared_schedule import shared_dsn
+from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
 from taskgui.core.states import TaskState
@@ -119,30 +121,11 @@ def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
     return EXIT_OK
 
 
-def _unchanged(op: Op, snapshot: TaskSnapshot) -> str | None:
-    """What to say instead when pause or resume would change nothing.
-
-    Both then succeed and say so truthfully, rather than claim a change (as resume
-    did) or fail (a script that pauses a task wants it paused, and it is). A task
-    that has finished (cancelled, succeeded, gave up, missed) is refused by both,
-    exit status 1: it will not run again, paused or not.
-    """
-    if op is Op.PAUSE and snapshot.spec.paused:
-        return "is already paused"
-    if op is Op.RESUME and not snapshot.spec.paused:
-        if snapshot.state.is_terminal:
-            raise InvalidStateError(
-                f"task {snapshot.spec.name!r} {snapshot.state.ended_as}; there is nothing to resume"
-            )
-        return "is not paused; nothing to resume"
-    return None
-
-
 def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
     op: Op = args.op
     if not exists(ctx.database):
         raise TaskNotFoundError(args.id)  # and no database made to say so
-    until = _pause_end(args, ctx)
+    until = pause_end(args, ctx.clock)
     payload = None if until is None else until.isoformat()
     with open_database(ctx) as repository:
         if op is Op.DELETE and _set_aside(repository, args.id):
@@ -156,7 +139,7 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
             cli_after.confirm_change(op, snapshot, repository.list_tasks(), force=args.force)
         # "pause" of a task paused for a while makes it paused until resumed.
         for_a_while = op is Op.PAUSE and snapshot.spec.paused_until is not None
-        unchanged = _unchanged(op, snapshot) if until is None and not for_a_while else None
+        unchanged = unchanged_note(op, snapshot) if until is None and not for_a_while else None
         if unchanged is not None:
             print(f"task {args.id} {unchanged}")
             return EXIT_OK
@@ -202,26 +185,14 @@ def _set_aside(repository: TaskRepository, task_id: int) -> bool:
     return any(task.task_id == task_id for task in repository.quarantined())
 
 
-def _pause_end(args: argparse.Namespace, ctx: Context) -> datetime | None:
-    """When a ``pause --for`` / ``--until`` ends (None: paused until resumed)."""
-    if getattr(args, "until", None) is not None:
-        until: datetime = args.until
-        if until <= ctx.clock.now():
-            raise InvalidTaskError("--until is in the past; give a time to come")
-        return until
-    if getattr(args, "for_", None) is None:
-        return None
-    delay: timedelta = args.for_
-    try:
-        return ctx.clock.now() + delay
-    except OverflowError:
-        raise InvalidTaskError(f"--for {args.for_} is too far in the future") from None
-
-
 def cmd_daemon(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.daemon is None:
         raise OperationFailedError("this taskgui has no daemon to start")
-    return ctx.daemon(ctx.database, args.workers, ctx.reset_corrupt, args.on_wake)
+    dsn = shared_dsn(args.db)  # a shared schedule: this machine becomes one of its nodes
+    database: Path | str = ctx.database if dsn is None else dsn
+    return ctx.daemon(
+        database, args.workers, ctx.reset_corrupt, args.on_wake, node=args.node, tags=args.node_tag
+    )
 
 
 def cmd_export(args: argparse.Namespace, ctx: Context) -> int:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from taskgui.cli import output as cli_format
 from taskgui.core.clock import Clock
@@ -19,9 +19,23 @@ from taskgui.store.sqlite.repository import SqliteRepository
 PROG = "taskgui"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-# (database, workers, reset_corrupt, wake-up policy or None for the setting's) -> exit
-# status of ``taskgui daemon``
-DaemonLauncher = Callable[[Path, int, bool, WakePolicy | None], int]
+
+class DaemonLauncher(Protocol):
+    """Runs ``taskgui daemon`` and returns its exit status: a database file, or a DSN
+    (this machine as a node of that shared schedule, named ``node``, with ``tags``)."""
+
+    def __call__(
+        self,
+        database: Path | str,
+        workers: int,
+        reset_corrupt: bool,
+        on_wake: WakePolicy | None = None,
+        *,
+        node: str | None = None,
+        tags: list[str] | None = None,
+    ) -> int: ...
+
+
 # (database, now, reset_corrupt) -> the open repository, and where a damaged file went
 OpenStore = Callable[[Path, datetime, bool], tuple[SqliteRepository, Path | None]]
 

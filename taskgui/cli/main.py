@@ -90,7 +90,8 @@ def _run(
         daemon=daemon,
     )
     try:
-        if (dsn := shared_schedule.shared_dsn(args.db)) is not None:
+        dsn = shared_schedule.shared_dsn(args.db)
+        if dsn is not None and not getattr(args, "runs_shared_schedule", False):
             return shared_schedule.run(args, dsn, clock)  # postgresql://: no file, no lock
         if (done := shared_schedule.run_file_command(args, clock)) is not None:
             return done

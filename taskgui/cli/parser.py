@@ -108,6 +108,25 @@ def _or_default(parse: Callable[[str], object]) -> Callable[[str], object]:
     return parse_or_default
 
 
+def _node_arguments(daemon: argparse.ArgumentParser) -> None:
+    """``daemon --node`` and ``--node-tag``: this machine as a node of a shared schedule."""
+    daemon.add_argument(
+        "--node",
+        metavar="NAME",
+        help="on a shared (postgresql://) schedule: this node's name "
+        "(default $TASKGUI_NODE, else user@host)",
+    )
+    daemon.add_argument(
+        "--node-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="on a shared schedule: a tag of this node (tasks added with --on-tag TAG run "
+        "only on nodes that have it); repeat for several",
+    )
+    daemon.set_defaults(handler=handlers.cmd_daemon, runs_shared_schedule=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, with an example or two under every command's --help."""
     parser = _Parser(
@@ -221,7 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
         commands,
         "daemon",
         "Run the schedule without a window, until interrupted.",
-        "taskgui daemon\ntaskgui --db ~/jobs.sqlite3 daemon --workers 8",
+        "taskgui daemon\ntaskgui --db ~/jobs.sqlite3 daemon --workers 8\n"
+        "taskgui --db postgresql://me@db/taskgui daemon --node backup-box --node-tag disk",
     )
     daemon.add_argument(
         "--workers",
@@ -237,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
         "ask (nobody answers a daemon: it spreads); default: the window's Settings, "
         "else spread:10m",
     )
-    daemon.set_defaults(handler=handlers.cmd_daemon)
+    _node_arguments(daemon)
 
     export = _command(commands, "export", cli_transfer.EXPORT_SUMMARY, cli_transfer.EXPORT_EXAMPLES)
     cli_transfer.export_arguments(export)

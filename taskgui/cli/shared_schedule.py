@@ -3,9 +3,10 @@
 A PostgreSQL schedule has no file, no lock and no single process that runs it: nodes
 share it (``taskgui.runtime.cluster``). These commands work on one: ``add``, ``list``,
 ``show``, ``history`` read and write the database directly (a node hears of a change
-by NOTIFY), and ``nodes`` lists the nodes. ``migrate --to`` moves a SQLite file's
-schedule into one. Commands that act through the process running a schedule (cancel,
-pause, run-now, ...) answer that they are not available on PostgreSQL yet.
+by NOTIFY), ``cancel``, ``pause``, ``resume``, ``run-now``, ``retry`` and ``delete``
+go through the leading node's engine (``shared_changes``), ``daemon`` joins as a node,
+and ``nodes`` lists the nodes. ``migrate --to`` moves a SQLite file's schedule into
+one. ``import`` and ``export`` answer that they are not available on PostgreSQL yet.
 
 psycopg is imported only here, and only for a postgresql:// database.
 """
@@ -18,7 +19,9 @@ from datetime import timedelta
 from typing import Any
 
 from taskgui.cli import output as cli_format
+from taskgui.cli import shared_changes
 from taskgui.cli.add_arguments import spec_from_args
+from taskgui.cli.context import note
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.terminal_text import visible
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace, dsn: str, clock: Clock) -> int:
     if handler is None:
         raise NotOnPostgresError(
             f"this command is not available on a PostgreSQL schedule yet ({redact(dsn)}); "
-            "add, list, show, history and nodes are"
+            "add, list, show, history, cancel, pause, resume, run-now, retry, delete, "
+            "daemon and nodes are"
         )
     repository = PostgresRepository(dsn, listen=False)
     try:
@@ -137,7 +141,7 @@ def _history(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
 
 
 def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
-    from taskgui.store.postgres.cluster import Cluster  # noqa: PLC0415
+    from taskgui.store.postgres.cluster import CLOCK_WARNING_MS, Cluster  # noqa: PLC0415
 
     listed = Cluster(repository.session, "").nodes(SILENT_AFTER)
     rows = [
@@ -150,10 +154,19 @@ def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
             "running": node.running,
             "version": node.version,
             "clock_offset_ms": round(node.clock_offset_ms, 1),
+            "clock_off": abs(node.clock_offset_ms) > CLOCK_WARNING_MS,
             "answering": node.alive,
+            "tags": list(node.tags),
         }
         for node in listed
     ]
+    for node in listed:  # on stderr, so a script reading the JSON still sees it
+        if abs(node.clock_offset_ms) > CLOCK_WARNING_MS:
+            note(
+                f"node {visible(node.name)}'s clock is {node.clock_offset_ms:+.0f} ms off the "
+                "database's (more than 1 s): leases do not depend on it, but the times it "
+                "shows and its commands see are off; set up NTP on that machine"
+            )
     if args.json:
         print(cli_format.json_text(rows))
         return 0
@@ -208,4 +221,10 @@ def _migrate(args: argparse.Namespace, clock: Clock) -> int:
 
 
 # By the name of the main parser's handler for the command, less its "cmd_" prefix.
-_SHARED = {"add": _add, "list": _list, "show": _show, "history": _history}
+_SHARED = {
+    "add": _add,
+    "list": _list,
+    "show": _show,
+    "history": _history,
+    "change": shared_changes.change,
+}

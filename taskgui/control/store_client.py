@@ -74,6 +74,9 @@ class StoreClient:
     sleep: Callable[[float], None]
     timeout: float = REQUEST_TIMEOUT
     poll: float = REQUEST_POLL
+    # How this process picks the schedule up under the lock: by default as a start
+    # would (``recover``); a shared schedule carries other nodes' runs on instead.
+    recovering: Callable[[Engine, datetime], None] | None = None
 
     @property
     def runs_here(self) -> bool:
@@ -156,8 +159,11 @@ class StoreClient:
         try:
             engine = Engine()
             now = self.clock.now()
-            recovery = recover(self.store, engine, now)
-            stop_orphaned_runs(recovery.interrupted, database=self.store.location)
+            if self.recovering is not None:
+                self.recovering(engine, now)
+            else:
+                recovery = recover(self.store, engine, now)
+                stop_orphaned_runs(recovery.interrupted, database=self.store.location)
             return here(Operations(engine, self.store), now)
         finally:
             self.lock.release()

@@ -183,6 +183,11 @@ class TaskSpec:
     after: tuple[Upstream, ...] = ()
     # No schedule of its own: it runs only when its upstream triggers it.
     only_after: bool = False
+    # On a shared schedule: run only on the node of this name, or on a node with this
+    # tag ("only where the backup disk is"); None: on any node. A file's schedule has
+    # one node, which runs everything.
+    on_node: str | None = None
+    on_tag: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _checked_name(self.name))
@@ -209,6 +214,8 @@ class TaskSpec:
             if self.timeout <= timedelta(0):
                 raise InvalidTaskError("the timeout must be longer than zero (or none)")
         object.__setattr__(self, "concurrency_key", _checked_key(self.concurrency_key))
+        object.__setattr__(self, "on_node", _checked_key(self.on_node, "the node name"))
+        object.__setattr__(self, "on_tag", _checked_key(self.on_tag, "the node tag"))
         check_duration(self.misfire_grace, "the misfire grace period")
         if self.misfire_grace < timedelta(0):
             raise InvalidTaskError("the misfire grace period cannot be negative")
@@ -328,21 +335,22 @@ def name_is_canonical(name: str) -> bool:
     return "\0" not in name and has_visible_character(name)
 
 
-def _checked_key(value: str | None) -> str | None:
-    """The concurrency key stripped (blank: none), NUL-free and at most 200 characters."""
+def _checked_key(value: str | None, what: str = "the concurrency key") -> str | None:
+    """A key (or node name, node tag) stripped (blank: none), NUL-free and at most 200
+    characters."""
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InvalidTaskError("the concurrency key must be text")
+        raise InvalidTaskError(f"{what} must be text")
     key = value.strip()
     if not key:
         return None
     if len(key) > MAX_KEY_LENGTH:
         raise InvalidTaskError(
-            f"the concurrency key is longer than {MAX_KEY_LENGTH} characters; a short "
+            f"{what} is longer than {MAX_KEY_LENGTH} characters; a short "
             "word that tasks share is enough"
         )
-    problem = nul_problem(key, "the concurrency key")
+    problem = nul_problem(key, what)
     if problem:
         raise InvalidTaskError(problem)
     return key

@@ -72,6 +72,9 @@ class RunReport:
     outcome: RunOutcome
     result: RunResult
     duration: float  # seconds, from just before the process started until it was reaped
+    # The runner's monotonic clock just before the process started (None: it never
+    # did): when the run really began, whenever the report is read.
+    began: float | None = None
 
 
 class _Stop(enum.Enum):
@@ -256,7 +259,7 @@ class CommandRunner:
                 proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()
-        return _report(*self._conclude(proc.returncode, stop, tail), ended - started)
+        return _report(*self._conclude(proc.returncode, stop, tail), ended - started, began=started)
 
     # --- waiting --------------------------------------------------------------------
 
@@ -400,8 +403,10 @@ class CommandRunner:
         )
 
 
-def _report(outcome: RunOutcome, result: RunResult, duration: float) -> RunReport:
-    return RunReport(outcome=outcome, result=result, duration=max(0.0, duration))
+def _report(
+    outcome: RunOutcome, result: RunResult, duration: float, *, began: float | None = None
+) -> RunReport:
+    return RunReport(outcome=outcome, result=result, duration=max(0.0, duration), began=began)
 
 
 def _wait(selector: selectors.BaseSelector, timeout: float | None, tail: TailBuffer) -> None:

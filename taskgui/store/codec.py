@@ -95,6 +95,8 @@ def _rules_text(spec: TaskSpec) -> str | None:
         and spec.paused_until is None
         and spec.on_wake is None
         and not spec.after
+        and spec.on_node is None
+        and spec.on_tag is None
     ):
         return None
     return rules.rules_text(spec)

@@ -179,9 +179,10 @@ def _task_id(row: tuple[Any, ...]) -> object:
     return row[0] if row else "?"
 
 
-_RULE_KEYS = ("spread", "conditions", "paused_until", "on_wake", "after", "only_after")
+# The rules column's values as TaskSpec keywords, in decode_rules_text's order.
+_RULE_KEYS = tuple("spread conditions paused_until on_wake after only_after on_node on_tag".split())  # noqa: SIM905
 _NO_RULES: dict[str, Any] = dict(
-    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, (), False), strict=True)
+    zip(_RULE_KEYS, (None, NO_CONDITIONS, None, None, (), False, None, None), strict=True)
 )
 
 
@@ -244,10 +245,8 @@ class RowDecoder:
         """A ``rules`` column as TaskSpec keywords (a few distinct texts: memoised)."""
         if text is None:
             return _NO_RULES
-        spread, conditions, until, on_wake, (after, only) = self._memo.get(
-            "rules", text, _decode_rules
-        )
-        return dict(zip(_RULE_KEYS, (spread, conditions, until, on_wake, after, only), strict=True))
+        *before, (after, only), node, tag = self._memo.get("rules", text, _decode_rules)
+        return dict(zip(_RULE_KEYS, (*before, after, only, node, tag), strict=True))
 
     def _duration(self, seconds: float) -> timedelta:
         # Grace periods and timeouts repeat: share one timedelta per value.
@@ -366,6 +365,8 @@ class RowDecoder:
             on_wake=None,
             after=(),
             only_after=False,
+            on_node=None,
+            on_tag=None,
         )
         status = TaskStatus(  # no checks of its own to skip
             state=state,

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import shiboken6
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import SystemClock
@@ -78,7 +77,3 @@ class Harness:
                 self.service.shutdown(grace=0.0)
         self.service.pool.wait_for_done(5_000)
         self.repository.close()
-        # Destroyed here, on the GUI thread: left to the cyclic collector, the service
-        # (its notifiers, watcher and timers) may be freed on a worker thread of a
-        # later test, which crashes Qt.
-        shiboken6.delete(self.service)

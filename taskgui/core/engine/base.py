@@ -69,6 +69,9 @@ class EngineBase:
         self._deps = Dependencies()
         self._seq = itertools.count(1)
         self._run_ids = itertools.count(1)
+        # After a load that carried runs on (a shared schedule's new leader): the
+        # caller's name for each such run -> its run id here.
+        self.carried_ids: dict[int, RunId] = {}
 
     @property
     def time_queue_kind(self) -> str:

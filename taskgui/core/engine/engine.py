@@ -28,16 +28,16 @@ withdraw record is ``withdraw``, and the shared state and helpers are ``base``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.engine import policies
 from taskgui.core.engine.base import DEFAULT_RUN_ALL_LIMIT
+from taskgui.core.engine.carry_on import CarriedRun, CarryingOn
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.engine.entry import TaskEntry as _Entry
 from taskgui.core.engine.queues import TimeKey
-from taskgui.core.engine.wake import Waking
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
 from taskgui.core.events import (
     Event,
@@ -57,12 +57,12 @@ from taskgui.core.task_rules import (
     run_now_refusal,
 )
 
-__all__ = ["DEFAULT_RUN_ALL_LIMIT", "Engine"]
+__all__ = ["DEFAULT_RUN_ALL_LIMIT", "CarriedRun", "Engine"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class Engine(Waking):
+class Engine(CarryingOn):
     """Decides what runs when. See the module docstring for the design."""
 
     # ----------------------------------------------------------------- queries
@@ -142,6 +142,8 @@ class Engine(Waking):
         snapshots: Iterable[TaskSnapshot],
         now: datetime,
         deferred: DeferredTasks | None = None,
+        *,
+        carried_on: Mapping[TaskId, Sequence[CarriedRun]] | None = None,
     ) -> list[Event]:
         """Replace the engine's contents with stored tasks, in O(n).
 
@@ -153,6 +155,13 @@ class Engine(Waking):
         ``deferred`` tasks are known by id and run time only and are fetched from
         their source when first needed (see ``taskgui.core.engine.deferred``): a cold start
         then builds the heaps without decoding every task.
+
+        ``carried_on``: on a shared schedule, a new leader takes over tasks whose runs
+        go on elsewhere (another node runs them, or will claim them): those runs are
+        the engine's again, as if it had dispatched them, and their ends reach it with
+        ``finished``; a carried run that already ended (``outcome``) meets its task's
+        policy now, as that outcome, not as an interruption. ``carried_ids`` then maps
+        each carried run's ``ref`` to the run id it has here.
         """
         self._tasks.clear()
         self._queues.clear()
@@ -164,6 +173,7 @@ class Engine(Waking):
         self._deps = type(self._deps)()
         events: list[Event] = []
         interrupted: list[_Entry] = []
+        carried: list[_Entry] = []  # their runs go on elsewhere (see carried_on)
         spread: list[_Entry] = []
         time_items: list[tuple[TaskId, TimeKey]] = []
         tasks = self._tasks
@@ -180,7 +190,7 @@ class Engine(Waking):
             if snapshot.spec.paused_until is not None:
                 self._follow_pause(entry)
             if snapshot.status.state is TaskState.RUNNING:
-                interrupted.append(entry)
+                (carried if carried_on and task_id in carried_on else interrupted).append(entry)
             elif should_queue(entry):
                 if entry.spec.spread is not None and _unspread(entry):
                     # Added while no scheduler ran: the store wrote its first start
@@ -198,6 +208,7 @@ class Engine(Waking):
         self._choose_time_queue(len(time_items))
         self._time.heapify(time_items)
         events.extend(TaskChanged(self._snapshot(entry)) for entry in spread)
+        self._carry_all_on(carried, carried_on or {}, now, events)
         for entry in interrupted:
             entry.attempt = max(entry.attempt, 1)
             self._after_run(entry, RunOutcome.INTERRUPTED, now, events)

@@ -8,6 +8,8 @@
     after       {"v": 1, "tasks": [{"id": 3, "on": "succeeded"}], "only": false}
                  (run after other tasks; "only": no schedule of its own)
     on_wake      "spread:10m"   (its wake-up policy, core/wake.py; absent: the global one)
+    on_node     "backup-box"   (a shared schedule: run only on this node)
+    on_tag      "disk"         (a shared schedule: run only on a node with this tag)
 
 A task without them has ``null`` for both (and the store no text at all), so every
 task written before they existed reads the same. In the store both sit in one
@@ -38,7 +40,7 @@ CONDITION_KEYS = (
     "stop_when_unmet",
     "give_up_after_seconds",
 )
-RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_wake", "after")
+RULES_KEYS = ("v", "spread", "conditions", "paused_until", "on_wake", "after", "on_node", "on_tag")
 AFTER_KEYS = ("v", "tasks", "only")
 EDGE_KEYS = ("id", "on")
 
@@ -146,12 +148,14 @@ def rules_text(spec: TaskSpec) -> str | None:
     until = paused_until_json(spec.paused_until)
     on_wake = None if spec.on_wake is None else spec.on_wake.text
     after = after_json(spec)
+    pinned = spec.on_node is not None or spec.on_tag is not None
     if (
         spread is None
         and conditions is None
         and until is None
         and on_wake is None
         and after is None
+        and not pinned
     ):
         return None
     value: dict[str, Any] = {"v": SHAPE_VERSION, "spread": spread, "conditions": conditions}
@@ -161,6 +165,11 @@ def rules_text(spec: TaskSpec) -> str | None:
         value["on_wake"] = on_wake
     if after is not None:
         value["after"] = after
+    # Where it may run on a shared schedule.
+    if spec.on_node is not None:
+        value["on_node"] = spec.on_node
+    if spec.on_tag is not None:
+        value["on_tag"] = spec.on_tag
     return json.dumps(value, separators=(",", ":"))
 
 
@@ -183,13 +192,22 @@ def decode_on_wake(fields: Fields, key: str = "on_wake") -> WakePolicy | None:
         raise FieldError(key, str(error)) from None
 
 
-Rules = tuple[Spread | None, RunConditions, datetime | None, WakePolicy | None, After_]
+Rules = tuple[
+    Spread | None,
+    RunConditions,
+    datetime | None,
+    WakePolicy | None,
+    After_,
+    str | None,
+    str | None,
+]
 
 
 def decode_rules_text(text: str | None) -> Rules:
-    """A ``rules`` column back; FieldError naming the field at fault."""
+    """A ``rules`` column back (spread, conditions, pause end, node, node tag);
+    FieldError naming the field at fault."""
     if text is None:
-        return None, NO_CONDITIONS, None, None, ((), False)
+        return None, NO_CONDITIONS, None, None, ((), False), None, None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -202,4 +220,6 @@ def decode_rules_text(text: str | None) -> Rules:
         decode_paused_until(fields),
         decode_on_wake(fields),
         decode_after(fields.get("after", None), "rules.after"),
+        fields.text("on_node", None, nullable=True),
+        fields.text("on_tag", None, nullable=True),
     )

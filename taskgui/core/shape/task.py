@@ -5,8 +5,8 @@
            "retry": {...}, "priority": 0, "timeout_seconds": null,
            "concurrency_key": null, "overlap": "skip", "misfire": "run_once",
            "misfire_grace_seconds": 60.0, "paused": false, "notify": "after:3"}
-          (+ "spread", "conditions", "paused_until", "on_wake" and "after" when set:
-          ``shape.rules``)
+          (+ "spread", "conditions", "paused_until", "on_wake", "after", "on_node"
+          and "on_tag" when set: ``shape.rules``)
     run   {"id": 3, "task_id": 7, "attempt": 1, "kind": "occurrence",
            "scheduled_at": ..., "started_at": ..., "finished_at": ..., "outcome":
            "succeeded", "exit_code": 0, "error": null, "output": "...", "pid": 4242,
@@ -77,6 +77,8 @@ TASK_KEYS = (
     "paused_until",
     "on_wake",
     "after",
+    "on_node",
+    "on_tag",
 )
 RUN_KEYS = (
     "id",
@@ -144,6 +146,10 @@ def task_json(
     after = after_json(spec)
     if after is not None:
         value["after"] = after  # upstream ids as stored; an import remaps them
+    if spec.on_node is not None:
+        value["on_node"] = spec.on_node
+    if spec.on_tag is not None:
+        value["on_tag"] = spec.on_tag
     return value
 
 
@@ -248,6 +254,8 @@ class TaskDecoder:
         paused_until = decode_paused_until(fields)
         on_wake = decode_on_wake(fields)
         after, only_after = decode_after(fields.get("after", None))
+        on_node = fields.text("on_node", None, nullable=True)
+        on_tag = fields.text("on_tag", None, nullable=True)
         spec_id = task_id if keep_id and task_id is not None else 0
 
         def alone(**values: Any) -> TaskSpec:
@@ -276,6 +284,8 @@ class TaskDecoder:
                 on_wake=on_wake,
                 after=after,
                 only_after=only_after,
+                on_node=on_node,
+                on_tag=on_tag,
             ),
             lambda: [
                 ("name", lambda: TaskSpec(name=name, command=command, first_run_at=first)),
@@ -283,6 +293,8 @@ class TaskDecoder:
                 ("timeout_seconds", lambda: alone(timeout=timeout)),
                 ("concurrency_key", lambda: alone(concurrency_key=key)),
                 ("misfire_grace_seconds", lambda: alone(misfire_grace=grace)),
+                ("on_node", lambda: alone(on_node=on_node)),
+                ("on_tag", lambda: alone(on_tag=on_tag)),
             ],
         )
         return spec, state

@@ -85,6 +85,8 @@ class NodeLoop:
         self._warned_clock = False
         self.lease: Lease | None = None
         self.failed_steps = 0
+        # False once the node is leaving: it beats on (its runs finish) but leads no more.
+        self.may_lead = True
 
     def step(self) -> Lease | None:
         """Heartbeat, lead or follow, rescue; return the lease held now (None: follow)."""
@@ -98,7 +100,7 @@ class NodeLoop:
                 workers=self._workers,
             )
             self._check_clock(offset)
-            lease = cluster.lead(self.times.lease)
+            lease = cluster.lead(self.times.lease) if self.may_lead else None
             if lease is not None:
                 rescued = cluster.rescue(lease.epoch, self.times.silence, self._clock.now())
                 if rescued is None:

@@ -15,8 +15,9 @@ whatever the timing:
 
 Work sharing: any node claims dispatched runs with ``FOR UPDATE SKIP LOCKED``, highest
 priority first, skipping a run whose concurrency key is held by a run in progress
-anywhere. A node that stops answering (no heartbeat for ``dead_after``) has its runs
-closed as interrupted, "rescued from node X, which stopped answering", by the leader.
+anywhere, and a run pinned to another node or to a tag this node lacks. A node that
+stops answering (no heartbeat for ``dead_after``) has its runs closed as interrupted,
+"rescued from node X, which stopped answering", by the leader.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class NodeInfo:
     version: str
     clock_offset_ms: float
     alive: bool
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,9 +99,10 @@ def _seconds(value: timedelta) -> float:
 class Cluster:
     """The cluster's SQL, on the node's own session (one thread at a time)."""
 
-    def __init__(self, session: Session, node: str) -> None:
+    def __init__(self, session: Session, node: str, tags: Sequence[str] = ()) -> None:
         self._session = session
         self.node = node
+        self.tags = sorted(set(tags))  # a run pinned to one of these tags may run here
         self._limited_on: int | None = None  # the server process the limit is set on
 
     # -------------------------------------------------------------- registry
@@ -110,10 +113,11 @@ class Cluster:
         """Register or refresh this node; return its clock's offset from the server's (ms)."""
         rows = self._session.query(
             "INSERT INTO nodes (name, host, pid, version, started_at, last_heartbeat, "
-            "clock_offset_ms, workers) VALUES (%(name)s, %(host)s, %(pid)s, %(version)s, "
-            "clock_timestamp(), clock_timestamp(), "
-            "1000 * EXTRACT(EPOCH FROM (%(now)s - clock_timestamp())), %(workers)s) "
-            "ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, "
+            "clock_offset_ms, workers, tags) VALUES (%(name)s, %(host)s, %(pid)s, "
+            "%(version)s, clock_timestamp(), clock_timestamp(), "
+            "1000 * EXTRACT(EPOCH FROM (%(now)s - clock_timestamp())), %(workers)s, "
+            "%(tags)s) ON CONFLICT (name) DO UPDATE SET host = excluded.host, "
+            "pid = excluded.pid, tags = excluded.tags, "
             "version = excluded.version, last_heartbeat = excluded.last_heartbeat, "
             "clock_offset_ms = excluded.clock_offset_ms, workers = excluded.workers, "
             "stopped_at = NULL, started_at = CASE WHEN nodes.pid = excluded.pid "
@@ -126,6 +130,7 @@ class Cluster:
                 "version": version,
                 "now": node_now,
                 "workers": workers,
+                "tags": self.tags,
             },
         )
         return float(rows[0][0])
@@ -140,12 +145,18 @@ class Cluster:
                 "UPDATE nodes SET stopped_at = clock_timestamp() WHERE name = %s", (self.node,)
             )
 
+    def resign(self) -> None:
+        """Give the lead up now (a node leaving while its runs finish)."""
+        self._session.execute(
+            "UPDATE leadership SET expires_at = '-infinity' WHERE node = %s", (self.node,)
+        )
+
     def nodes(self, dead_after: timedelta) -> list[NodeInfo]:
         rows = self._session.query(
             "SELECT n.name, (l.node = n.name AND l.expires_at > clock_timestamp()), n.pid, "
             "n.host, n.last_heartbeat, (SELECT count(*) FROM runs r WHERE r.node = n.name "
             "AND r.outcome IS NULL), n.version, n.clock_offset_ms, "
-            "(n.stopped_at IS NULL AND n.last_heartbeat > clock_timestamp() - %s) "
+            "(n.stopped_at IS NULL AND n.last_heartbeat > clock_timestamp() - %s), n.tags "
             "FROM nodes n CROSS JOIN leadership l ORDER BY n.name",
             (dead_after,),
         )
@@ -160,6 +171,7 @@ class Cluster:
                 version=row[6],
                 clock_offset_ms=float(row[7]),
                 alive=bool(row[8]),
+                tags=tuple(row[9] or ()),
             )
             for row in rows
         ]
@@ -263,8 +275,9 @@ class Cluster:
             candidates = connection.execute(
                 "SELECT id, task_id, kind, scheduled_at, attempt, epoch, concurrency_key "
                 "FROM runs WHERE outcome IS NULL AND node IS NULL "
+                "AND (on_node IS NULL OR on_node = %s) AND (on_tag IS NULL OR on_tag = ANY(%s)) "
                 "ORDER BY priority DESC, id LIMIT %s FOR UPDATE SKIP LOCKED",
-                (limit * 4,),
+                (self.node, self.tags, limit * 4),
             ).fetchall()
             held: set[str] = set()
             for row in candidates:

@@ -36,6 +36,7 @@ from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunId, RunRecord, RunResult
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
+from taskgui.store.errors import StoreError
 from taskgui.store.postgres.reads import (
     INSERT_MANY,
     INSERT_ONE,
@@ -63,8 +64,19 @@ def _refusal(specs: Iterable[TaskSpec]) -> InvalidTaskError | None:
     return None
 
 
+class FencedOffError(StoreError):
+    """A fenced write found that this process no longer leads; nothing was written."""
+
+
 class PostgresRepository(PostgresReads):
-    """The store protocols over a PostgreSQL schema (the reads are ``PostgresReads``')."""
+    """The store protocols over a PostgreSQL schema (the reads are ``PostgresReads``').
+
+    ``fence`` (node, epoch): while set, every ``apply`` is fenced by that lease (see
+    ``apply_fenced``) and raises FencedOffError when the lease is gone: for a process
+    that leads a shared schedule for a moment (the CLI's change with no node running).
+    """
+
+    fence: tuple[str, int] | None = None
 
     # -------------------------------------------------------------- writes
 
@@ -108,6 +120,54 @@ class PostgresRepository(PostgresReads):
     ) -> None:
         if not events and not pids:
             return
+        if self.fence is not None:  # this process leads for now: its writes are fenced
+            node, epoch = self.fence
+            if not self.apply_fenced(events, now, node=node, epoch=epoch, results=results):
+                raise FencedOffError(
+                    "this process no longer leads the shared schedule (another node took "
+                    "over); nothing was changed: try again"
+                )
+            return
+        self._write(events, now, results=results, fence=None, pins={}, pids=pids)
+
+    def apply_fenced(
+        self,
+        events: Sequence[Event],
+        now: datetime,
+        *,
+        node: str,
+        epoch: int,
+        results: Mapping[RunId, RunResult] | None = None,
+        pins: Mapping[TaskId, tuple[str | None, str | None]] | None = None,
+    ) -> bool:
+        """As a shared schedule's leader: ``apply``, only while ``node`` leads with
+        fencing token ``epoch`` (read FOR SHARE in the same transaction, so a takeover
+        waits for this commit and every later one of the old leader writes nothing).
+
+        A run is dispatched with its epoch, priority and key, for any node to claim; an
+        occurrence some dispatch already committed (``runs_once``) rolls the whole
+        transaction back. ``pins``: the (node, tag) a task's runs are kept for. False
+        when nothing was written: the caller's engine no longer matches the store and is
+        rebuilt from it.
+        """
+        if not events:
+            return True
+        try:
+            self._write(events, now, results=results, fence=(node, epoch), pins=pins or {})
+        except _FencedError:
+            return False
+        return True
+
+    def _write(
+        self,
+        events: Sequence[Event],
+        now: datetime,
+        *,
+        results: Mapping[RunId, RunResult] | None,
+        fence: tuple[str, int] | None,
+        pins: Mapping[TaskId, tuple[str | None, str | None]],
+        pids: Mapping[RunId, int] | None = None,
+    ) -> None:
         changed = [event.task.spec for event in events if isinstance(event, TaskChanged)]
         refusal = _refusal(changed)
         if refusal is not None:
@@ -116,12 +176,17 @@ class PostgresRepository(PostgresReads):
         results = results or {}
         dispatched: list[tuple[RunId, int]] = []
         with self._session.transaction() as connection:
+            if fence is not None and not _leads(connection, *fence):
+                raise _FencedError
             for run_id, pid in (pids or {}).items():  # first: a run may end in this one
                 row_id = self._run_rows.get(run_id)
                 if row_id is not None:
                     connection.execute("UPDATE runs SET pid = %s WHERE id = %s", (pid, row_id))
             for event in events:
-                self._apply_one(connection, event, now_us, results, dispatched)
+                if fence is not None and isinstance(event, RunDispatched):
+                    _dispatch_fenced(connection, event, fence[1], pins, dispatched)
+                else:
+                    self._apply_one(connection, event, now_us, results, dispatched)
         # Known only once committed: a rolled-back dispatch has no row.
         for run_id, row_id in dispatched:
             self._run_rows[run_id] = row_id
@@ -178,8 +243,10 @@ class PostgresRepository(PostgresReads):
                 return  # its task was deleted, and the row with it
             result = results.get(event.run.run_id) or RunResult()
             execute(
+                # Not over an end already recorded: on a shared schedule the node that
+                # ran it wrote its result, or the leader rescued it.
                 "UPDATE runs SET finished_at = %s, outcome = %s, exit_code = %s, error = %s, "
-                "output = %s WHERE id = %s",
+                "output = %s WHERE id = %s AND outcome IS NULL",
                 (
                     codec.to_us(event.finished_at),
                     event.outcome.value,
@@ -227,6 +294,18 @@ class PostgresRepository(PostgresReads):
     def _prune(self, connection: Connection[Any], task_id: TaskId, missed: bool) -> None:
         connection.execute(PRUNE[missed], (task_id, task_id, self.history_limit - 1))
 
+    def run_rows(self) -> dict[RunId, int]:
+        """The row of each run this repository dispatched (or carried on) and that has
+        not ended here yet."""
+        return dict(self._run_rows)
+
+    def forget_run_rows(self) -> None:
+        self._run_rows.clear()
+
+    def carry_run_rows(self, rows: Mapping[RunId, int]) -> None:
+        """Runs dispatched before (see ``Engine.load``'s ``carried_on``): their rows."""
+        self._run_rows.update(rows)
+
     def record_run_pid(self, run_id: RunId, pid: int) -> None:
         row_id = self._run_rows.get(run_id)
         if row_id is not None:
@@ -265,6 +344,50 @@ class PostgresRepository(PostgresReads):
             ),
             key=lambda record: record.id,
         )
+
+
+class _FencedError(Exception):
+    """Raised inside a fenced write to roll it back: not the leader, or a run key taken."""
+
+
+def _leads(connection: Connection[Any], node: str, epoch: int) -> bool:
+    row = connection.execute(
+        "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
+        "AND expires_at > clock_timestamp() FOR SHARE",
+        (node, epoch),
+    ).fetchone()
+    return row is not None
+
+
+def _dispatch_fenced(
+    connection: Connection[Any],
+    event: RunDispatched,
+    epoch: int,
+    pins: Mapping[TaskId, tuple[str | None, str | None]],
+    dispatched: list[tuple[RunId, int]],
+) -> None:
+    ticket = event.run
+    row = connection.execute(
+        "INSERT INTO runs (task_id, attempt, kind, scheduled_at, started_at, epoch, priority, "
+        "concurrency_key, on_node, on_tag) SELECT t.id, %s, %s, %s, %s, %s, t.priority, "
+        "t.concurrency_key, %s, %s FROM tasks t WHERE t.id = %s "
+        "ON CONFLICT (task_id, kind, scheduled_at, attempt) WHERE missed IS NULL "
+        "DO NOTHING RETURNING id",
+        (
+            ticket.attempt,
+            ticket.kind.value,
+            codec.to_us(ticket.scheduled_at),
+            codec.to_us(ticket.dispatched_at),
+            epoch,
+            *(pins.get(ticket.task_id) or (None, None)),
+            ticket.task_id,
+        ),
+    ).fetchone()
+    if row is not None:
+        dispatched.append((ticket.run_id, int(row[0])))
+        return
+    if connection.execute("SELECT 1 FROM tasks WHERE id = %s", (ticket.task_id,)).fetchone():
+        raise _FencedError  # dispatched already: whoever believed otherwise reloads
 
 
 _PAUSED_AT = codec.NEW_TASK_VALUES.index("paused") - 1  # the values come without the id

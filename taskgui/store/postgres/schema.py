@@ -151,6 +151,13 @@ MIGRATIONS: Sequence[str] = (
     """
     ALTER TABLE tasks ADD COLUMN after_marks TEXT;
     """,
+    # 6: where a run may go. A node's tags (``daemon --node-tag``); a run dispatched
+    # for a task pinned to a node or a tag (its rules' on_node / on_tag) carries the
+    # pin, so a claim can skip what is not its own without reading the task.
+    """
+    ALTER TABLE nodes ADD COLUMN tags TEXT[] NOT NULL DEFAULT '{}';
+    ALTER TABLE runs ADD COLUMN on_node TEXT, ADD COLUMN on_tag TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -124,8 +124,11 @@ def test_nodes_lists_every_field(tmp_path: Path, dsn: str) -> None:
         "running",
         "version",
         "clock_offset_ms",
+        "clock_off",
         "answering",
+        "tags",
     }
+    assert row["clock_off"] is False and result.stderr == ""
     assert (row["name"], row["leader"], row["pid"], row["host"], row["running"]) == (
         "laptop",
         True,
@@ -137,10 +140,34 @@ def test_nodes_lists_every_field(tmp_path: Path, dsn: str) -> None:
     assert "laptop" in table.stdout and "yes" in table.stdout
 
 
-def test_commands_that_need_a_running_schedule_say_so(tmp_path: Path, dsn: str) -> None:
-    result = _taskgui(tmp_path, "--db", dsn, "cancel", "1")
+def test_nodes_warns_of_a_node_whose_clock_is_off_by_more_than_a_second(
+    tmp_path: Path, dsn: str
+) -> None:
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    repository = PostgresRepository(dsn, listen=False)
+    try:
+        for name, off in (("right", 0.0), ("skewed", 2.5)):
+            Cluster(repository.session, name).heartbeat(
+                host="h", pid=1, version="v", workers=1,
+                node_now=datetime.now(UTC) + timedelta(seconds=off),
+            )  # fmt: skip
+    finally:
+        repository.close()
+    result = _taskgui(tmp_path, "--db", dsn, "nodes", "--json")
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert (rows["right"]["clock_off"], rows["skewed"]["clock_off"]) == (False, True)
+    assert 2000 < rows["skewed"]["clock_offset_ms"] < 3000
+    assert "node skewed's clock is +2" in result.stderr
+    assert "right" not in result.stderr
+
+
+def test_commands_not_made_for_a_shared_schedule_yet_say_so(tmp_path: Path, dsn: str) -> None:
+    result = _taskgui(tmp_path, "--db", dsn, "export", str(tmp_path / "out.json"))
     assert result.returncode == 1
     assert "not available on a PostgreSQL schedule yet" in result.stderr
+    missing = _taskgui(tmp_path, "--db", dsn, "cancel", "1")  # a change: no such task
+    assert missing.returncode == 1 and "1" in missing.stderr
 
 
 def test_a_password_never_reaches_the_output(tmp_path: Path) -> None:

@@ -1,0 +1,174 @@
+"""The engine of a shared schedule, held by the node that leads and only while it does.
+
+The leader runs the one ``Engine`` (the same state machine a single process runs):
+it decides what is due and commits each dispatch fenced by its epoch
+(``PostgresRepository.apply_fenced``), as runs any node may claim. It does not run
+them itself (its node's claimer does, like every other node's); it learns of their
+ends by reading back the runs it dispatched, and gives each end to the engine, whose
+retry and recurrence policies decide what follows, committed under the same fence.
+
+Its engine is never trusted past a doubt: when it takes the lead (a new epoch) it
+builds the engine from the store, carrying on the runs other nodes still run; when a
+fenced write fails (it lost the lead, a run key was taken, the connection broke) the
+engine is dropped and built again at the next step, from what was committed.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import datetime, timedelta
+
+from taskgui.control.operations import Operations
+from taskgui.core.engine.engine import Engine
+from taskgui.core.errors import TaskguiError
+from taskgui.core.events import Event, RunDispatched
+from taskgui.core.status import RunId
+from taskgui.store.errors import StoreError
+from taskgui.store.postgres.cluster import Lease
+from taskgui.store.postgres.repository import FencedOffError, PostgresRepository
+from taskgui.store.postgres.shared_runs import SharedRuns
+from taskgui.store.postgres.takeover import highest_task_id, take_over
+from taskgui.store.requests import Request, answer_request
+
+log = logging.getLogger(__name__)
+
+
+def _perform(operations: Operations, request: Request, now: datetime) -> str | None:
+    try:
+        operations.perform(request.op, request.task_id, request.payload, now)
+    except FencedOffError:
+        raise
+    except TaskguiError as refusal:
+        return str(refusal)
+    return None
+
+
+class Leader:
+    """See the module docstring. Use from one thread."""
+
+    def __init__(
+        self,
+        repository: PostgresRepository,
+        runs: SharedRuns,
+        *,
+        dead_after: timedelta,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._repository = repository
+        self._runs = runs
+        self._dead_after = dead_after
+        self._rng = rng
+        self.engine: Engine | None = None
+        self.epoch: int | None = None
+        self._last_task = 0  # the highest task id the engine has seen
+
+    def work(
+        self, lease: Lease | None, now: datetime, ahead: datetime | None = None
+    ) -> datetime | None:
+        """Take in what changed, dispatch what is due; the next deadline (None: not
+        leading, or nothing scheduled). ``ahead``: dispatch what is due by then already
+        (its runs start at their time, on whichever node claims them)."""
+        if lease is None:
+            self.drop()
+            return None
+        try:
+            if self.engine is None or self.epoch != lease.epoch:
+                self._take_over(lease, now)
+            engine = self.engine
+            assert engine is not None
+            events = self._ended(engine) + self._added(engine)
+            events += engine.due(max(now, ahead or now), self._runs.capacity(self._dead_after))
+            if not self._commit(lease, events, now):
+                return None
+        except StoreError as error:
+            log.warning("node %s: %s; the schedule is read again", self._runs.node, error)
+            self.drop()
+            return None
+        return engine.next_deadline()
+
+    def drop(self) -> None:
+        """Forget the engine (the lead is lost, or it may no longer match the store)."""
+        if self.engine is not None:
+            log.info("node %s no longer dispatches", self._runs.node)
+        self.engine = None
+        self.epoch = None
+
+    def _take_over(self, lease: Lease, now: datetime) -> None:
+        engine = Engine(rng=self._rng)
+        events = take_over(self._repository, self._runs, engine, now)
+        self._last_task = highest_task_id(self._repository, engine)
+        self.engine, self.epoch = engine, lease.epoch
+        if not self._commit(lease, events, now):
+            return
+        log.info(
+            "node %s dispatches (epoch %d): %d tasks, %d runs carried on",
+            self._runs.node,
+            lease.epoch,
+            len(engine),
+            len(engine.carried_ids),
+        )
+
+    def perform_requests(self, lease: Lease | None, now: datetime) -> bool:
+        """Carry out what other processes asked (the CLI's cancel, pause, ...), each
+        decided by the engine and committed under the fence; answered in the store.
+        Whether any was answered (one may have made a run due)."""
+        engine = self.engine
+        if lease is None or engine is None or lease.epoch != self.epoch:
+            return False
+        repository = self._repository
+        try:
+            pending = repository.open_requests()
+            if not pending:
+                return False
+            operations = Operations(engine, repository)
+            repository.fence = (self._runs.node, lease.epoch)
+            try:
+                for row in pending:
+                    problem = answer_request(
+                        row, now, lambda request, at: _perform(operations, request, at)
+                    )
+                    repository.complete_request(row.id, problem, now)
+            finally:
+                repository.fence = None
+        except FencedOffError:
+            self.drop()  # the request stays open for the next leader
+            return False
+        except StoreError as error:
+            log.warning("node %s: %s; the schedule is read again", self._runs.node, error)
+            self.drop()
+            return False
+        return True
+
+    def _ended(self, engine: Engine) -> list[Event]:
+        """The ends of runs this leader dispatched or carried on, wherever they ran."""
+        rows = self._repository.run_rows()
+        by_row: dict[int, RunId] = {row: run for run, row in rows.items()}
+        events: list[Event] = []
+        for row, outcome, finished_at in self._runs.ended(list(by_row)):
+            events += engine.finished(by_row[row], outcome, finished_at)
+        return events
+
+    def _added(self, engine: Engine) -> list[Event]:
+        """Tasks another process added (the CLI writes them straight to the store)."""
+        events: list[Event] = []
+        for snapshot in self._runs.tasks_after(self._last_task):
+            self._last_task = max(self._last_task, snapshot.spec.id)
+            if snapshot.spec.id not in engine:
+                events += engine.add(snapshot.spec)
+        return events
+
+    def _commit(self, lease: Lease, events: list[Event], now: datetime) -> bool:
+        node = self._runs.node
+        pins: dict[int, tuple[str | None, str | None]] = {}
+        engine = self.engine
+        for event in events:  # where each run may go: its task's pin, carried by the run
+            if isinstance(event, RunDispatched) and engine is not None:
+                spec = engine.snapshot(event.run.task_id).spec
+                if spec.on_node is not None or spec.on_tag is not None:
+                    pins[spec.id] = (spec.on_node, spec.on_tag)
+        if self._repository.apply_fenced(events, now, node=node, epoch=lease.epoch, pins=pins):
+            return True
+        log.info("node %s: a dispatch was fenced off; the schedule is read again", node)
+        self.drop()
+        return False

@@ -1,0 +1,211 @@
+"""A node of a shared schedule, as ``taskgui daemon --db postgresql://...`` runs it.
+
+Three parts on one thread (the Qt event loop's) and one database session:
+
+* the membership loop (``NodeLoop.step`` every third of the lease): heartbeat, take or
+  renew the lease, and as leader rescue the runs of nodes that stopped answering;
+* the ``Leader``: while this node leads, the engine, which dispatches due runs under
+  the lease's fencing token and hears of every run's end;
+* the ``Claimer``: claims dispatched runs for this node's free workers and runs them.
+
+Nothing polls for changes: the store's LISTEN/NOTIFY feed wakes the node (a task
+added, a run dispatched or ended by another node), the engine's next deadline arms a
+timer, and each step looks once more in case a notice was lost with a connection.
+
+Stopping: the node gives the lead up at once (another node takes it without waiting
+out the lease), claims nothing more, keeps its heartbeat while its runs finish (so
+nobody rescues them), records them, and only then says it stopped.
+
+Signals:
+    stopped(): every claimed run is recorded and the node left the schedule.
+    error_occurred(str): a slot failed (logged; the node goes on).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+from datetime import datetime
+
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
+
+from taskgui.core.clock import Clock
+from taskgui.core.defaults import DEFAULT_WORKERS, KILL_GRACE, SHUTDOWN_GRACE
+from taskgui.runtime.cluster.claimer import Claimer
+from taskgui.runtime.cluster.leader import Leader
+from taskgui.runtime.cluster.node import NodeLoop, NodeTimes
+from taskgui.runtime.deadline_timer import DeadlineTimer
+from taskgui.runtime.guard import service_slot
+from taskgui.runtime.pool import WorkerPool
+from taskgui.store.errors import StoreError
+from taskgui.store.postgres.cluster import Cluster
+from taskgui.store.postgres.repository import PostgresRepository
+from taskgui.store.postgres.shared_runs import SharedRuns
+from taskgui.system.orphans import stop_orphaned_runs
+
+log = logging.getLogger(__name__)
+
+# The commit of a dispatch, its notice to the other nodes and their claim take a few
+# milliseconds on a LAN; dispatched this much ahead, a run can start on time anywhere.
+DISPATCH_AHEAD = 0.05  # seconds
+
+
+class ClusterNodeService(QObject):
+    """See the module docstring."""
+
+    stopped = Signal()
+    error_occurred = Signal(str)
+
+    def __init__(
+        self,
+        repository: PostgresRepository,
+        clock: Clock,
+        *,
+        node: str,
+        version: str,
+        workers: int = DEFAULT_WORKERS,
+        tags: Sequence[str] = (),
+        times: NodeTimes | None = None,
+        kill_grace: float = KILL_GRACE,
+        rng: random.Random | None = None,
+        dispatch_ahead: float = DISPATCH_AHEAD,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._clock = clock
+        self.node = node
+        session = repository.session
+        self.cluster = Cluster(session, node, tags)
+        self._runs = SharedRuns(session, node)
+        self.times = times or NodeTimes()
+        self.loop = NodeLoop(
+            self.cluster, clock, version=version, workers=workers, times=self.times
+        )
+        self.pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
+        self.leader = Leader(repository, self._runs, dead_after=self.times.silence, rng=rng)
+        self.claimer = Claimer(repository, self.cluster, self._runs, self.pool, clock, parent=self)
+        self.claimer.run_ended.connect(self._on_claimer_run_ended)
+        self.claimer.idle.connect(self._on_claimer_idle)
+        self._steps = QTimer(self)
+        self._steps.setInterval(max(1, int(self.times.interval * 1000)))
+        self._steps.timeout.connect(self._on_steps_timeout)
+        self._deadline = DeadlineTimer(clock, self, lead=dispatch_ahead)
+        self._deadline.approaching.connect(self._on_deadline_approaching)
+        self._deadline.fired.connect(self._on_deadline_fired)
+        self._deadline.clock_jumped.connect(self._on_deadline_fired)
+        self._notifier: QSocketNotifier | None = None
+        self._stopping = False
+        self._done = False
+
+    def start(self) -> int:
+        """Join the schedule; return how many of this node's own runs a previous
+        process of it left open (closed as interrupted, retried by their policy)."""
+        interrupted = self._runs.interrupt_own(self._clock.now())
+        for run in interrupted:
+            log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
+        stop_orphaned_runs(interrupted)
+        self.loop.step()
+        self._listen()
+        self._steps.start()
+        self._work()
+        return len(interrupted)
+
+    def shutdown(self, grace: float = SHUTDOWN_GRACE, reason: str = "taskgui stopped") -> None:
+        """Leave the schedule: see the module docstring."""
+        if self._stopping:
+            return
+        self._stopping = True
+        self.loop.may_lead = False
+        self.leader.drop()
+        self._deadline.disarm()
+        try:
+            self.cluster.resign()
+        except StoreError as error:
+            log.warning("node %s could not give the lead up: %s", self.node, error)
+        QTimer.singleShot(int(grace * 1000), self.claimer.cancel_all)
+        self.claimer.stop(reason)
+
+    # ---------------------------------------------------------------- slots
+
+    def _work(self, ahead: datetime | None = None) -> None:
+        if self._done:
+            return
+        if not self._stopping:
+            lease = self.loop.lease
+            deadline = self.leader.work(lease, self._clock.now(), ahead)
+            if self.leader.perform_requests(lease, self._clock.now()):
+                deadline = self.leader.work(lease, self._clock.now())
+            self._deadline.arm(deadline)
+        try:
+            self.claimer.claim()
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
+
+    def _listen(self) -> None:
+        """Wake on the feed's socket; again after the feed connected anew."""
+        try:
+            descriptor = self._repository.fileno()
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
+            descriptor = None
+        current = self._notifier
+        if current is not None and descriptor is not None and current.socket() == descriptor:
+            return
+        if current is not None:
+            current.setEnabled(False)
+            current.deleteLater()
+            self._notifier = None
+        if descriptor is not None:
+            notifier = QSocketNotifier(descriptor, QSocketNotifier.Type.Read, self)
+            notifier.activated.connect(self._on_notifier_activated)
+            self._notifier = notifier
+
+    @service_slot
+    def _on_steps_timeout(self) -> None:
+        self.loop.step()
+        try:
+            self._repository.changed()  # drains; a broken feed connects again
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
+        self._listen()
+        self._work()
+
+    @service_slot
+    def _on_notifier_activated(self, *_: object) -> None:
+        try:
+            changed = self._repository.changed()
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
+            changed = True
+        if changed:
+            self._work()
+
+    @service_slot
+    def _on_deadline_approaching(self, *_: object) -> None:
+        """Dispatch the deadline's runs ahead: the commit, the notice and the claim
+        happen before it, and the claiming node's worker starts each run at its time."""
+        engine = self.leader.engine
+        self._work(ahead=None if engine is None else engine.next_deadline())
+
+    @service_slot
+    def _on_deadline_fired(self, *_: object) -> None:
+        self._work()
+
+    @service_slot
+    def _on_claimer_run_ended(self) -> None:
+        if not self._stopping:
+            QTimer.singleShot(0, self._on_deadline_fired)  # after the slot that ended it
+
+    @service_slot
+    def _on_claimer_idle(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._steps.stop()
+        try:
+            self.cluster.stopped()
+        except StoreError as error:
+            log.warning("node %s could not say it stopped: %s", self.node, error)
+        self.stopped.emit()

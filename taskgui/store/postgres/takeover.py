@@ -1,0 +1,37 @@
+"""Taking over a shared schedule's engine: what a new leader builds, from the store.
+
+Unlike a single process's start (``control.recovery``), nothing is interrupted here:
+runs other nodes run (or will claim) go on and stay the engine's (``Engine.load``'s
+``carried_on``); a node's own leftovers were closed when it joined, a silent node's
+are rescued by the leader. Used by a node taking the lead and by the CLI, which leads
+for a moment to make a change when no node runs the schedule.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from taskgui.core.engine.engine import Engine
+from taskgui.core.events import Event
+from taskgui.store.postgres.repository import PostgresRepository
+from taskgui.store.postgres.shared_runs import SharedRuns
+
+
+def take_over(
+    repository: PostgresRepository, runs: SharedRuns, engine: Engine, now: datetime
+) -> list[Event]:
+    """Load every task into ``engine``, carrying on the open runs; the load's events
+    (to commit, fenced). The repository then knows the carried runs' rows."""
+    loaded = repository.load_for_start(now)
+    carried = runs.carried_on()
+    events = engine.load(loaded.tasks, now, loaded.deferred, carried_on=carried)
+    repository.forget_run_rows()
+    repository.carry_run_rows({run: ref for ref, run in engine.carried_ids.items()})
+    return events
+
+
+def highest_task_id(repository: PostgresRepository, engine: Engine) -> int:
+    """The highest task id the store held at the take-over (quarantined too)."""
+    known = [snapshot.spec.id for snapshot in engine.snapshots(load_deferred=False)]
+    known += [quarantined.task_id for quarantined in repository.quarantined()]
+    return max(known, default=0)
