@@ -29,6 +29,15 @@ def desktop() -> Iterator[tuple[str, FakeDesktopServices]]:
             services.stop()
 
 
+def watch_the_bus(harness: Harness, address: str, qtbot: QtBot) -> None:
+    """The service follows the fake desktop's power, network and idle facts; returns
+    once the first reading has arrived."""
+    bus = connect(address)
+    monitor = ConditionMonitor(PowerFact(bus), NetworkFact(bus), IdleFact(bus))
+    with qtbot.waitSignal(monitor.conditions_changed, timeout=WAIT_MS):
+        harness.service.watch_conditions(monitor)
+
+
 def test_a_task_waits_on_battery_and_runs_when_plugged_in(
     tmp_path: Path, qtbot: QtBot, desktop: tuple[str, FakeDesktopServices]
 ) -> None:
@@ -36,10 +45,7 @@ def test_a_task_waits_on_battery_and_runs_when_plugged_in(
     services.command("set upower OnBattery true")
     harness = Harness(tmp_path, qtbot, workers=2)
     try:
-        bus = connect(address)
-        monitor = ConditionMonitor(PowerFact(bus), NetworkFact(bus), IdleFact(bus))
-        with qtbot.waitSignal(monitor.conditions_changed, timeout=WAIT_MS):
-            harness.service.watch_conditions(monitor)
+        watch_the_bus(harness, address, qtbot)
         marker = tmp_path / "ran"
         added = harness.service.add_task(
             spec("plugged", f"touch {marker}", conditions=RunConditions(ac_power=True))
@@ -66,10 +72,7 @@ def test_offline_then_online(
     services.command("set nm Connectivity 1")
     harness = Harness(tmp_path, qtbot, workers=1)
     try:
-        bus = connect(address)
-        harness.service.watch_conditions(
-            ConditionMonitor(PowerFact(bus), NetworkFact(bus), IdleFact(bus))
-        )
+        watch_the_bus(harness, address, qtbot)
         added = harness.service.add_task(
             spec("sync", "true", conditions=RunConditions(network=True))
         )
@@ -90,10 +93,7 @@ def test_unplugging_stops_the_run_and_plugging_in_runs_it_again_with_no_attempt_
     services.command("set upower OnBattery false")
     harness = Harness(tmp_path, qtbot, workers=2)
     try:
-        bus = connect(address)
-        monitor = ConditionMonitor(PowerFact(bus), NetworkFact(bus), IdleFact(bus))
-        with qtbot.waitSignal(monitor.conditions_changed, timeout=WAIT_MS):
-            harness.service.watch_conditions(monitor)
+        watch_the_bus(harness, address, qtbot)
         log = tmp_path / "log"
         pid_file = tmp_path / "sleeper.pid"
         # The first run sleeps (a long backup, say) in a child it leaves behind; the
