@@ -9,6 +9,11 @@ only the ids of each task's latest finished run until one is new (``FollowedStor
 Rows: what the daemon committed, on a schedule of N tasks with some history and a few
 runs in progress:
 
+- **commit seen**: from a commit (a task paused, at a random moment) until the window
+  has it (``task_changed``): the follower on its own thread woken by the change feed
+  (the file watcher) in the "follower" column, the same follower on the 500 ms timer
+  it had before in the "full reload" column (both follow the same commits);
+
 - **output saved**: a running command's output so far (every few seconds per run);
 - **one task paused**: one task's row changes;
 - **a run ends**: a run's result, its task's new state;
@@ -26,6 +31,7 @@ in alternating order, on this machine in this run; the ratio is what to quote.
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -38,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from PySide6.QtCore import QCoreApplication  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer  # noqa: E402
 
 from taskgui.core.clock import FakeClock  # noqa: E402
 from taskgui.core.engine.engine import Engine  # noqa: E402
@@ -48,25 +54,26 @@ from taskgui.core.retry import RetryPolicy  # noqa: E402
 from taskgui.core.states import RunOutcome  # noqa: E402
 from taskgui.core.status import RunRecord, RunResult, TaskSnapshot  # noqa: E402
 from taskgui.core.task import Command, TaskId, TaskSpec  # noqa: E402
+from taskgui.runtime.follow_reader import FollowReader, Look  # noqa: E402
 from taskgui.runtime.remote import RemoteScheduler  # noqa: E402
 from taskgui.store.sqlite.repository import SqliteRepository  # noqa: E402
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+_OWNER = lambda: "taskgui daemon"  # noqa: E731
 
 
-class FullReload(RemoteScheduler):
+class FullReload(FollowReader):
     """The follower as it was: every task and every latest run, read and diffed."""
 
-    def start(self) -> None:
-        self.owner = self._owner_of()
-        self._repository.changed()
-        self._tasks = self._read_tasks()
-        self._last_records = self._repository.last_runs()
+    def first(self) -> Look:
+        look = super().first()
+        self._records = self.repository.last_runs()
+        return look
 
     def _read_tasks(self) -> dict[TaskId, TaskSnapshot]:
-        reasons = self._repository.wait_reasons()
+        reasons = self.repository.wait_reasons()
         tasks: dict[TaskId, TaskSnapshot] = {}
-        for stored in self._repository.list_tasks():
+        for stored in self.repository.list_tasks():
             reason = reasons.get(stored.id)
             tasks[stored.id] = (
                 stored
@@ -75,28 +82,21 @@ class FullReload(RemoteScheduler):
             )
         return tasks
 
-    def _reload(self) -> None:
+    def _read_changes(self) -> tuple[list[TaskSnapshot], list[TaskId], list[RunRecord]]:
         fresh = self._read_tasks()
-        last = self._repository.last_runs()
+        last = self.repository.last_runs()
         old = self._tasks
         self._tasks = fresh
-        for task_id in old.keys() - fresh.keys():
-            self._last_records.pop(task_id, None)
-            self.task_removed.emit(task_id)
-        for task_id, snapshot in fresh.items():
-            before = old.get(task_id)
-            if before is None:
-                self.task_added.emit(snapshot)
-            elif before != snapshot:
-                self.task_changed.emit(snapshot)
+        removed = list(old.keys() - fresh.keys())
+        changed = [s for task_id, s in fresh.items() if old.get(task_id) != s]
+        ended = []
         for task_id, record in last.items():
-            previous: RunRecord | None = self._last_records.get(task_id)
+            previous: RunRecord | None = self._records.get(task_id)
             if previous is not None and previous.id == record.id:
                 continue
-            self._last_records[task_id] = record
-            current = fresh.get(task_id)
-            if current is not None:
-                self._announce_run(current, record)
+            self._records[task_id] = record
+            ended.append(record)
+        return changed, removed, ended
 
 
 def _specs(count: int) -> list[TaskSpec]:
@@ -184,10 +184,12 @@ class Schedule:
         self.store.apply(events, self.now, {run_id: RunResult(exit_code=1, error="exit 1")})
 
 
-def _follower(kind: type[RemoteScheduler], path: Path) -> RemoteScheduler:
-    follower = kind(SqliteRepository(path), FakeClock(T0), owner=lambda: "taskgui daemon")
+def _follower(kind: type[FollowReader], path: Path) -> RemoteScheduler:
+    """A follower driven by hand below (``poll``), as its thread would."""
+    store = SqliteRepository(path)
+    follower = RemoteScheduler(store, FakeClock(T0), owner=_OWNER, threaded=False)
+    follower._reader = kind(store, FakeClock(T0), owner=_OWNER, answer_timeout=10)
     follower.start()
-    follower._timer.stop()  # driven by hand below, as its timer would
     return follower
 
 
@@ -199,7 +201,7 @@ def _catch_up(follower: RemoteScheduler) -> float:
 
 
 def _measure_change(path: Path, change: Callable[[int], None], samples: int) -> tuple[float, float]:
-    new, old = _follower(RemoteScheduler, path), _follower(FullReload, path)
+    new, old = _follower(FollowReader, path), _follower(FullReload, path)
     times: dict[str, list[float]] = {"new": [], "old": []}
     for sample in range(samples):
         change(sample)
@@ -215,15 +217,66 @@ def _measure_change(path: Path, change: Callable[[int], None], samples: int) -> 
 def _measure_first_read(path: Path, samples: int) -> tuple[float, float]:
     times: dict[str, list[float]] = {"new": [], "old": []}
     for sample in range(samples):
-        kinds = ((RemoteScheduler, "new"), (FullReload, "old"))
+        kinds: tuple[tuple[type[FollowReader], str], ...] = (
+            (FollowReader, "new"),
+            (FullReload, "old"),
+        )
         for kind, name in kinds if sample % 2 else reversed(kinds):
             store = SqliteRepository(path)
-            follower = kind(store, FakeClock(T0), owner=lambda: "taskgui daemon")
+            follower = RemoteScheduler(store, FakeClock(T0), owner=_OWNER, threaded=False)
+            follower._reader = kind(store, FakeClock(T0), owner=_OWNER, answer_timeout=10)
             start = time.perf_counter()
             follower.start()
             times[name].append(time.perf_counter() - start)
             follower.shutdown()
             store.close()
+    return statistics.median(times["new"]), statistics.median(times["old"])
+
+
+OLD_POLL_MS = 500  # the follower's timer before it woke on the change feed
+
+
+def _spin(app: QCoreApplication, seconds: float) -> None:
+    """Run the event loop for ``seconds`` (the followers' signals arrive through it)."""
+    loop = QEventLoop()
+    QTimer.singleShot(max(0, int(seconds * 1000)), loop.quit)
+    loop.exec()
+
+
+def _measure_wake(app: QCoreApplication, schedule: Schedule, samples: int) -> tuple[float, float]:
+    """Seconds from a daemon's commit to the window's ``task_changed``: woken by the
+    change feed on its thread (new) against a 500 ms timer polling (old), both
+    following the same database and seeing the same commits, made at random moments."""
+    path = schedule.store.path
+    stores = [SqliteRepository(path), SqliteRepository(path)]
+    new = RemoteScheduler(stores[0], FakeClock(T0), owner=_OWNER)
+    old = RemoteScheduler(stores[1], FakeClock(T0), owner=_OWNER, threaded=False)
+    poller = QTimer()
+    poller.setInterval(OLD_POLL_MS)
+    poller.timeout.connect(old.poll)
+    seen: dict[str, float] = {}
+    new.task_changed.connect(lambda _s: seen.setdefault("new", time.perf_counter()))
+    old.task_changed.connect(lambda _s: seen.setdefault("old", time.perf_counter()))
+    new.start()
+    old.start()
+    poller.start()
+    phases = random.Random(7)
+    times: dict[str, list[float]] = {"new": [], "old": []}
+    for sample in range(samples):
+        _spin(app, phases.uniform(0, OLD_POLL_MS / 1000))
+        seen.clear()
+        start = time.perf_counter()
+        schedule.toggle_pause(sample)
+        deadline = start + 5
+        while len(seen) < 2 and time.perf_counter() < deadline:
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 5)
+        for name in ("new", "old"):
+            times[name].append(seen.get(name, deadline) - start)
+    poller.stop()
+    new.shutdown()
+    old.shutdown()
+    for store in stores:
+        store.close()
     return statistics.median(times["new"]), statistics.median(times["old"])
 
 
@@ -255,6 +308,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("a run ends", schedule.a_run_ends),
                 ("first read", None),
             ]
+            wake_samples = 3 if args.smoke else 41
+            new, old = _measure_wake(app, schedule, wake_samples)
+            label = f"commit seen, at {size:,} tasks"
+            print(f"{label:<32} {_ms(new):>12} {_ms(old):>12} {old / new:>7.1f}x")
             for name, change in changes:
                 new, old = (
                     _measure_first_read(path, samples)

@@ -15,6 +15,9 @@ Who runs the schedule is settled in this order:
    (``runtime.remote``); it never starts a second scheduler. If that process stops,
    the window offers to run the schedule itself (``Takeover``): it then takes the
    lock and starts a scheduler here, and the window follows that one instead.
+
+A shared (PostgreSQL) schedule has no lock: its nodes run it, the window follows it
+(``app.shared_window``).
 """
 
 from __future__ import annotations
@@ -28,15 +31,20 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from taskgui import __version__
 from taskgui.app.handover import hand_over
 from taskgui.app.logs import configure_logging
 from taskgui.app.notifications import outside_dispatcher
+from taskgui.app.opening import open_store as _open_store
+from taskgui.app.opening import show_error as _show_error
+from taskgui.app.opening import start_failed as _start_failed
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.app.quitting import HANDOVER_REASON, QUIT_REASON, shut_down
+from taskgui.app.shared_window import SharedSession, run_shared
 from taskgui.app.wake import ask_on_wake, follow_wake_ups
+from taskgui.cli.shared_schedule import shared_dsn
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT
 from taskgui.core.errors import TaskguiError
@@ -45,14 +53,12 @@ from taskgui.runtime.remote import RemoteScheduler, describe_owner
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.runtime.service import SchedulerService
 from taskgui.store.errors import (
-    DatabaseCorruptError,
     ForeignDatabaseError,
     SchedulerAlreadyRunningError,
 )
 from taskgui.store.paths import default_database_path, resolve_database_path
 from taskgui.store.private_folders import make_config_folder, make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock, refuse_if_holder_lost_its_file
-from taskgui.store.sqlite.opening import open_sqlite
 from taskgui.store.sqlite.repository import SqliteRepository
 from taskgui.system.collector import freeze_loaded
 from taskgui.ui.desktop.autostart import Autostart, launch_command
@@ -61,7 +67,7 @@ from taskgui.ui.desktop.shell import DesktopShell
 from taskgui.ui.desktop.single_instance import SHOW, SingleInstance, server_name
 from taskgui.ui.icons import app_icon, app_icon_file
 from taskgui.ui.notify.dbus_notifier import desktop_notifier
-from taskgui.ui.plain_text import ask_yes_no, critical, inform, warn
+from taskgui.ui.plain_text import warn
 from taskgui.ui.window.main_window import LOCAL_OWNER, MainWindow
 
 log = logging.getLogger("taskgui.app.window")
@@ -77,39 +83,6 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--reset-corrupt", action="store_true")
     args, _unknown = parser.parse_known_args(argv)
     return args
-
-
-def _open_store(path: Path, reset_corrupt: bool) -> SqliteRepository | None:
-    """Open the database, asking before a damaged one is moved aside."""
-    clock = SystemClock()
-    try:
-        repository, moved = open_sqlite(path, clock.now(), reset_corrupt=reset_corrupt)
-    except DatabaseCorruptError as error:
-        log.error("%s", error)
-        if not ask_yes_no(
-            None,
-            "taskgui — damaged database",
-            f"{error}\n\nMove the damaged file aside (it is kept, renamed, next to the "
-            "original) and start with an empty schedule?",
-        ):
-            return None
-        repository, moved = open_sqlite(path, clock.now(), reset_corrupt=True)
-    if moved is not None:
-        log.warning("the damaged database was moved to %s; started a fresh one", moved)
-        inform(
-            None, "taskgui", f"The damaged database was kept as:\n{moved}\n\nA new one was started."
-        )
-    return repository
-
-
-def _start_failed(error: TaskguiError) -> None:
-    """Say why the start failed: in a dialog, in the log file and on stderr alike.
-
-    The dialog alone is lost when nobody looks (autostart at login, a launcher with no
-    terminal), and a person asking for help needs the log to say it.
-    """
-    log.error("taskgui could not start: %s", error)
-    critical(None, "taskgui", str(error))
 
 
 def _acquire(lock: SchedulerLock) -> None:
@@ -132,18 +105,24 @@ def _session(
     instance: SingleInstance,
     settings: Settings,
     run_here: Callable[[DesktopShell], None] | None = None,
+    shared: SharedSession | None = None,
 ) -> tuple[int, DesktopShell]:
-    """The window, the tray and notifications around ``service``, until the app quits."""
+    """The window, the tray and notifications around ``service``, until the app quits
+    (``shared``: on a shared schedule, where ``path`` is unused)."""
     database = path if path != default_database_path() else None
-    autostart = Autostart.for_user(launch_command(database))
+    autostart = Autostart.for_user(
+        launch_command(database) if shared is None else shared.launch_command
+    )
     log_file = configure_logging()  # already set up: this only says where the log is
     window = MainWindow(
         service,
         clock,
-        location=str(path),
+        location=(location := str(path) if shared is None else shared.location),
         log_file=str(log_file) if log_file else "",
         schedule_owner=owner,
     )
+    if shared is not None:
+        shared.attach(window)
     ask_on_wake(service, window)  # "14 runs were missed while the computer slept"
     tray_available = QSystemTrayIcon.isSystemTrayAvailable()
     notifier = None
@@ -167,7 +146,7 @@ def _session(
     # app.quit would close the window, and closing without a tray asks what to do).
     bridge = SignalBridge(lambda: shell.request_quit(asked=True))
     shell.start()
-    log.info("the window shows %s; %s runs its schedule", path, owner)
+    log.info("the window shows %s; %s runs its schedule", location, owner or "nobody")
     code = app.exec()
     bridge.close()
     shell.close()
@@ -293,12 +272,6 @@ class Takeover:
             self._remote.shutdown()
 
 
-def _show_error(parent: QWidget | None, message: str) -> None:
-    """An error a person must see, in the log too."""
-    log.error("%s", message)
-    warn(parent, "taskgui", message)
-
-
 def _run_here(
     app: QApplication,
     path: Path,
@@ -411,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     # The shell decides when closing the window quits (not when it hides to the tray,
     # nor when a dialog opened from the tray closes).
     app.setQuitOnLastWindowClosed(False)
+    dsn = shared_dsn(args.db)
+    if dsn is not None:  # a shared (PostgreSQL) schedule: nodes run it
+        return run_shared(app, dsn, _session)
     path = resolve_database_path(args.db)
     instance = SingleInstance(server_name(path))
     if instance.send(SHOW):

@@ -51,6 +51,10 @@ class TaskStatus(NamedTuple):
     # The upstreams that completed since this task's last trigger (fan-in marks, see
     # core/dependencies.py): stored with the status, committed with the upstream's result.
     after_marks: frozenset[TaskId] = frozenset()
+    # On a shared (PostgreSQL) schedule: the nodes that run its runs in progress, as
+    # a window following it read them (the engine never sets it; the store lays it
+    # over the status, as it does ``waiting``).
+    nodes: tuple[str, ...] = ()
 
 
 class TaskSnapshot(NamedTuple):
@@ -137,3 +141,5 @@ class RunRecord:
     # For a record of missed occurrences (outcome ``missed``): how many it stands for,
     # a lower bound when ``error`` says "at least". 0 for a run.
     missed: int = 0
+    # On a shared schedule: the node that ran (or runs) it; "" elsewhere.
+    node: str = ""

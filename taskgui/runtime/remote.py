@@ -1,44 +1,51 @@
-"""Following a schedule that another process runs (``taskgui daemon``).
+"""Following a schedule that another process runs (``taskgui daemon``), or nodes share.
 
 When the scheduler lock of a database is held and no window answers for it, the window
-must not start a second scheduler. It shows the same live view from a
-``RemoteScheduler``, a ``LiveScheduleClient`` as ``SchedulerService`` is (the window
-cannot tell them apart, but for ``runs_here``), and behaves like the CLI:
+must not start a second scheduler; on a shared (PostgreSQL) schedule the nodes run it.
+Either way the window shows the same live view from a ``RemoteScheduler``, a
+``LiveScheduleClient`` as ``SchedulerService`` is (the window cannot tell them apart,
+but for ``runs_here``), and behaves like the CLI:
 
-* **Reads** come from the database. Every ``POLL_MS`` it asks the store's change feed
-  (SQLite: ``PRAGMA data_version``, which changes only when another connection
-  commits); then it reads what changed, and only that (``FollowedStore``: the rows
-  that differ from the ones it saw are decoded, and of the runs only each task's
-  latest finished id is read until one is new), and emits it:
-  ``task_added`` / ``task_changed`` / ``task_removed``,
-  ``run_finished`` for a run that ended, and ``retry_scheduled`` / ``task_exhausted``
-  for a failed one (so notifications work the same). A run in progress shows what it
-  printed so far as ``run_output`` whenever the owner has written it (every few
-  seconds, see ``runtime.live_output``).
+* **Reads** come from the database, on the follower's own thread (``follow_worker``),
+  never the GUI's: woken by the store's change feed (SQLite: a file watcher on the
+  database and its -wal; PostgreSQL: LISTEN), with a slow safety poll, it reads what
+  changed, and only that (``FollowedStore``), and this object emits it on the GUI
+  thread: ``task_added`` / ``task_changed`` / ``task_removed``, ``run_finished`` for a
+  run that ended, and ``retry_scheduled`` / ``task_exhausted`` for a failed one (so
+  notifications work the same). A run in progress shows what it printed so far as
+  ``run_output`` whenever the owner has written it (see ``runtime.live_output``).
 * **Changes** are requests in the database's requests table, which the owner performs
-  with ``Operations.perform`` and answers. A request returns at once; the answer is
-  checked on the next polls (faster while one is open) and a refusal, or no answer
-  within ``ANSWER_TIMEOUT``, is reported through ``error_occurred``. New tasks are
-  inserted here and announced with an ``added`` request, as the CLI does.
+  with ``Operations.perform`` and answers; the answer is checked on the next looks
+  (faster while one is open) and a refusal, or no answer within ``ANSWER_TIMEOUT``,
+  is reported through ``error_occurred``. New tasks are inserted here and announced
+  with an ``added`` request, as the CLI does. On a shared schedule the composition
+  root passes ``change``, the CLI's own way (``cli.shared_changes``: a request to the
+  leading node, or, with none, this process leads for a moment), run on the thread.
+* **History** of a task is read on the thread too: ``history`` answers from what was
+  read last and asks again, and ``history_read`` says when the answer is in.
 
-It also watches the lock: when the owner stops, ``owner_changed("")`` says nobody runs
-the schedule any more (and changes are refused until someone does). And the file: when
-the path no longer names the database it has open (deleted or replaced), it stops
-following and says so with ``store_lost``, rather than show a schedule nobody runs.
+It also watches who runs it: when the owner stops (the lock let go; no node leads),
+``owner_changed("")`` says nobody runs the schedule any more (and, on a file, changes
+are refused until someone does). And the file: when the path no longer names the
+database it has open (deleted or replaced), it stops following and says so with
+``store_lost``, rather than show a schedule nobody runs.
 
-QtCore only; the window sees it through the same signals as the real service.
+Made with ``threaded=False`` (tests, benchmarks), ``poll`` looks once on the calling
+thread, and changes are made there; QtCore only.
 
-Signals: those of ``ScheduleSignals`` (``owner_changed`` among them).
+Signals: those of ``ScheduleSignals``, and
+    nodes_changed(object): the nodes of a shared schedule (a list of ``NodeFacts``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, Signal
 
 from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
@@ -49,28 +56,23 @@ from taskgui.core.operation import Op
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.runtime.follow_reader import FollowReader, Look, NodeFacts, verb
+from taskgui.runtime.follow_worker import FollowThread, FollowWorker, Job
 from taskgui.runtime.schedule_signals import ScheduleSignals
-from taskgui.store.errors import DatabaseReplacedError, StoreError
-from taskgui.store.protocols import FollowableStore, HolderProbe
+from taskgui.store.errors import StoreError
+from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, FollowableStore, HolderProbe
 from taskgui.store.requests import encode_spec
 from taskgui.system import process_tree
 
 log = logging.getLogger(__name__)
 
-POLL_MS = 500
-FAST_POLL_MS = 100  # while a request waits for its answer
 ANSWER_TIMEOUT = REQUEST_TIMEOUT  # as long as the CLI waits (core.defaults)
+# How long a quit waits for the follower's thread (a change in flight may wait for
+# its answer that long).
+STOP_WAIT_MS = int(REQUEST_TIMEOUT * 1000) + 2_000
 
-_VERBS = {
-    Op.ADDED: "schedule",
-    Op.UPDATE: "change",
-    Op.CANCEL: "cancel",
-    Op.PAUSE: "pause",
-    Op.RESUME: "resume",
-    Op.RUN_NOW: "run",
-    Op.RETRY_NOW: "retry",
-    Op.DELETE: "delete",
-}
+# A change made the CLI's way on a shared schedule: (op, task id, payload).
+Change = Callable[[Op, TaskId, "str | None"], object]
 
 
 class ScheduleNotRunningError(TaskguiError):
@@ -78,7 +80,7 @@ class ScheduleNotRunningError(TaskguiError):
 
 
 # Who holds the lock, read from /proc: it lives with the other process helpers in
-# taskgui.system.process_tree, and is named here for the callers that know it here.
+# taskgui.system; this name stays for the callers that know it here.
 describe_owner = process_tree.describe_owner
 
 
@@ -89,17 +91,12 @@ def holder_text(store: HolderProbe) -> str:
     return "" if holder is None else describe_owner(holder.pid)
 
 
-@dataclass(frozen=True, slots=True)
-class _Request:
-    op: Op
-    name: str
-    deadline: float  # monotonic
-
-
 class RemoteScheduler(ScheduleSignals):
     """A schedule run elsewhere, seen and steered through its database."""
 
     runs_here = False  # see control.client: another process runs it
+    nodes_changed = Signal(object)
+    _job_requested = Signal(object)
 
     def __init__(
         self,
@@ -107,26 +104,34 @@ class RemoteScheduler(ScheduleSignals):
         clock: Clock,
         *,
         owner: Callable[[], str] | None = None,
-        poll_ms: int = POLL_MS,
         answer_timeout: float = ANSWER_TIMEOUT,
+        change: Change | None = None,
+        nodes: Callable[[], Sequence[NodeFacts]] | None = None,
+        safety_ms: int | None = None,
+        threaded: bool = True,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self._threaded = threaded
         self._repository = repository
         self._clock = clock
-        self._owner_of = owner or (lambda: holder_text(repository))
-        self._answer_timeout = answer_timeout
-        self._poll_ms = poll_ms
+        self._change = change
+        self._safety_ms = safety_ms
+        self._reader = FollowReader(
+            repository,
+            clock,
+            owner=owner or (lambda: holder_text(repository)),
+            answer_timeout=answer_timeout,
+            nodes=nodes,
+        )
         self._tasks: dict[TaskId, TaskSnapshot] = {}
-        self._marks: Mapping[TaskId, object] = {}  # what the store's rows were
-        self._last: dict[TaskId, int] = {}  # each task's latest finished run id
-        self._printed: dict[int, str] = {}  # open run (history id) -> output seen so far
-        self._pending: dict[int, _Request] = {}
-        self._last_error = ""
+        self._last_runs: dict[TaskId, RunRecord] = {}
+        self._histories: dict[TaskId, tuple[list[RunRecord], bool]] = {}  # (runs, fresh)
+        self._pending = 0
+        self._follow: FollowThread | None = None
+        self._lost = False
         self.owner = ""
-        self._timer = QTimer(self)
-        self._timer.setInterval(poll_ms)
-        self._timer.timeout.connect(self._on_timer_timeout)
+        self.nodes: list[NodeFacts] | None = None  # a shared schedule's, as last read
 
     # ----------------------------------------------------------------- life
 
@@ -135,19 +140,28 @@ class RemoteScheduler(ScheduleSignals):
         return None
 
     def start(self) -> None:
-        """Read the schedule as it is and start following it. Raises StoreError."""
-        self.owner = self._owner_of()
-        self._repository.changed()  # what is read next is news from here on
-        changes = self._repository.task_changes({})
-        self._marks = changes.marks
-        self._tasks = {snapshot.id: snapshot for snapshot in changes.changed}
-        self._last = self._repository.last_run_ids()
-        self._timer.start()
+        """Read the schedule as it is, then follow it on a thread. Raises StoreError."""
+        self._last_runs = self._repository.last_runs()
+        first = self._reader.first()
+        self.owner = first.owner
+        self._tasks = {snapshot.id: snapshot for snapshot in first.changed}
+        self.nodes = None if first.nodes is None else list(first.nodes)
+        if not self._threaded:  # a test or a benchmark looks with ``poll``
+            return
+        worker = FollowWorker(self._reader, safety_ms=self._safety_ms)
+        worker.looked.connect(self._on_worker_looked)
+        worker.answered.connect(self._on_worker_answered)
+        worker.failed.connect(self.error_occurred)
+        self._job_requested.connect(worker.run_job)
+        self._follow = FollowThread(worker)
+        self._follow.start()
 
     def shutdown(self, grace: float = 0.0, reason: str = "") -> None:
         """Stop following. The schedule itself runs on in its own process (so neither
         a grace nor a reason applies: no run of it is stopped)."""
-        self._timer.stop()
+        follow, self._follow = self._follow, None
+        if follow is not None and not follow.stop(STOP_WAIT_MS):
+            log.warning("the follower's thread did not stop in time")
         self.stopped.emit()
 
     # ---------------------------------------------------------------- reads
@@ -161,11 +175,27 @@ class RemoteScheduler(ScheduleSignals):
             raise TaskNotFoundError(task_id)
         return snapshot
 
-    def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]:
-        return self._repository.runs(task_id, limit)
+    def history(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
+        """The task's runs. While following, the history window's read (the default
+        ``limit``) answers from the last read and asks again (``history_read`` when
+        in); any other (an export's every run) waits for the follower's answer."""
+        if self._follow is None:
+            return self._reader.history(task_id, limit)
+        if limit != DEFAULT_HISTORY_LIMIT:
+            every: list[RunRecord] = self._wait_for(lambda r: r.history(task_id, limit))
+            return every
+        runs, fresh = self._histories.get(task_id, ([], False))
+        if fresh:
+            self._histories[task_id] = (runs, False)  # the next look asks again
+            return runs
+        self._run(
+            lambda reader: reader.history(task_id, limit),
+            lambda answer: self._on_history_read(task_id, answer),
+        )
+        return runs
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
-        return self._repository.last_runs()
+        return dict(self._last_runs)
 
     @property
     def workers(self) -> int:
@@ -182,7 +212,7 @@ class RemoteScheduler(ScheduleSignals):
 
     @property
     def pending_requests(self) -> int:
-        return len(self._pending)
+        return self._pending
 
     def set_workers(self, count: int) -> None:
         raise TaskguiError(
@@ -193,27 +223,20 @@ class RemoteScheduler(ScheduleSignals):
     # ---------------------------------------------------------- operations
 
     def add_task(self, spec: TaskSpec) -> TaskSpec:
-        """Store the task, then ask the owner to schedule it (as the CLI does)."""
-        now = self._clock.now()
-        stored = self._repository.add_tasks([spec], now)[0]
-        if self._owner_of():
-            self._submit(Op.ADDED, stored.id, stored.name)
-        snapshot = self._repository.get(stored.id)
-        self._tasks[stored.id] = snapshot
-        self.task_added.emit(snapshot)
-        return stored
+        """Store the task, then ask the owner to schedule it (as the CLI does). While
+        following, the stored task (with its id) arrives as ``task_added``."""
+        stored = self.add_tasks([spec])
+        return stored[0] if stored else spec
 
     def add_tasks(self, specs: Sequence[TaskSpec]) -> list[TaskSpec]:
-        """Store the tasks in one transaction, then ask the owner to schedule each."""
-        stored = self._repository.add_tasks(specs, self._clock.now()) if specs else []
-        owned = bool(self._owner_of())
-        for spec in stored:
-            if owned:
-                self._submit(Op.ADDED, spec.id, spec.name)
-            snapshot = self._repository.get(spec.id)
-            self._tasks[spec.id] = snapshot
-            self.task_added.emit(snapshot)
-        return stored
+        """Store the tasks in one transaction, then ask the owner to schedule each (a
+        node of a shared schedule hears of them by NOTIFY, as from the CLI)."""
+        announce = self._change is None and bool(self.owner)
+        specs = list(specs)
+        added = self._run(lambda reader: reader.add(specs, announce), self._on_added)
+        if isinstance(added, list):
+            return [snapshot.spec for snapshot in added]
+        return specs
 
     def update_task(self, spec: TaskSpec) -> None:
         self._request(Op.UPDATE, spec.id, encode_spec(spec))
@@ -238,93 +261,143 @@ class RemoteScheduler(ScheduleSignals):
 
     def _request(self, op: Op, task_id: TaskId, payload: str | None = None) -> None:
         name = self.task(task_id).spec.name
+        change = self._change
+        if change is not None:
+            self._run(
+                lambda _reader: change(op, task_id, payload),
+                lambda answer: self._on_changed(op, name, answer),
+            )
+            return
         if not self.owner:
             raise ScheduleNotRunningError(
                 "no process runs this schedule now; start taskgui again (or taskgui daemon) "
                 "to change it"
             )
-        self._submit(op, task_id, name, payload)
+        self._run(lambda reader: reader.submit(op, task_id, name, payload), self._on_submitted)
 
-    def _submit(self, op: Op, task_id: TaskId, name: str, payload: str | None = None) -> None:
-        request_id = self._repository.submit_request(op, task_id, payload, self._clock.now())
-        deadline = self._clock.monotonic() + self._answer_timeout
-        self._pending[request_id] = _Request(op, name, deadline)
-        self._timer.setInterval(FAST_POLL_MS)
+    def _run(self, work: Callable[[FollowReader], Any], done: Callable[[Any], None]) -> Any:
+        """``work`` on the follower's thread, then ``done`` with its result here; before
+        ``start``, both at once on this thread (and the result returned)."""
+        if self._follow is not None:
+            self._job_requested.emit(Job(work, done))
+            return None
+        try:
+            result = work(self._reader)
+        except (TaskguiError, StoreError) as error:
+            result = error
+        self._reader.changed_here()
+        done(result)
+        if isinstance(result, TaskguiError | StoreError):
+            raise result
+        return result
 
-    # ------------------------------------------------------------- polling
+    def _wait_for(self, work: Callable[[FollowReader], Any]) -> Any:
+        """``work``'s result from the follower's thread, waiting for it here."""
+        answered = threading.Event()
+        box: list[Any] = []
+
+        def record(reader: FollowReader) -> Any:
+            try:
+                box.append(work(reader))
+            finally:
+                answered.set()
+
+        self._job_requested.emit(Job(record, lambda _result: None))
+        if not answered.wait(STOP_WAIT_MS / 1000) or not box:
+            raise StoreError("the database did not answer in time")
+        return box[0]
+
+    # ------------------------------------------------------------- answers
+
+    def _on_worker_answered(self, job: Job, result: object) -> None:
+        try:
+            job.done(result)
+        except Exception:  # a slot must never raise into Qt
+            log.exception("applying a change's answer failed")
+
+    def _on_added(self, added: object) -> None:
+        if isinstance(added, Exception):
+            self.error_occurred.emit(f"Could not add the task: {added}")
+            return
+        assert isinstance(added, list)
+        for snapshot in added:
+            if snapshot.id not in self._tasks:
+                self._tasks[snapshot.id] = snapshot
+                self.task_added.emit(snapshot)
+        self._pending = self._reader.pending
+
+    def _on_submitted(self, answer: object) -> None:
+        if isinstance(answer, Exception):
+            self.error_occurred.emit(str(answer))
+        self._pending += 1
+
+    def _on_changed(self, op: Op, name: str, answer: object) -> None:
+        if isinstance(answer, Exception):
+            self.error_occurred.emit(f"Could not {verb(op)} “{name}”: {answer}")
+
+    def _on_history_read(self, task_id: TaskId, answer: object) -> None:
+        if isinstance(answer, Exception):
+            self.error_occurred.emit(f"Could not read the history: {answer}")
+            return
+        assert isinstance(answer, list)
+        self._histories[task_id] = (answer, True)
+        self.history_read.emit(task_id)
+
+    # ------------------------------------------------------------- looking
 
     def poll(self) -> None:
-        """Check the owner, the database and open requests now (the timer's work)."""
-        owner = self._owner_of()
-        if owner != self.owner:
-            self.owner = owner
-            self.owner_changed.emit(owner)
-        if self._repository.changed():
-            self._reload()
-            self._follow_output()
-        if self._pending:
-            self._check_answers()
-        if not self._pending:
-            self._timer.setInterval(self._poll_ms)
-
-    def _on_timer_timeout(self) -> None:
+        """Look once now, on this thread (``threaded=False``: tests and benchmarks)."""
         try:
-            self._repository.verify_file()
-        except DatabaseReplacedError as error:
-            self._timer.stop()
-            message = f"{error}; this window no longer follows it: start taskgui again"
+            self._apply(self._reader.look())
+        except StoreError as error:
+            self.error_occurred.emit(str(error))
+
+    def _on_worker_looked(self, look: Look) -> None:
+        try:
+            self._apply(look)
+        except Exception:  # a slot must never raise into Qt
+            log.exception("following the schedule failed")
+
+    def _apply(self, look: Look) -> None:
+        """Emit what one look found, in the order a view needs it."""
+        if self._lost:
+            return
+        if look.lost:
+            self._lost = True
+            message = f"{look.lost}; this window no longer follows it: start taskgui again"
             log.error("%s", message)
             self.error_occurred.emit(message)
             self.store_lost.emit(message)
             return
-        try:
-            self.poll()
-            self._last_error = ""
-        except StoreError as error:
-            message = str(error)
-            if message != self._last_error:  # once, not twice a second
-                self._last_error = message
-                log.error("following the schedule: %s", message)
-                self.error_occurred.emit(message)
-        except Exception:
-            log.exception("following the schedule failed")
-
-    def _reload(self) -> None:
-        """Emit what changed since the last look, having read only that."""
-        changes = self._repository.task_changes(self._marks)
-        self._marks = changes.marks
+        if look.owner != self.owner:
+            self.owner = look.owner
+            self.owner_changed.emit(look.owner)
         tasks = self._tasks
-        # Not only changes.removed: a task this window added may be gone before any
-        # look at the store saw it.
-        for task_id in [task_id for task_id in tasks if task_id not in changes.marks]:
-            del tasks[task_id]
-            self._last.pop(task_id, None)
-            self.task_removed.emit(task_id)
-        for snapshot in changes.changed:
+        for task_id in look.removed:
+            if tasks.pop(task_id, None) is not None:
+                self._last_runs.pop(task_id, None)
+                self.task_removed.emit(task_id)
+        for snapshot in look.changed:
             before = tasks.get(snapshot.id)
             tasks[snapshot.id] = snapshot
             if before is None:
                 self.task_added.emit(snapshot)
             elif before != snapshot:
                 self.task_changed.emit(snapshot)
-        latest = self._repository.last_run_ids()
-        ended = [run_id for task_id, run_id in latest.items() if self._last.get(task_id) != run_id]
-        self._last = latest
-        if not ended:
-            return
-        for record in self._repository.runs_by_id(ended):
+        for record in look.ended:
+            self._last_runs[record.task_id] = record
+            self._histories.pop(record.task_id, None)
             current = tasks.get(record.task_id)
             if current is not None:
                 self._announce_run(current, record)
-
-    def _follow_output(self) -> None:
-        """Runs in progress whose output so far the owner wrote since the last look."""
-        printed: dict[int, str] = {}
-        for record in self._repository.open_runs():
-            printed[record.id] = record.output
-            if record.output and self._printed.get(record.id) != record.output:
-                self.run_output.emit(_ticket_of(record), record.output)
-        self._printed = printed
+        for record, output in look.output.values():
+            self.run_output.emit(_ticket_of(record), output)
+        for problem in look.problems:
+            self.error_occurred.emit(problem)
+        self._pending = look.pending
+        if look.nodes is not None and look.nodes != self.nodes:
+            self.nodes = list(look.nodes)
+            self.nodes_changed.emit(self.nodes)
 
     def _announce_run(self, snapshot: TaskSnapshot, record: RunRecord) -> None:
         """A run that ended since the last poll: say so, and what its failure means."""
@@ -356,22 +429,6 @@ class RemoteScheduler(ScheduleSignals):
                 ),
                 record.error or "",
             )
-
-    def _check_answers(self) -> None:
-        now = self._clock.monotonic()
-        for request_id, request in list(self._pending.items()):
-            done, error = self._repository.request_outcome(request_id)
-            verb = _VERBS.get(request.op, request.op.value)
-            if done:
-                del self._pending[request_id]
-                if error:
-                    self.error_occurred.emit(f"Could not {verb} “{request.name}”: {error}")
-            elif now >= request.deadline:
-                del self._pending[request_id]
-                self.error_occurred.emit(
-                    f"{self.owner or 'The scheduler'} did not answer the request to {verb} "
-                    f"“{request.name}”; it stays queued and may still be carried out"
-                )
 
 
 def _ticket_of(record: RunRecord) -> RunTicket:

@@ -23,6 +23,8 @@ Signals:
     owner_changed(str): who runs the schedule now ("" for nobody); only a client of
         a schedule run elsewhere emits it (this process never changes hands).
     stopped(): shutdown finished; every run is recorded.
+    history_read(int): a task's history was read anew (only a client that reads it on
+        another thread emits it; ``history`` then answers with it).
 """
 
 from __future__ import annotations
@@ -46,3 +48,4 @@ class ScheduleSignals(QObject):
     store_lost = Signal(str)
     owner_changed = Signal(str)
     stopped = Signal()
+    history_read = Signal(int)

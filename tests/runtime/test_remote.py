@@ -97,8 +97,9 @@ def test_a_cancel_reaches_the_process_that_runs_the_schedule(
     scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
 ) -> None:
     remote.start()
-    with qtbot.waitSignal(remote.task_added, timeout=1_000):
-        task = remote.add_task(spec("Doomed"))  # inserted here, scheduled there
+    with qtbot.waitSignal(remote.task_added, timeout=3_000) as added:
+        remote.add_task(spec("Doomed"))  # inserted here (on the follower's thread)
+    task = added.args[0]  # the stored task, with its id
     errors: list[str] = []
     remote.error_occurred.connect(errors.append)
 
@@ -116,7 +117,9 @@ def test_a_refused_request_is_reported(
     scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
 ) -> None:
     remote.start()
-    task = remote.add_task(spec("Fine"))
+    with qtbot.waitSignal(remote.task_added, timeout=3_000) as added:
+        remote.add_task(spec("Fine"))
+    task = added.args[0]
     with qtbot.waitSignal(remote.error_occurred, timeout=3_000) as refused:
         remote.retry_now(task.id)  # it has not failed: the owner says no
     assert refused.args[0].startswith("Could not retry “Fine”: ")
@@ -128,7 +131,9 @@ def test_when_the_owner_stops_changes_are_refused(
     scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
 ) -> None:
     remote.start()
-    task = remote.add_task(spec("Left behind"))
+    with qtbot.waitSignal(remote.task_added, timeout=3_000) as added:
+        remote.add_task(spec("Left behind"))
+    task = added.args[0]
     with qtbot.waitSignal(remote.owner_changed, timeout=5_000) as changed:
         scheduler.terminate()
         scheduler.wait(timeout=10)
@@ -141,7 +146,7 @@ def test_finished_runs_are_announced_with_what_their_failure_means(
     db: Path, repository: SqliteRepository, qtbot: QtBot
 ) -> None:
     """Another process runs a task that fails twice; the view says so, run by run."""
-    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test")
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test", threaded=False)
     remote.start()
     writer = SqliteRepository(db)
     engine = Engine()
@@ -246,7 +251,7 @@ def test_the_view_says_what_the_owner_keeps_a_due_task_waiting_for(
 def test_the_view_shows_what_a_run_of_the_owner_printed_so_far(
     db: Path, repository: SqliteRepository
 ) -> None:
-    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test")
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test", threaded=False)
     owner = Owner(db)
     writer = owner.writer
     try:

@@ -27,31 +27,40 @@ _SELECT_MARKED = (
     f"SELECT {', '.join(codec.TASK_COLUMNS)}, waiting FROM tasks "
     "WHERE id NOT IN (SELECT task_id FROM quarantine) ORDER BY id"
 )
+_TASK_WIDTH = len(codec.TASK_COLUMNS)
 _LAST_RUN_IDS = "SELECT task_id, MAX(id) FROM runs WHERE outcome IS NOT NULL GROUP BY task_id"
 
 
-def task_changes(query: Query, marks: Mapping[TaskId, object]) -> TaskChanges:
-    """What differs from ``marks`` (the marks of the previous answer; {} at first)."""
+def task_changes(
+    query: Query, marks: Mapping[TaskId, object], select: str = _SELECT_MARKED
+) -> TaskChanges:
+    """What differs from ``marks`` (the marks of the previous answer; {} at first).
+
+    ``select`` gives the task columns, ``waiting``, and optionally the nodes that run
+    the task now (a shared schedule's, ``store.postgres.follow``), laid over the status.
+    """
     decoder: codec.RowDecoder | None = None
     changed = []
     new_marks: dict[TaskId, object] = {}
-    for row in query(_SELECT_MARKED, ()):
+    for row in query(select, ()):
         task_id = row[0]
         new_marks[task_id] = row
         if marks.get(task_id) == row:
             continue
         decoder = decoder or codec.RowDecoder()
         try:
-            snapshot = decoder.snapshot(row[:-1])
+            snapshot = decoder.snapshot(row[:_TASK_WIDTH])
         except CodecError:
             del new_marks[task_id]  # as list_tasks: left out until someone repairs it
             continue
-        waiting = row[-1]
+        waiting = row[_TASK_WIDTH]
         if waiting is not None:
             with suppress(ValueError):  # from a newer taskgui: shown without a reason
                 snapshot = snapshot._replace(
                     status=snapshot.status._replace(waiting=WaitReason(waiting))
                 )
+        if len(row) > _TASK_WIDTH + 1 and row[-1]:
+            snapshot = snapshot._replace(status=snapshot.status._replace(nodes=tuple(row[-1])))
         changed.append(snapshot)
     removed = [task_id for task_id in marks if task_id not in new_marks]
     return TaskChanges(changed=changed, removed=removed, marks=new_marks)

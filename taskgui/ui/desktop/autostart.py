@@ -47,7 +47,7 @@ def autostart_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def launch_command(
-    database: Path | None = None,
+    database: Path | str | None = None,
     *,
     argv0: str | None = None,
     executable: str | None = None,

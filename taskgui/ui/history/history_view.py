@@ -120,6 +120,7 @@ class HistoryDialog(QDialog):
         """Reload the runs, keeping the selected run selected when it is still there."""
         current = self.runs.run_at(self.table.currentIndex().row())
         self.runs.set_runs(self._load_runs())
+        self.table.setColumnHidden(RunColumn.NODE, not self.runs.has_nodes())
         row = 0
         if current is not None:
             for index in range(self.runs.rowCount()):

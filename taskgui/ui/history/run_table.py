@@ -38,7 +38,8 @@ class RunColumn(IntEnum):
     DURATION = 3
     OUTCOME = 4
     EXIT_CODE = 5
-    ERROR = 6
+    NODE = 6  # on a shared schedule: which node ran it (hidden when none did)
+    ERROR = 7
 
 
 _HEADERS = {
@@ -48,6 +49,7 @@ _HEADERS = {
     RunColumn.DURATION: "Took",
     RunColumn.OUTCOME: "Outcome",
     RunColumn.EXIT_CODE: "Exit",
+    RunColumn.NODE: "Node",
     RunColumn.ERROR: "Error",
 }
 _BAD = {RunOutcome.FAILED, RunOutcome.TIMED_OUT, RunOutcome.INTERRUPTED}
@@ -81,6 +83,10 @@ class RunTableModel(QAbstractTableModel):
             ):
                 return row
         return None
+
+    def has_nodes(self) -> bool:
+        """Whether any run names the node that ran it (a shared schedule's)."""
+        return any(run.node for run in self._runs)
 
     def has_open_run(self) -> bool:
         return any(run.outcome is None for run in self._runs)
@@ -142,6 +148,8 @@ def _display(run: RunRecord, column: RunColumn, now: datetime | None) -> str:
         return outcome_text(run.outcome) if run.outcome else "Running"
     if column is RunColumn.EXIT_CODE:
         return exit_text(run.exit_code)
+    if column is RunColumn.NODE:
+        return run.node
     return (run.error or "").splitlines()[0] if run.error else ""
 
 
@@ -157,6 +165,8 @@ def _tooltip(run: RunRecord, column: RunColumn) -> str | None:
         return prefix + local_time_full_text(moment)
     if column is RunColumn.ERROR and run.error:
         return run.error
+    if column is RunColumn.NODE and run.node:
+        return f"Ran on node {run.node}" if run.outcome else f"Runs on node {run.node}"
     if column is RunColumn.EXIT_CODE and run.exit_code is not None and run.exit_code < 0:
         return f"stopped by signal {-run.exit_code} ({signal_name(-run.exit_code)})"
     return None

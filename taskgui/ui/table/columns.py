@@ -51,6 +51,7 @@ class Column(IntEnum):
     SCHEDULE = 4
     LAST_RESULT = 5
     ATTEMPTS = 6
+    NODE = 7  # shown only for a shared schedule (ui.window.shared_schedule)
 
 
 # Sorting by state groups what needs attention first.
@@ -137,6 +138,13 @@ class ScheduleTexts:
     def tooltip(self, entry: RowEntry) -> str | None:
         text = self.text(entry)
         return text if text != EMPTY else None
+
+
+def _node_tooltip(entry: RowEntry) -> str | None:
+    nodes = entry.snapshot.status.nodes
+    if not nodes:
+        return None
+    return ("Runs on node " if len(nodes) == 1 else "Runs on the nodes ") + ", ".join(nodes)
 
 
 def _next_run_key(entry: RowEntry) -> float:
@@ -229,6 +237,14 @@ def task_columns(
             sort_key=lambda e: e.snapshot.status.attempt,
             alignment=_RIGHT,
             width=80,
+        ),
+        TaskColumn(
+            column=Column.NODE,
+            title="Node",
+            text=lambda e, _now: ", ".join(e.snapshot.status.nodes),
+            sort_key=lambda e: ", ".join(e.snapshot.status.nodes).casefold(),
+            tooltip=_node_tooltip,
+            width=140,
         ),
     )
     if tuple(c.column for c in columns) != tuple(Column):

@@ -213,6 +213,7 @@ class MainWindow(QMainWindow):
             (service.task_changed, self._on_service_task_changed),
             (service.error_occurred, self._on_service_error_occurred),
             (service.store_lost, self._on_service_store_lost),
+            (service.history_read, self.histories.run_finished),  # read off the GUI thread
         ]
 
     def _load_tasks(self) -> None:

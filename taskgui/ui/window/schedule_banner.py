@@ -6,6 +6,10 @@ miss, so the window says it where a person looks, like Hangfire's "No active ser
 with the way out: run the schedule in this window (it takes the lock and starts the
 scheduler here). The composition root does that; this bar only asks.
 
+On a shared (PostgreSQL) schedule nodes run it, not a window: when none does, the bar
+says so and shows the command that starts one (``start_command``, its password
+masked), selectable to copy, and goes away by itself when a node leads again.
+
 Signals:
     run_here_requested(): "Run the Schedule in This Window" was pressed.
 """
@@ -20,6 +24,7 @@ from taskgui.ui.icons import action_icon, state_icon
 from taskgui.ui.notify.banner import lay_out_bar, tint
 
 RUN_HERE = "Run the Schedule in This Window"
+NO_NODE = "No node runs this shared schedule"
 
 
 class NoSchedulerBanner(QFrame):
@@ -47,10 +52,14 @@ class NoSchedulerBanner(QFrame):
         layout = lay_out_bar(self, self.icon_label, self.title_label, self.message_label)
         layout.addWidget(self.run_here_button, 0, Qt.AlignmentFlag.AlignVCenter)
         tint(self, urgent=False)
+        self.start_command = ""  # a shared schedule's ``taskgui ... daemon``
         self.hide()
 
     def show_stopped(self, previous_owner: str) -> None:
         """Say that ``previous_owner`` (or whoever ran it) no longer runs the schedule."""
+        if self.start_command:
+            self._show_no_node()
+            return
         said = (
             f"It was run by {previous_owner}, which has stopped"
             if previous_owner
@@ -60,6 +69,19 @@ class NoSchedulerBanner(QFrame):
             f"{said}: tasks that come due do not start. Run the schedule in this window, "
             "or start taskgui daemon again."
         )
+        size = self.title_label.fontMetrics().height() + 4
+        self.icon_label.setPixmap(state_icon(TaskState.PAUSED).pixmap(size, size))
+        self.setAccessibleDescription(self.message_label.text())
+        self.show()
+
+    def _show_no_node(self) -> None:
+        self.title_label.setText(NO_NODE)
+        self.message_label.setText(
+            "Tasks that come due do not start until a node runs the schedule. Start one on "
+            f"any machine that can reach the database:\n\n    {self.start_command}"
+        )
+        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.run_here_button.hide()
         size = self.title_label.fontMetrics().height() + 4
         self.icon_label.setPixmap(state_icon(TaskState.PAUSED).pixmap(size, size))
         self.setAccessibleDescription(self.message_label.text())

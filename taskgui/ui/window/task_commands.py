@@ -104,7 +104,8 @@ class TaskCommands:
         )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self._service().add_task(spec)
-            self._tasks.select_task(stored.id)
+            if stored.id:  # a followed schedule's id comes later, with ``task_added``
+                self._tasks.select_task(stored.id)
 
     def edit_selected(self) -> None:
         tasks = self._tasks.selected_tasks()
@@ -127,7 +128,8 @@ class TaskCommands:
         )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
             stored = self._service().add_task(spec)
-            self._tasks.select_task(stored.id)
+            if stored.id:  # a followed schedule's id comes later, with ``task_added``
+                self._tasks.select_task(stored.id)
 
     def cancel_selected(self) -> None:
         """Cancel the selected tasks; asks first only when other tasks run after them."""

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QStackedWidget, QWidget
 from taskgui.core.clock import Clock
 from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId
+from taskgui.ui.table.columns import Column
 from taskgui.ui.table.formatting import LastRun
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.table.task_model import Role, TaskTableModel
@@ -57,6 +58,7 @@ class TaskList(QStackedWidget):
         self.proxy = TaskFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.table = task_table(self.proxy, self.model.columns, self)
+        self.table.setColumnHidden(Column.NODE, True)  # a shared schedule's: shown there
         self.empty = EmptyState(new_action, self)
         self.no_matches = NoMatches(self)
         self.addWidget(self.empty)

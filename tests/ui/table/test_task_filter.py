@@ -77,6 +77,7 @@ def random_snap(task_id: int, rng: random.Random) -> TaskSnapshot:
         attempt=rng.randrange(3),
         last_outcome=None if last is None else RunOutcome.SUCCEEDED,
         last_run_at=last,
+        nodes=rng.choice([(), ("a",), ("B",), ("a", "c")]),
     )
 
 
@@ -98,6 +99,8 @@ def reference_key(model: TaskTableModel, task_id: int, column: int) -> Any:
         last = model.last_run_of(task_id)
         finished = None if last is None else last.finished_at
         return (0, 0.0) if finished is None else (1, finished.timestamp())
+    if column == Column.NODE:
+        return ", ".join(status.nodes).casefold()
     assert column == Column.ATTEMPTS
     return status.attempt
 

@@ -396,6 +396,7 @@ def test_cells_show_the_table_texts(model: TaskTableModel) -> None:
         "once",
         "—",
         "—",
+        "",  # Node: no node runs it (a file's schedule has none)
     ]
     assert text(model, 1, Column.NEXT_RUN) == "running 0:42"
     assert text(model, 5, Column.LAST_RESULT) == "failed (exit 3) · 5m ago"
@@ -479,6 +480,7 @@ def test_headers_name_the_columns(model: TaskTableModel) -> None:
         "Schedule",
         "Last result",
         "Attempts",
+        "Node",
     ]
 
 

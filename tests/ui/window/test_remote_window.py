@@ -138,7 +138,7 @@ def test_when_the_daemon_stops_the_window_offers_to_run_the_schedule_itself(
     autostart = Autostart(tmp_path / "autostart" / "taskgui.desktop", ("taskgui",))
     repository = SqliteRepository(db)
     with request_server(db) as daemon:
-        remote = RemoteScheduler(repository, CLOCK, poll_ms=100)
+        remote = RemoteScheduler(repository, CLOCK, safety_ms=100)
         remote.start()
         window = MainWindow(remote, CLOCK, location=str(db), schedule_owner=remote.owner)
         qtbot.addWidget(window)

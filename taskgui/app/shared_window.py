@@ -1,0 +1,152 @@
+"""The window on a shared (PostgreSQL) schedule: ``taskgui --db postgresql://...``.
+
+Nodes (``taskgui daemon --db postgresql://...``) run a shared schedule; a window never
+runs it, it follows it as it follows a daemon on a file (``runtime.remote``), on the
+follower's own thread, woken by LISTEN: the tasks, each running run's node, the
+history with each run's node, and the nodes themselves (View > Nodes…). Its changes
+take the CLI's own path (``cli.shared_changes``): a request the leading node's engine
+performs, or, when no node runs the schedule, this process leads for a moment and
+makes the change itself. When no node leads, a banner says so with the command that
+starts one, and goes away when one does.
+
+The DSN's password never reaches a label, a log line or the autostart entry: they
+show it masked (``redact``), and libpq finds it again in ``~/.pgpass`` or
+PGPASSWORD.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QApplication
+
+from taskgui.cli.shared_changes import shared_client
+from taskgui.core.clock import Clock, SystemClock
+from taskgui.core.errors import TaskguiError
+from taskgui.runtime.follow_reader import NodeFacts
+from taskgui.runtime.remote import RemoteScheduler
+from taskgui.store.postgres.connection import redact
+from taskgui.store.postgres.follow import FollowedPostgres
+from taskgui.store.private_folders import make_config_folder
+from taskgui.ui.desktop.autostart import launch_command
+from taskgui.ui.desktop.settings import Settings
+from taskgui.ui.desktop.single_instance import SHOW, SingleInstance, server_name
+from taskgui.ui.plain_text import critical
+from taskgui.ui.window.main_window import MainWindow
+from taskgui.ui.window.shared_schedule import SharedScheduleView
+
+log = logging.getLogger("taskgui.app.window")
+
+
+def start_command(dsn: str) -> str:
+    """How to start a node of this schedule, its password masked."""
+    return f"taskgui --db {shlex.quote(redact(dsn))} daemon"
+
+
+def _nodes_of(repository: FollowedPostgres) -> Callable[[], Sequence[NodeFacts]]:
+    def nodes() -> list[NodeFacts]:
+        return [
+            NodeFacts(
+                name=node.name,
+                leader=node.leader,
+                pid=node.pid,
+                host=node.host,
+                last_heartbeat=node.last_heartbeat,
+                running=node.running,
+                version=node.version,
+                clock_offset_ms=node.clock_offset_ms,
+                alive=node.alive,
+            )
+            for node in repository.nodes()
+        ]
+
+    return nodes
+
+
+def _owner_of(repository: FollowedPostgres) -> Callable[[], str]:
+    def owner() -> str:
+        leader = repository.leader()
+        return f"node {leader}" if leader else ""
+
+    return owner
+
+
+@dataclass
+class SharedSession:
+    """What ``app.window._session`` needs to know of a shared schedule."""
+
+    dsn: str
+    service: RemoteScheduler
+    clock: Clock
+    views: list[SharedScheduleView] = field(default_factory=list)
+
+    @property
+    def location(self) -> str:
+        return redact(self.dsn)
+
+    @property
+    def launch_command(self) -> list[str]:
+        # A password stays out of the autostart entry: libpq reads ~/.pgpass instead.
+        return launch_command(redact(self.dsn).replace(":***@", "@"))
+
+    def attach(self, window: MainWindow) -> None:
+        view = SharedScheduleView(
+            window, window.tasks, window.no_scheduler, self.service, self.clock.now,
+            start_command=start_command(self.dsn),
+        )  # fmt: skip
+        self.views.append(view)
+        window.set_schedule_owner(self.service.owner)  # the banner, if no node runs it
+
+
+def follower(dsn: str, clock: Clock) -> tuple[FollowedPostgres, RemoteScheduler]:
+    """The shared schedule at ``dsn`` and its follower (not started). Raises StoreError."""
+    repository = FollowedPostgres(dsn, application_name="taskgui window")
+    client = shared_client(repository, clock)
+    service = RemoteScheduler(
+        repository,
+        clock,
+        owner=_owner_of(repository),
+        change=client.change,
+        nodes=_nodes_of(repository),
+    )
+    return repository, service
+
+
+def run_shared(app: QApplication, dsn: str, session: Callable[..., Any]) -> int:
+    """Open the window on the shared schedule at ``dsn`` until the app quits."""
+    instance = SingleInstance(server_name(Path(redact(dsn))))
+    try:
+        if instance.send(SHOW) or (not instance.listen() and instance.send(SHOW)):
+            log.info("taskgui already shows %s; brought its window to the front", redact(dsn))
+            return 0
+        clock = SystemClock()
+        make_config_folder()  # raises TaskguiError, as the follower does: said below
+        repository, service = follower(dsn, clock)
+        try:
+            service.start()
+            log.info("this window follows the shared schedule %s", redact(dsn))
+            code, _shell = session(
+                app,
+                service=service,
+                clock=clock,
+                path=Path(),
+                owner=service.owner,
+                instance=instance,
+                settings=Settings.for_user(),
+                shared=SharedSession(dsn, service, clock),
+            )
+            return int(code)
+        finally:
+            service.shutdown()
+            repository.close()
+    except TaskguiError as error:
+        log.error("taskgui could not start: %s", error)
+        critical(None, "taskgui", str(error))
+        return 1
+    finally:
+        instance.close()

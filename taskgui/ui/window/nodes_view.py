@@ -1,0 +1,152 @@
+"""View > Nodes: the machines that share this schedule, as ``taskgui nodes`` lists them.
+
+Name, whether it leads, pid, host, its last heartbeat (how long ago, ticking while the
+dialog is open), its runs in progress, its version and how far its clock is off the
+database's, with a warning past a second (leases are judged on the database's clock,
+so such a node is safe, but the times it shows and its commands see are off). Every
+text in it came from another machine: each cell is a ``QTableWidgetItem``'s plain text
+and each tooltip goes through ``plain_tooltip``, so markup in a node's name is shown as
+the characters it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from PySide6.QtCore import Qt, QTimer, SignalInstance
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from taskgui.core.duration import ago_text
+from taskgui.runtime.follow_reader import NodeFacts
+from taskgui.runtime.guard import never_raises
+from taskgui.ui.plain_text import plain_tooltip
+from taskgui.ui.table.formatting import local_time_full_text
+
+CLOCK_WARNING_MS = 1000.0  # as ``taskgui nodes`` warns
+HEADERS = (
+    "Name", "Leader", "PID", "Host", "Last heartbeat", "Running", "Version", "Clock offset",
+)  # fmt: skip
+HEARTBEAT = HEADERS.index("Last heartbeat")
+_WARN = QColor(198, 40, 40)
+_DIM = QColor(128, 128, 128)
+
+
+class NodesSource(Protocol):
+    """Where the nodes come from (``runtime.remote.RemoteScheduler``)."""
+
+    @property
+    def nodes_changed(self) -> SignalInstance: ...
+
+    @property
+    def nodes(self) -> list[NodeFacts] | None: ...
+
+
+def clock_text(offset_ms: float) -> str:
+    off = abs(offset_ms) > CLOCK_WARNING_MS
+    return f"{offset_ms:+.0f} ms" + (" — more than 1 s off" if off else "")
+
+
+class NodesDialog(QDialog):
+    """The nodes, kept current from ``source`` while open; see the module docstring."""
+
+    def __init__(
+        self, source: NodesSource, now: Callable[[], datetime], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._now = now
+        self._nodes: list[NodeFacts] = []
+        self.setWindowTitle("Nodes")
+        self.resize(900, 320)
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, len(HEADERS), self)
+        self.table.setAccessibleName("Nodes")
+        self.table.setHorizontalHeaderLabels(list(HEADERS))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1_000)
+        self._ticker.timeout.connect(self._on_ticker_timeout)
+        self._ticker.start()
+        source.nodes_changed.connect(self.show_nodes)
+        self.show_nodes(source.nodes or [])
+
+    def show_nodes(self, nodes: Sequence[NodeFacts]) -> None:
+        self._nodes = list(nodes)
+        self.table.setRowCount(len(self._nodes))
+        for row, node in enumerate(self._nodes):
+            cells = (
+                node.name, "yes" if node.leader else "", str(node.pid), node.host, "",
+                str(node.running), node.version, clock_text(node.clock_offset_ms),
+            )  # fmt: skip
+            items = [QTableWidgetItem(text) for text in cells]
+            for column, item in enumerate(items):
+                if not node.alive:
+                    item.setForeground(_DIM)
+                self.table.setItem(row, column, item)
+            offset = items[-1]
+            if abs(node.clock_offset_ms) > CLOCK_WARNING_MS:
+                offset.setForeground(_WARN)
+                offset.setToolTip(
+                    "This machine's clock differs from the database's by more than a second. "
+                    "Leases do not depend on it, but the times it shows and its commands see "
+                    "are off: set up NTP on that machine."
+                )
+            items[0].setToolTip(plain_tooltip(f"{node.name} on {node.host}"))
+        self._tick()
+        self._summarize()
+
+    def _summarize(self) -> None:
+        nodes = self._nodes
+        if not nodes:
+            self.summary.setText(
+                "No node has joined this schedule yet. Start one with taskgui daemon on any "
+                "machine that can reach the database."
+            )
+            return
+        leader = next((node.name for node in nodes if node.leader), None)
+        alive = sum(node.alive for node in nodes)
+        said = f"{alive} of {len(nodes)} nodes answering; "
+        said += f"{leader} leads." if leader else "none leads now."
+        self.summary.setText(said)
+
+    def _tick(self) -> None:
+        now = self._now()
+        for row, node in enumerate(self._nodes):
+            item = self.table.item(row, HEARTBEAT)
+            if item is None:
+                continue
+            text = ago_text(node.last_heartbeat, now)
+            if not node.alive:
+                text += " — not answering"
+            item.setText(text)
+            item.setToolTip(local_time_full_text(node.last_heartbeat))
+
+    @never_raises("ticking the nodes' heartbeats")
+    def _on_ticker_timeout(self) -> None:
+        self._tick()

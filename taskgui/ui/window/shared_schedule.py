@@ -1,0 +1,62 @@
+"""What a window adds when it shows a shared (PostgreSQL) schedule.
+
+Nodes run such a schedule, so the window shows which node runs each run (the table's
+Node column, hidden on a file's schedule), lists the nodes (View > Nodes…), and, when
+no node runs it, says so with the command that starts one (``NoSchedulerBanner``).
+The composition root calls ``attach_shared`` for a shared schedule only; the window
+itself never asks which kind it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+from taskgui.ui.table.columns import Column
+from taskgui.ui.window.nodes_view import NodesDialog, NodesSource
+from taskgui.ui.window.schedule_banner import NoSchedulerBanner
+from taskgui.ui.window.task_list import TaskList
+
+
+class SharedScheduleView:
+    """The Node column, View > Nodes… and the "no node" banner of one window."""
+
+    def __init__(
+        self,
+        window: QMainWindow,
+        tasks: TaskList,
+        banner: NoSchedulerBanner,
+        source: NodesSource,
+        now: Callable[[], datetime],
+        *,
+        start_command: str,
+    ) -> None:
+        self._window = window
+        self._source = source
+        self._now = now
+        self.dialog: NodesDialog | None = None
+        tasks.table.setColumnHidden(Column.NODE, False)
+        banner.start_command = start_command
+        self.menu = QMenu("&View", window)
+        self.nodes_action = QAction("&Nodes…", window)
+        self.nodes_action.setStatusTip("The machines that share this schedule")
+        self.nodes_action.triggered.connect(self.show_nodes)
+        self.menu.addAction(self.nodes_action)
+        bar = window.menuBar()
+        menus = bar.actions()
+        if menus:  # before Help, as applications order them
+            bar.insertMenu(menus[-1], self.menu)
+        else:
+            bar.addMenu(self.menu)
+
+    def show_nodes(self) -> NodesDialog:
+        """Open the Nodes dialog, or bring it forward (one per window, kept current)."""
+        if self.dialog is None:
+            self.dialog = NodesDialog(self._source, self._now, self._window)
+        self.dialog.show()
+        self.dialog.raise_()
+        self.dialog.activateWindow()
+        return self.dialog
