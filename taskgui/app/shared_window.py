@@ -68,12 +68,29 @@ def _nodes_of(repository: FollowedPostgres) -> Callable[[], Sequence[NodeFacts]]
     return nodes
 
 
-def _owner_of(repository: FollowedPostgres) -> Callable[[], str]:
-    def owner() -> str:
-        leader = repository.leader()
-        return f"node {leader}" if leader else ""
+# A lead can lapse for a moment while nodes start or hand it over; "no node runs it"
+# is said only once none has led for this long (a node that stops cleanly gives the
+# lead up at once, so the banner comes this long after it).
+NO_LEADER_AFTER = 3.0
 
-    return owner
+
+class _Leader:
+    """Who runs the schedule, for ``RemoteScheduler``: "node NAME", or "" for nobody."""
+
+    def __init__(self, repository: FollowedPostgres, clock: Clock) -> None:
+        self._repository = repository
+        self._clock = clock
+        self._owner = ""
+        self._seen_at = -NO_LEADER_AFTER
+
+    def __call__(self) -> str:
+        leader = self._repository.leader()
+        now = self._clock.monotonic()
+        if leader:
+            self._owner, self._seen_at = f"node {leader}", now
+        elif now - self._seen_at >= NO_LEADER_AFTER:
+            self._owner = ""
+        return self._owner
 
 
 @dataclass
@@ -96,7 +113,7 @@ class SharedSession:
 
     def attach(self, window: MainWindow) -> None:
         view = SharedScheduleView(
-            window, window.tasks, window.no_scheduler, self.service, self.clock.now,
+            window, self.service, self.clock.now,
             start_command=start_command(self.dsn),
         )  # fmt: skip
         self.views.append(view)
@@ -110,7 +127,7 @@ def follower(dsn: str, clock: Clock) -> tuple[FollowedPostgres, RemoteScheduler]
     service = RemoteScheduler(
         repository,
         clock,
-        owner=_owner_of(repository),
+        owner=_Leader(repository, clock),
         change=client.change,
         nodes=_nodes_of(repository),
     )

@@ -162,6 +162,7 @@ class RemoteScheduler(ScheduleSignals):
         follow, self._follow = self._follow, None
         if follow is not None and not follow.stop(STOP_WAIT_MS):
             log.warning("the follower's thread did not stop in time")
+            self._stuck = follow  # a running QThread must never be destroyed
         self.stopped.emit()
 
     # ---------------------------------------------------------------- reads

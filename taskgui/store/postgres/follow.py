@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from taskgui.core.status import RunRecord
+from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.store import codec
 from taskgui.store.postgres.cluster import Cluster, NodeInfo
@@ -24,19 +24,39 @@ from taskgui.store.postgres.repository import PostgresRepository
 from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, ScheduleHolder, TaskChanges
 from taskgui.store.run_rows import RUN_COLUMNS, run_record
 from taskgui.store.sqlite import follow as rows
+from taskgui.store.times import from_us
 
 # A node that has not beaten for this long is shown as not answering (as the CLI does).
 SILENT_AFTER = timedelta(seconds=10)
 
 
-# The task rows as stored, their wait reason and the nodes running them now (in the
-# row, so a run moving to another node is news even when the task's row is the same).
+# The task rows as stored, their wait reason, and their runs in progress: how many,
+# since when, on which nodes (in the row, so a run a node claims or starts is news
+# even when the task's row is the same; the leader's engine stores the dispatch, the
+# node that claims a run its start).
 _SELECT_MARKED = (
-    f"SELECT {', '.join(f't.{c}' for c in codec.TASK_COLUMNS)}, t.waiting, o.nodes "
-    "FROM tasks t LEFT JOIN (SELECT task_id, array_agg(DISTINCT node ORDER BY node) AS nodes "
-    "FROM runs WHERE outcome IS NULL AND node IS NOT NULL GROUP BY task_id) o "
-    "ON o.task_id = t.id WHERE t.id NOT IN (SELECT task_id FROM quarantine) ORDER BY t.id"
+    f"SELECT {', '.join(f't.{c}' for c in codec.TASK_COLUMNS)}, t.waiting, o.open, o.since, "
+    "o.nodes FROM tasks t LEFT JOIN (SELECT task_id, count(*) AS open, "
+    "min(started_at) AS since, array_agg(DISTINCT node ORDER BY node) "
+    "FILTER (WHERE node IS NOT NULL) AS nodes FROM runs WHERE outcome IS NULL "
+    "GROUP BY task_id) o ON o.task_id = t.id "
+    "WHERE t.id NOT IN (SELECT task_id FROM quarantine) ORDER BY t.id"
 )
+
+
+def _runs_in_progress(snapshot: TaskSnapshot, extra: tuple[Any, ...]) -> TaskSnapshot:
+    """Lay a task's runs in progress over its stored status (see ``_SELECT_MARKED``)."""
+    count, since, nodes = extra
+    if not count:
+        return snapshot
+    status = snapshot.status
+    return snapshot._replace(
+        status=status._replace(
+            running=max(status.running, int(count)),
+            running_since=status.running_since or (from_us(since) if since else None),
+            nodes=tuple(nodes or ()),
+        )
+    )
 
 
 class FollowedPostgres(PostgresRepository):
@@ -46,7 +66,7 @@ class FollowedPostgres(PostgresRepository):
         return self.session.query(statement, tuple(params))
 
     def task_changes(self, marks: Mapping[TaskId, object]) -> TaskChanges:
-        return rows.task_changes(self._query, marks, _SELECT_MARKED)
+        return rows.task_changes(self._query, marks, _SELECT_MARKED, _runs_in_progress)
 
     def last_run_ids(self) -> dict[TaskId, int]:
         return rows.last_run_ids(self._query)

@@ -16,6 +16,7 @@ from contextlib import suppress
 from typing import Any
 
 from taskgui.core.states import WaitReason
+from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.store import codec
 from taskgui.store.errors import CodecError
@@ -31,13 +32,20 @@ _TASK_WIDTH = len(codec.TASK_COLUMNS)
 _LAST_RUN_IDS = "SELECT task_id, MAX(id) FROM runs WHERE outcome IS NOT NULL GROUP BY task_id"
 
 
+Overlay = Callable[[TaskSnapshot, tuple[Any, ...]], TaskSnapshot]
+
+
 def task_changes(
-    query: Query, marks: Mapping[TaskId, object], select: str = _SELECT_MARKED
+    query: Query,
+    marks: Mapping[TaskId, object],
+    select: str = _SELECT_MARKED,
+    overlay: Overlay | None = None,
 ) -> TaskChanges:
     """What differs from ``marks`` (the marks of the previous answer; {} at first).
 
-    ``select`` gives the task columns, ``waiting``, and optionally the nodes that run
-    the task now (a shared schedule's, ``store.postgres.follow``), laid over the status.
+    ``select`` gives the task columns, ``waiting``, and any more columns, which
+    ``overlay`` lays over the snapshot (a shared schedule's runs in progress, see
+    ``store.postgres.follow``).
     """
     decoder: codec.RowDecoder | None = None
     changed = []
@@ -59,8 +67,8 @@ def task_changes(
                 snapshot = snapshot._replace(
                     status=snapshot.status._replace(waiting=WaitReason(waiting))
                 )
-        if len(row) > _TASK_WIDTH + 1 and row[-1]:
-            snapshot = snapshot._replace(status=snapshot.status._replace(nodes=tuple(row[-1])))
+        if overlay is not None:
+            snapshot = overlay(snapshot, row[_TASK_WIDTH + 1 :])
         changed.append(snapshot)
     removed = [task_id for task_id in marks if task_id not in new_marks]
     return TaskChanges(changed=changed, removed=removed, marks=new_marks)

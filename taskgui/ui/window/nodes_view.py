@@ -56,7 +56,9 @@ class NodesSource(Protocol):
 
 def clock_text(offset_ms: float) -> str:
     off = abs(offset_ms) > CLOCK_WARNING_MS
-    return f"{offset_ms:+.0f} ms" + (" — more than 1 s off" if off else "")
+    rounded = round(offset_ms)
+    text = f"{rounded:+d} ms" if rounded else "0 ms"
+    return text + (" — more than 1 s off" if off else "")
 
 
 class NodesDialog(QDialog):
@@ -80,6 +82,7 @@ class NodesDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # rows to read, not cells to edit
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)

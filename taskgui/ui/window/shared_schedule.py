@@ -13,12 +13,11 @@ from collections.abc import Callable
 from datetime import datetime
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QMenu
 
 from taskgui.ui.table.columns import Column
+from taskgui.ui.window.main_window import MainWindow
 from taskgui.ui.window.nodes_view import NodesDialog, NodesSource
-from taskgui.ui.window.schedule_banner import NoSchedulerBanner
-from taskgui.ui.window.task_list import TaskList
 
 
 class SharedScheduleView:
@@ -26,9 +25,7 @@ class SharedScheduleView:
 
     def __init__(
         self,
-        window: QMainWindow,
-        tasks: TaskList,
-        banner: NoSchedulerBanner,
+        window: MainWindow,
         source: NodesSource,
         now: Callable[[], datetime],
         *,
@@ -38,8 +35,9 @@ class SharedScheduleView:
         self._source = source
         self._now = now
         self.dialog: NodesDialog | None = None
-        tasks.table.setColumnHidden(Column.NODE, False)
-        banner.start_command = start_command
+        window.table.setColumnHidden(Column.NODE, False)
+        window.no_scheduler.start_command = start_command
+        window.status_line.shared = True
         self.menu = QMenu("&View", window)
         self.nodes_action = QAction("&Nodes…", window)
         self.nodes_action.setStatusTip("The machines that share this schedule")

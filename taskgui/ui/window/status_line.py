@@ -32,6 +32,7 @@ class StatusLine:
         bar.addWidget(self.workers)
         bar.addPermanentWidget(self.owner)
         bar.addPermanentWidget(self.location)
+        self.shared = False  # a shared schedule: its nodes run it (ui.window.shared_schedule)
 
     def set_counts(self, running: int, pending: int, retrying: int) -> None:
         """The groups of the filter buttons that are about what comes next."""
@@ -49,7 +50,16 @@ class StatusLine:
 
     def set_owner(self, owner: str) -> None:
         """Say which process runs the schedule ("" when none does)."""
-        if owner:
+        if self.shared:
+            text = f"Shared schedule, led by {owner}" if owner else "No node runs this schedule"
+            tip = (
+                "The nodes start the tasks; this window shows them and sends the leading node "
+                "your changes (View > Nodes lists them)"
+                if owner
+                else "Tasks will not start until taskgui daemon runs on a machine that can "
+                "reach this database"
+            )
+        elif owner:
             text = f"Schedule run by {owner}"
             tip = (
                 "This window starts the tasks; closing it to the tray keeps them running"
