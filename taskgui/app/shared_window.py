@@ -120,7 +120,9 @@ class SharedSession:
         window.set_schedule_owner(self.service.owner)  # the banner, if no node runs it
 
 
-def follower(dsn: str, clock: Clock) -> tuple[FollowedPostgres, RemoteScheduler]:
+def follower(
+    dsn: str, clock: Clock, *, safety_ms: int | None = None
+) -> tuple[FollowedPostgres, RemoteScheduler]:
     """The shared schedule at ``dsn`` and its follower (not started). Raises StoreError."""
     repository = FollowedPostgres(dsn, application_name="taskgui window")
     client = shared_client(repository, clock)
@@ -130,6 +132,7 @@ def follower(dsn: str, clock: Clock) -> tuple[FollowedPostgres, RemoteScheduler]
         owner=_Leader(repository, clock),
         change=client.change,
         nodes=_nodes_of(repository),
+        safety_ms=safety_ms,
     )
     return repository, service
 

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 from taskgui.app.shared_window import SharedSession, follower
 from taskgui.core.clock import SystemClock
 from taskgui.core.states import TaskState
+from taskgui.runtime import feed_watch
 from taskgui.runtime.remote import RemoteScheduler
 from taskgui.ui.history.run_table import RunColumn
 from taskgui.ui.table.columns import Column
@@ -32,6 +33,7 @@ from tests.helpers.shared_nodes import Nodes
 pytestmark = pytest.mark.qt_log_ignore(
     "This plugin does not support raise", r"This plugin does not support propagateSizeHints\(\)"
 )
+NEVER_MS = 600_000
 MARKUP = "<b>x&amp;y<i>"  # markup, and no "/" (the helper names a file after it)
 
 
@@ -143,3 +145,22 @@ def test_changes_made_in_the_window_reach_the_nodes(
     new = added.args[0].id
     qtbot.waitUntil(lambda: nodes.state(new) == "succeeded", timeout=20_000)
     qtbot.waitUntil(lambda: service.task(new).state is TaskState.SUCCEEDED, timeout=10_000)
+
+
+def test_the_window_hears_a_change_by_listen_not_by_polling(
+    nodes: Nodes, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(feed_watch, "FALLBACK_POLL_MS", NEVER_MS)  # only a wake can tell
+    nodes.cli("list")  # the schema
+    repository, service = follower(nodes.dsn, SystemClock(), safety_ms=NEVER_MS)
+    service.start()
+    try:
+
+        def named(snapshot: object) -> bool:
+            return getattr(getattr(snapshot, "spec", None), "name", None) == "news"
+
+        with qtbot.waitSignal(service.task_added, timeout=10_000, check_params_cb=named):
+            nodes.add("--name", "news", "--in", "1h", "--command", "true")  # its NOTIFY
+    finally:
+        service.shutdown()
+        repository.close()

@@ -1,4 +1,5 @@
-"""Following a schedule that another process runs, and steering it through requests.
+"""Following a schedule that another process runs, and steering it through requests,
+on the follower's own thread, woken by the change feed.
 
 The other process is ``tests.cli.request_server``: it holds the scheduler lock and
 performs requests with ``Operations.perform``, which is what a daemon does with them.
@@ -7,6 +8,7 @@ performs requests with ``Operations.perform``, which is what a daemon does with 
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -24,6 +26,7 @@ from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import Command, TaskSpec
+from taskgui.runtime import feed_watch
 from taskgui.runtime.remote import RemoteScheduler, ScheduleNotRunningError, describe_owner
 from taskgui.store.memory import MemoryRepository
 from taskgui.store.protocols import ScheduleHolder
@@ -315,3 +318,70 @@ def test_a_schedule_run_elsewhere_has_no_worker_count_to_set(
     assert remote.workers == 0
     with pytest.raises(Exception, match="taskgui daemon --workers"):
         remote.set_workers(3)
+
+
+# ---- on a thread of its own, woken by the change feed (runtime.follow_worker) ----
+
+NEVER_MS = 600_000  # a safety poll that never comes within a test
+
+
+class ThreadsSeen:
+    """A store that notes the thread of every call made to it (and passes it on)."""
+
+    def __init__(self, store: SqliteRepository) -> None:
+        self._store = store
+        self.threads: dict[str, set[int]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._store, name)
+        if not callable(found):
+            return found
+
+        def noted(*args: Any, **kwargs: Any) -> Any:
+            self.threads.setdefault(name, set()).add(threading.get_ident())
+            return found(*args, **kwargs)
+
+        return noted
+
+
+def test_a_commit_elsewhere_is_seen_at_once_not_at_the_safety_poll(
+    db: Path, repository: SqliteRepository, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(feed_watch, "FALLBACK_POLL_MS", NEVER_MS)  # only a wake can tell
+    remote = RemoteScheduler(repository, CLOCK, owner=lambda: "a test", safety_ms=NEVER_MS)
+    remote.start()
+    writer = SqliteRepository(db)  # another connection, as the daemon's
+    try:
+
+        def named(snapshot: object) -> bool:
+            return isinstance(snapshot, TaskSnapshot) and snapshot.spec.name == "news"
+
+        with qtbot.waitSignal(remote.task_added, timeout=5_000, check_params_cb=named):
+            writer.add_tasks([spec("news")], CLOCK.now())  # the file watcher wakes it
+    finally:
+        writer.close()
+        remote.shutdown()
+
+
+def test_the_gui_thread_never_reads_or_writes_the_store_while_following(
+    db: Path, repository: SqliteRepository, qtbot: QtBot
+) -> None:
+    seen = ThreadsSeen(repository)
+    with request_server(db):
+        remote = RemoteScheduler(seen, CLOCK, safety_ms=200)
+        remote.start()
+        try:
+            seen.threads.clear()  # the first read, before the window shows, is this one's
+            with qtbot.waitSignal(remote.task_added, timeout=5_000) as added:
+                remote.add_task(spec("from the window"))
+            task = added.args[0]
+            qtbot.waitUntil(lambda: remote.pending_requests == 0, timeout=5_000)
+            remote.pause(task.id)  # a request, answered by the owner
+            qtbot.waitUntil(lambda: remote.task(task.id).spec.paused, timeout=5_000)
+            with qtbot.waitSignal(remote.history_read, timeout=5_000):
+                assert remote.history(task.id) == []  # what was read so far: nothing yet
+        finally:
+            remote.shutdown()
+    gui = threading.get_ident()
+    assert {"changed", "task_changes", "add_tasks", "submit_request", "runs"} <= set(seen.threads)
+    assert all(gui not in threads for threads in seen.threads.values()), seen.threads
