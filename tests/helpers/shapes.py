@@ -100,6 +100,7 @@ statuses = st.builds(
     waiting=st.none(),
     # Fan-in marks are kept only for upstreams the task has: none for these specs.
     after_marks=st.just(frozenset()),
+    nodes=st.just(()),  # a shared schedule's follower lays them over; never stored
 )
 
 
@@ -133,6 +134,7 @@ runs = st.builds(
     output=safe_text,
     pid=st.none() | st.integers(1, 2**22),
     missed=st.integers(0, 1000),
+    node=st.just(""),  # read from a shared schedule's runs table only
 )
 
 
