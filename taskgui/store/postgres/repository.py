@@ -326,10 +326,18 @@ class PostgresRepository(PostgresReads):
         return [run_record(row) for row in rows]
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
+        """A single process's start: close the runs a single process left open.
+
+        Only those: a run a node claimed (``node``) or a leader dispatched under its
+        fencing token (``epoch``) belongs to the shared schedule, whose nodes go on
+        running it; a node closes its own leftovers (``SharedRuns.interrupt_own``) and
+        the leader rescues a silent node's. Closing them here would end another
+        machine's run in progress, and a retry would run it twice."""
         with self._session.transaction() as connection:
             rows = connection.execute(
                 f"UPDATE runs SET outcome = %s, finished_at = %s, error = %s "
-                f"WHERE outcome IS NULL RETURNING {RUN_COLUMNS}",
+                f"WHERE outcome IS NULL AND node IS NULL AND epoch IS NULL "
+                f"RETURNING {RUN_COLUMNS}",
                 (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),
             ).fetchall()
             connection.execute("UPDATE tasks SET waiting = NULL WHERE waiting IS NOT NULL")
