@@ -82,6 +82,17 @@ class Nodes:
             text=True,
         )
 
+    def settings(self, name: str, text: str) -> None:
+        """Write node ``name``'s preferences (the QSettings INI file) before it starts."""
+        folder = self.tmp / f"home-{name}" / "config" / "taskgui"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "taskgui.conf").write_text(text, encoding="utf-8")
+
+    def log(self, name: str) -> str:
+        """What node ``name`` wrote to its log file so far."""
+        path = self.tmp / f"home-{name}" / "state" / "taskgui" / "log" / "taskgui.log"
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+
     def join(self, *names: str) -> None:
         """Start these nodes and wait until each beats and one leads."""
         for name in names:

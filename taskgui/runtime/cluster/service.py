@@ -19,6 +19,10 @@ nobody rescues them), records them, and only then says it stopped.
 Signals:
     stopped(): every claimed run is recorded and the node left the schedule.
     error_occurred(str): a slot failed (logged; the node goes on).
+
+``news`` (``LeaderNews``) carries what the engine decided while this node led (a
+run's end wherever it ran, a retry, a task that gave up): ``taskgui daemon`` follows
+it with the same log lines and outside notifications a file's daemon has.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from taskgui.core.clock import Clock
 from taskgui.core.defaults import DEFAULT_WORKERS, KILL_GRACE, SHUTDOWN_GRACE
 from taskgui.runtime.cluster.claimer import Claimer
 from taskgui.runtime.cluster.leader import Leader
+from taskgui.runtime.cluster.news import LeaderNews
 from taskgui.runtime.cluster.node import NodeLoop, NodeTimes
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
@@ -84,7 +89,15 @@ class ClusterNodeService(QObject):
             self.cluster, clock, version=version, workers=workers, times=self.times
         )
         self.pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
-        self.leader = Leader(repository, self._runs, dead_after=self.times.silence, rng=rng)
+        # What this node's engine decides while it leads, for the log and the relay.
+        self.news = LeaderNews(repository, self)
+        self.leader = Leader(
+            repository,
+            self._runs,
+            dead_after=self.times.silence,
+            rng=rng,
+            committed=self.news.committed,
+        )
         self.claimer = Claimer(repository, self.cluster, self._runs, self.pool, clock, parent=self)
         self.claimer.run_ended.connect(self._on_claimer_run_ended)
         self.claimer.idle.connect(self._on_claimer_idle)

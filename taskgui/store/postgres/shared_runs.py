@@ -131,16 +131,26 @@ class SharedRuns:
             )
         return carried
 
-    def ended(self, run_ids: Sequence[int]) -> list[tuple[int, RunOutcome, datetime]]:
-        """Which of these runs ended (on whichever node), how and when."""
+    def ended(self, run_ids: Sequence[int]) -> list[tuple[int, RunOutcome, datetime, RunResult]]:
+        """Which of these runs ended (on whichever node), how and when, and what the
+        node that ran it recorded (its exit status and error; the output is left in
+        the row: only the log and the notifications read this)."""
         if not run_ids:
             return []
         rows = self._session.query(
-            "SELECT id, outcome, coalesce(finished_at, started_at) FROM runs "
-            "WHERE id = ANY(%s) AND outcome IS NOT NULL ORDER BY id",
+            "SELECT id, outcome, coalesce(finished_at, started_at), exit_code, error "
+            "FROM runs WHERE id = ANY(%s) AND outcome IS NOT NULL ORDER BY id",
             (list(run_ids),),
         )
-        return [(int(row[0]), RunOutcome(row[1]), codec.from_us(row[2])) for row in rows]
+        return [
+            (
+                int(row[0]),
+                RunOutcome(row[1]),
+                codec.from_us(row[2]),
+                RunResult(exit_code=None if row[3] is None else int(row[3]), error=row[4]),
+            )
+            for row in rows
+        ]
 
     def tasks_after(self, task_id: TaskId) -> list[TaskSnapshot]:
         """Tasks added since ``task_id`` (ids only grow), unreadable ones left out."""
