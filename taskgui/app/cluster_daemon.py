@@ -26,6 +26,7 @@ from taskgui.core.defaults import SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.cluster.node import default_node_name
 from taskgui.runtime.cluster.service import ClusterNodeService
+from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.runtime.run_log import RunLog
 from taskgui.store.postgres.connection import redact
@@ -68,6 +69,8 @@ def run_cluster_daemon(
     outside = OutsideNotifications(
         service.news, repository.get, clock, NotifySettings.for_user()
     )  # webhook, mail
+    # Run conditions are judged on the machine that claims the run: this one's state.
+    service.watch_conditions(ConditionMonitor.of_this_machine())
     service.stopped.connect(app.quit)
     bridge = SignalBridge(lambda: service.shutdown(SHUTDOWN_GRACE, "taskgui daemon was stopped"))
     try:

@@ -58,6 +58,8 @@ class Nodes:
     tmp: Path
     processes: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
     files: list[Any] = field(default_factory=list)
+    # More environment for a node by name (its own D-Bus buses, for run conditions).
+    environment: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def start(self, name: str, workers: int = 4, *extra: str) -> None:
         home = self.tmp / f"home-{name}"
@@ -76,7 +78,7 @@ class Nodes:
                 *extra,
             ],
             cwd=ROOT,
-            env=_environ(home),
+            env={**_environ(home), **self.environment.get(name, {})},
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             text=True,

@@ -27,6 +27,7 @@ from taskgui.core.events import Event, RunDispatched
 from taskgui.core.status import RunId, RunResult
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import Lease
+from taskgui.store.postgres.placement import Placement, placement_of
 from taskgui.store.postgres.repository import FencedOffError, PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
 from taskgui.store.postgres.takeover import highest_task_id, take_over
@@ -173,14 +174,16 @@ class Leader:
     ) -> bool:
         """Commit ``events`` fenced; ``tell``: then hand them to ``committed``."""
         node = self._runs.node
-        pins: dict[int, tuple[str | None, str | None]] = {}
+        placements: dict[int, Placement] = {}
         engine = self.engine
-        for event in events:  # where each run may go: its task's pin, carried by the run
+        for event in events:  # where each run may go (its pin, its conditions): on the run
             if isinstance(event, RunDispatched) and engine is not None:
-                spec = engine.snapshot(event.run.task_id).spec
-                if spec.on_node is not None or spec.on_tag is not None:
-                    pins[spec.id] = (spec.on_node, spec.on_tag)
-        if self._repository.apply_fenced(events, now, node=node, epoch=lease.epoch, pins=pins):
+                placement = placement_of(engine.snapshot(event.run.task_id).spec)
+                if placement is not None:
+                    placements[event.run.task_id] = placement
+        if self._repository.apply_fenced(
+            events, now, node=node, epoch=lease.epoch, placements=placements
+        ):
             results, self._results = self._results, {}
             if tell and self._committed is not None and events:
                 self._committed(events, results)

@@ -35,11 +35,13 @@ from datetime import datetime
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from taskgui.core.clock import Clock
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.defaults import DEFAULT_WORKERS, KILL_GRACE, SHUTDOWN_GRACE
 from taskgui.runtime.cluster.claimer import Claimer
 from taskgui.runtime.cluster.leader import Leader
 from taskgui.runtime.cluster.news import LeaderNews
 from taskgui.runtime.cluster.node import NodeLoop, NodeTimes
+from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.pool import WorkerPool
@@ -109,6 +111,7 @@ class ClusterNodeService(QObject):
         self._deadline.fired.connect(self._on_deadline_fired)
         self._deadline.clock_jumped.connect(self._on_deadline_fired)
         self._notifier: QSocketNotifier | None = None
+        self._conditions: ConditionMonitor | None = None
         self._stopping = False
         self._done = False
 
@@ -124,6 +127,14 @@ class ClusterNodeService(QObject):
         self._steps.start()
         self._work()
         return len(interrupted)
+
+    def watch_conditions(self, monitor: ConditionMonitor) -> None:
+        """Judge run conditions by this machine's power, network and idle state (until
+        the first reading, a run with conditions is left for other nodes)."""
+        self._conditions = monitor
+        monitor.setParent(self)
+        monitor.conditions_changed.connect(self._on_conditions_changed)
+        monitor.start()
 
     def shutdown(self, grace: float = SHUTDOWN_GRACE, reason: str = "taskgui stopped") -> None:
         """Leave the schedule: see the module docstring."""
@@ -180,10 +191,28 @@ class ClusterNodeService(QObject):
         self.loop.step()
         try:
             self._repository.changed()  # drains; a broken feed connects again
+            self._look_at_idle()
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
         self._listen()
         self._work()
+
+    def _look_at_idle(self) -> None:
+        """Read the idle time when a waiting run's idle condition could hold (the
+        user's idleness moves no signal)."""
+        if self._conditions is not None:
+            machine = self.claimer.machine
+            self._conditions.look_at_idle_in(machine.idle_look_in(self._runs.idle_wanted()))
+
+    @service_slot
+    def _on_conditions_changed(self, system: SystemConditions) -> None:
+        if self._stopping:
+            self.claimer.machine.changed(system)  # nothing more is claimed
+            return
+        try:
+            self.claimer.conditions_changed(system)
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
 
     @service_slot
     def _on_notifier_activated(self, *_: object) -> None:

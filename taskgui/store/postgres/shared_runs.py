@@ -97,12 +97,14 @@ class SharedRuns:
 
     def capacity(self, dead_after: timedelta) -> int:
         """Free workers on the nodes that answer, less the runs open (claimed, or free
-        for any node: a run pinned to a node that is away waits without a worker)."""
+        for any node: a run pinned to a node that is away, or waiting for a machine
+        that meets its conditions, waits without a worker)."""
         rows = self._session.query(
             "SELECT (SELECT coalesce(sum(workers), 0) FROM nodes WHERE stopped_at IS NULL "
             "AND last_heartbeat > clock_timestamp() - %s) - "
             "(SELECT count(*) FROM runs WHERE outcome IS NULL AND (node IS NOT NULL "
-            "OR (on_node IS NULL AND on_tag IS NULL)))",
+            "OR (on_node IS NULL AND on_tag IS NULL AND needs IS NULL "
+            "AND needs_idle_s IS NULL)))",
             (dead_after,),
         )
         return max(0, int(rows[0][0]))
@@ -151,6 +153,15 @@ class SharedRuns:
             )
             for row in rows
         ]
+
+    def idle_wanted(self) -> float | None:
+        """The shortest idle time (seconds) a run waiting for a claim needs; None when
+        none waits for the user to be idle (then nobody need read the idle time)."""
+        rows = self._session.query(
+            "SELECT min(needs_idle_s) FROM runs WHERE outcome IS NULL AND node IS NULL "
+            "AND needs_idle_s IS NOT NULL"
+        )
+        return None if rows[0][0] is None else float(rows[0][0])
 
     def tasks_after(self, task_id: TaskId) -> list[TaskSnapshot]:
         """Tasks added since ``task_id`` (ids only grow), unreadable ones left out."""
