@@ -112,9 +112,10 @@ class Nodes:
     def state(self, task_id: int) -> str:
         return str(self.query("SELECT state FROM tasks WHERE id = %s", (task_id,))[0][0])
 
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def cli(self, *args: str, db: str | None = None) -> subprocess.CompletedProcess[str]:
+        """The CLI on the shared schedule (``db``: on another database, a file's)."""
         return subprocess.run(
-            [sys.executable, "-m", "taskgui", "--db", self.dsn, *args],
+            [sys.executable, "-m", "taskgui", "--db", db or self.dsn, *args],
             cwd=ROOT,
             env=_environ(self.tmp / "home-cli"),
             capture_output=True,
