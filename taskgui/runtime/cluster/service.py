@@ -206,10 +206,7 @@ class ClusterNodeService(QObject):
 
     @service_slot
     def _on_conditions_changed(self, system: SystemConditions) -> None:
-        if self._stopping:
-            self.claimer.machine.changed(system)  # nothing more is claimed
-            return
-        try:
+        try:  # while the node stops too: it claims nothing more, and stops what it must
             self.claimer.conditions_changed(system)
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
