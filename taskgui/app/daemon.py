@@ -101,7 +101,7 @@ def run_daemon(
     # No window: failures go to the log. Kept in a name for the whole run, because Qt
     # holds the slots of a plain object only as long as the object lives.
     run_log = RunLog(service, service.task, log)
-    outside = OutsideNotifications(service, clock, notify_settings)  # webhook, mail
+    outside = OutsideNotifications(service, service.task, clock, notify_settings)
     service.stopped.connect(app.quit)
     lost: list[str] = []  # the database file went away: stop, and exit 1 with why
     service.store_lost.connect(lost.append)
