@@ -10,12 +10,10 @@ offered here too, as the stores have always imported it).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from functools import lru_cache
+from datetime import timedelta
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS
-from taskgui.core.recurrence import Cron
 from taskgui.core.shape import rules, values
 from taskgui.core.shape.fields import SHAPE_VERSION
 from taskgui.core.states import SlotKind, TaskState
@@ -146,13 +144,6 @@ _PAUSED = TaskState.PAUSED.value
 _OCCURRENCE = SlotKind.OCCURRENCE.value
 
 
-@lru_cache(maxsize=1024)
-def _cron_first_match(recurrence: Cron, start: datetime) -> datetime:
-    # A first match costs several times a row's other work; an import gives its cron
-    # tasks a handful of schedules and one start time.
-    return recurrence.first_at_or_after(start)
-
-
 def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
     """What a new task's row needs from Python: ``NEW_TASK_VALUES``, in that order.
 
@@ -163,13 +154,9 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
     """
     first = to_us(spec.first_run_at)
     recurrence = spec.recurrence
-    slot_at: datetime | None
-    if spec.only_after:
-        slot_at = None  # nothing queued: it waits for its upstream (initial_status)
-    elif isinstance(recurrence, Cron):
-        slot_at = _cron_first_match(recurrence, spec.first_run_at)
-    else:
-        slot_at = recurrence.first_at_or_after(spec.first_run_at)
+    # Nothing queued for a task that only runs after others (initial_status); a cron
+    # schedule remembers the spans its first matches answer (core/cron/memo.py).
+    slot_at = None if spec.only_after else recurrence.first_at_or_after(spec.first_run_at)
     timeout = spec.timeout
     return (
         spec.id,

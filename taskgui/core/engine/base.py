@@ -56,7 +56,9 @@ class EngineBase:
         # The concurrency key each run holds: the one it took, whatever the task's
         # definition says by the time the run ends (a person may edit the key).
         self._run_keys: dict[RunId, str] = {}
-        # Tasks paused for a while, by when they resume by themselves.
+        # Tasks paused for a while, by when they resume by themselves. Only a task
+        # whose spec has a ``paused_until`` is here (``_follow_pause`` sees to it on
+        # every change of the spec): cancel and remove look here only for those.
         self._resumes: IndexedHeap[TaskId, float] = IndexedHeap()
         # Catch-ups held after a wake-up for a person's answer (engine/wake.py).
         self._held: dict[TaskId, None] = {}

@@ -13,9 +13,11 @@ import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from taskgui.core.conditions import NO_CONDITIONS
 from taskgui.core.engine import policies
 from taskgui.core.engine.condition_runs import ConditionRuns
 from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.queues import ReadyKey
 from taskgui.core.engine.triggers import Triggering
 from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError
@@ -41,54 +43,54 @@ class Dispatching(ConditionRuns, Triggering):
 
         Returns ``RunDispatched`` for each run to start (in priority order) plus the
         changes: skipped occurrences, tasks now waiting for a worker or a key.
+
+        The hot path of the scheduler: a task with no run conditions (the shared
+        ``NO_CONDITIONS``), no key and no run in progress costs one pop from each
+        queue and its dispatch; conditions, overlaps, misfires and pauses that end
+        are looked at only when there are any.
         """
         events: list[Event] = []
         now_ts = now.timestamp()
-        time_queue = self._time
-        ready = self._ready
         tasks = self._tasks
-        arrived: list[TaskId] = []
         if tasks.deferred_count:
             self._load_due(now_ts, events)
-        self._wake_the_waiting(now, events)
-        while time_queue and time_queue.peek()[1][0] <= now_ts:
-            task_id, (_at_ts, seq) = time_queue.pop()
+        if self._resumes or self._queues.conditions:
+            self._wake_the_waiting(now, events)
+        ready = self._ready
+        arrived: list[TaskId] = []
+        pop_due = self._time.pop_at_most
+        bound = (now_ts, sys.maxsize)
+        while (item := pop_due(bound)) is not None:
+            task_id, (at_ts, seq) = item
             entry = tasks[task_id]
+            spec = entry.spec
             late = (
-                entry.slot_kind is SlotKind.OCCURRENCE
-                and now - entry.slot_at > entry.spec.misfire_grace  # type: ignore[operator]
+                entry.slot_kind is SlotKind.OCCURRENCE and now - entry.slot_at > spec.misfire_grace  # type: ignore[operator]
             )
-            if late and not self._misfire(entry, now, events):
-                continue
-            assert entry.slot_at is not None
-            key = (-entry.spec.priority, entry.slot_at.timestamp(), seq)
-            if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
-                # Due before the run in progress was even dispatched: a backlog (the
-                # scheduler was down, asleep or behind), not an overlap, even inside
-                # the grace period. run_all owes it in full, each occurrence after the
-                # one before; the other policies count it missed for what it was.
-                # A triggered run waits for the run in progress (it was triggered after).
-                triggered = entry.slot_kind is SlotKind.TRIGGERED
-                backlog = not triggered and (late or _due_before_runs(entry))
-                if backlog and entry.spec.misfire is not MisfirePolicy.RUN_ALL:
-                    self._skip(entry, now, events, SkipReason.MISFIRE)
-                elif entry.spec.overlap is OverlapPolicy.SKIP and not (backlog or triggered):
-                    self._skip(entry, now, events, SkipReason.OVERLAP)
-                else:
-                    self._queues.wait_for_previous_run(task_id, key)
+            if late:
+                if not self._misfire(entry, now, events):
+                    continue
+                assert entry.slot_at is not None
+                at_ts = entry.slot_at.timestamp()  # the policy may have moved the slot
+            # The time key is (slot_at.timestamp(), seq): its run time is the slot's.
+            key = (-spec.priority, at_ts, seq)
+            if entry.runs and spec.overlap is not OverlapPolicy.PARALLEL:
+                if self._due_while_running(entry, key, late, now, events):
                     arrived.append(task_id)
                 continue
             arrived.append(task_id)
-            if not self._park_if_unmet(entry, key, now):
+            if spec.conditions is NO_CONDITIONS or not self._park_if_unmet(entry, key, now):
                 ready.push(task_id, key)
         started: set[TaskId] = set()
-        while free_workers > 0 and ready:
-            task_id, key = ready.pop()
+        pop_ready = ready.pop_at_most
+        while free_workers > 0 and (head := pop_ready(_ANY_READY)) is not None:
+            task_id, key = head
             entry = tasks[task_id]
-            if entry.spec.conditions and self._park_if_unmet(entry, key, now):
+            spec = entry.spec
+            if spec.conditions is not NO_CONDITIONS and self._park_if_unmet(entry, key, now):
                 arrived.append(task_id)  # the machine changed while it waited in line
                 continue
-            concurrency_key = entry.spec.concurrency_key
+            concurrency_key = spec.concurrency_key
             if concurrency_key is not None and self._queues.key_busy(concurrency_key):
                 # It may have said "waiting for a worker" since an earlier call.
                 self._queues.park_on_key(task_id, concurrency_key, key)
@@ -98,10 +100,33 @@ class Dispatching(ConditionRuns, Triggering):
             started.add(task_id)
             free_workers -= 1
         # What each task that moved now waits for; a started one was reported as such.
-        for task_id in dict.fromkeys(arrived):
-            if task_id not in started:
-                events.append(TaskChanged(self._snapshot(tasks[task_id])))
+        if arrived:
+            for task_id in dict.fromkeys(arrived):
+                if task_id not in started:
+                    events.append(TaskChanged(self._snapshot(tasks[task_id])))
         return events
+
+    def _due_while_running(
+        self, entry: TaskEntry, key: ReadyKey, late: bool, now: datetime, events: list[Event]
+    ) -> bool:
+        """A task came due while a run of it goes on (and runs may not overlap): skip
+        it, or let it wait for that run (True: it now waits)."""
+        spec = entry.spec
+        # Due before the run in progress was even dispatched: a backlog (the
+        # scheduler was down, asleep or behind), not an overlap, even inside
+        # the grace period. run_all owes it in full, each occurrence after the
+        # one before; the other policies count it missed for what it was.
+        # A triggered run waits for the run in progress (it was triggered after).
+        triggered = entry.slot_kind is SlotKind.TRIGGERED
+        backlog = not triggered and (late or _due_before_runs(entry))
+        if backlog and spec.misfire is not MisfirePolicy.RUN_ALL:
+            self._skip(entry, now, events, SkipReason.MISFIRE)
+        elif spec.overlap is OverlapPolicy.SKIP and not (backlog or triggered):
+            self._skip(entry, now, events, SkipReason.OVERLAP)
+        else:
+            self._queues.wait_for_previous_run(spec.id, key)
+            return True
+        return False
 
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
         """Load every deferred task that is due, before ``due`` changes anything, and
@@ -126,18 +151,17 @@ class Dispatching(ConditionRuns, Triggering):
         entry.add_run(ticket)
         self._runs[ticket.run_id] = ticket
         entry.attempt = ticket.attempt
-        if entry.spec.concurrency_key is not None:
-            self._queues.acquire_key(entry.spec.concurrency_key)
-            self._run_keys[ticket.run_id] = entry.spec.concurrency_key
+        spec = entry.spec
+        if spec.concurrency_key is not None:
+            self._queues.acquire_key(spec.concurrency_key)
+            self._run_keys[ticket.run_id] = spec.concurrency_key
         # The slot is used; the next scheduled occurrence takes its place now (not at
         # the end of the run), so overlap policies see it come due while this runs.
         next_at: datetime | None
         if ticket.kind is SlotKind.OCCURRENCE:
             # From the occurrence, not from its spread start: no drift.
             occurrence = entry.slot_scheduled or ticket.scheduled_at
-            next_at = (
-                None if entry.uses_fixed_delay else entry.spec.recurrence.next_after(occurrence)
-            )
+            next_at = None if entry.uses_fixed_delay else spec.recurrence.next_after(occurrence)
         else:
             next_at = entry.deferred_at
         entry.deferred_at = None
@@ -327,6 +351,11 @@ class Dispatching(ConditionRuns, Triggering):
                 entry = self._tasks[task_id]
                 entry.spec = replace(entry.spec, paused_until=None)
                 events.append(TaskChanged(self._snapshot(entry)))
+
+
+# A ready key above every real one (-priority is at most -PRIORITY_MIN, far below it):
+# ``pop_at_most`` with it pops the head whatever it is, in one call.
+_ANY_READY: ReadyKey = (sys.maxsize, 0.0, 0)
 
 
 def _due_before_runs(entry: TaskEntry) -> bool:

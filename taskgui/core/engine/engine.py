@@ -231,9 +231,12 @@ class Engine(CarryingOn):
         if not spec.only_after:  # one that is waits for its upstream, with no slot
             self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
         self._tasks[spec.id] = entry
-        self._follow_upstreams(entry)
+        if spec.after or self._deps.upstreams(spec.id):
+            self._follow_upstreams(entry)
         self._queue(entry)
-        snapshot = self._snapshot(entry)
+        # New, so in no queue but the time queue and held by no wake-up: without
+        # upstreams, ``_snapshot`` would find it waiting for nothing.
+        snapshot = self._snapshot(entry) if spec.after else entry.snapshot(None)
         if spec.spread is None:
             return [TaskAdded(snapshot)]
         # The store wrote the unspread first occurrence with the task (initial_status);
@@ -281,18 +284,24 @@ class Engine(CarryingOn):
     def cancel(self, task_id: TaskId) -> list[Event]:
         """Stop a task for good: unqueue it and stop any run in progress (no retry)."""
         entry = self._entry(task_id)
-        if entry.terminal is TaskState.CANCELLED:
+        terminal = entry.terminal
+        if terminal is TaskState.CANCELLED:
             return []
-        if (refusal := cancel_refusal(entry.spec, entry.state)) is not None:
+        # Only a finished task is refused, and its state is then its terminal one:
+        # the rule is asked only then, as the derived state costs more than the rest.
+        if terminal is not None and (refusal := cancel_refusal(entry.spec, terminal)):
             raise InvalidStateError(refusal)
         unblocked = self._unqueue(entry)
         entry.clear_slot()
         entry.deferred_at = None
         entry.terminal = TaskState.CANCELLED
-        self._resumes.discard(task_id)
-        events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
+        if entry.spec.paused_until is not None:  # only such a task can be in the heap
+            self._resumes.discard(task_id)
+        events: list[Event] = (
+            [RunCancelRequested(ticket) for ticket in entry.runs.values()] if entry.runs else []
+        )
         events.append(TaskChanged(self._snapshot(entry)))
-        return events + unblocked
+        return events + unblocked if unblocked else events
 
     def pause(self, task_id: TaskId, until: datetime | None = None) -> list[Event]:
         """Stop starting scheduled runs of a task; a run in progress finishes.
