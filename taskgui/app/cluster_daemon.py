@@ -23,6 +23,7 @@ from taskgui.core.defaults import SHUTDOWN_GRACE
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.cluster.node import default_node_name
 from taskgui.runtime.cluster.service import ClusterNodeService
+from taskgui.runtime.main_thread_collector import MainThreadCollector
 from taskgui.store.postgres.connection import redact
 from taskgui.store.postgres.repository import PostgresRepository
 
@@ -47,6 +48,7 @@ def run_cluster_daemon(
     clock = SystemClock()
     name = node_name(node)
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     try:
         repository = PostgresRepository(dsn, application_name=f"taskgui node {name}"[:63])
     except TaskguiError as error:
