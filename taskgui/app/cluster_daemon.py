@@ -27,6 +27,7 @@ from taskgui.core.errors import TaskguiError
 from taskgui.runtime.cluster.node import default_node_name
 from taskgui.runtime.cluster.service import ClusterNodeService
 from taskgui.runtime.conditions.monitor import ConditionMonitor
+from taskgui.runtime.main_thread_collector import MainThreadCollector
 from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.runtime.run_log import RunLog
 from taskgui.store.postgres.connection import redact
@@ -53,6 +54,7 @@ def run_cluster_daemon(
     clock = SystemClock()
     name = node_name(node)
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     try:
         repository = PostgresRepository(dsn, application_name=f"taskgui node {name}"[:63])
     except TaskguiError as error:

@@ -30,6 +30,7 @@ from taskgui.core.errors import TaskguiError
 from taskgui.core.wake import WakeKind, WakePolicy
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.conditions.sleep_watch import SleepWatch
+from taskgui.runtime.main_thread_collector import MainThreadCollector
 from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import SchedulerService
@@ -72,6 +73,7 @@ def run_daemon(
     log_file = configure_logging()
     clock = SystemClock()
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     lock = SchedulerLock(db_path)
     try:
         # In this order: the lock file lives in the folder, which a new account lacks.

@@ -49,6 +49,7 @@ from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
+from taskgui.runtime.main_thread_collector import MainThreadCollector
 from taskgui.runtime.remote import RemoteScheduler, describe_owner
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.runtime.service import SchedulerService
@@ -376,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     log_file = configure_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     app.setApplicationName("taskgui")
     app.setApplicationDisplayName("taskgui")
     app.setApplicationVersion(__version__)

@@ -5,20 +5,23 @@ Commands, schedules and policies are the versioned JSON objects of
 SQLite tool, and safe to load. A value from a newer encoder, or one that no longer
 validates, raises CodecError so the row can be quarantined rather than silently
 dropped. This module writes rows; ``row_decoder`` reads them back (``RowDecoder`` is
-offered here too, as the stores have always imported it).
+offered here too, as the stores have always imported it, with ``one_snapshot`` for a
+row asked for by id).
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS
 from taskgui.core.shape import rules, values
 from taskgui.core.shape.fields import SHAPE_VERSION
 from taskgui.core.states import SlotKind, TaskState
-from taskgui.core.status import TaskStatus
+from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.core.task import TaskSpec
+from taskgui.store.errors import CodecError
 from taskgui.store.marks import marks_text
 from taskgui.store.row_decoder import RowDecoder
 from taskgui.store.times import from_us, opt_from_us, opt_to_us, to_us
@@ -29,6 +32,7 @@ __all__ = [
     "from_us",
     "new_task_row",
     "new_task_values",
+    "one_snapshot",
     "opt_from_us",
     "opt_to_us",
     "spec_values",
@@ -191,3 +195,18 @@ def new_task_row(spec: TaskSpec, now_us: int) -> tuple[Any, ...]:
     state = _PAUSED if spec.paused else _PENDING
     kind = None if slot is None else _OCCURRENCE
     return (*definition, state, 0, slot, kind, slot, 1, None, None, None, None, now_us, now_us)
+
+
+def one_snapshot(row: tuple[Any, ...], repair: str, path: Path | None = None) -> TaskSnapshot:
+    """A task's row read on its own (a store's ``get``), for a person who asked for it.
+
+    An unreadable row raises CodecError naming the task, that it stays stored but out
+    of the schedule, and ``repair``: what to do about it in that store (the tool, the
+    backup). ``path`` is the store's file, if it has one.
+    """
+    try:
+        return RowDecoder().snapshot(row)
+    except CodecError as error:
+        raise CodecError(
+            f"{error}; it is kept but left out of the schedule: {repair}", path
+        ) from None

@@ -161,18 +161,11 @@ class SqliteReads(SqliteBase):
         rows = self._query(SELECT_TASKS + " WHERE id = ?", (task_id,))
         if not rows:
             raise TaskNotFoundError(task_id)
-        try:
-            return codec.RowDecoder().snapshot(rows[0])
-        except CodecError as error:
-            problem = str(error)
-            if not problem.startswith(f"task {task_id}: "):
-                problem = f"task {task_id}: {problem}"
-            raise CodecError(
-                f"{problem}; it is kept on disk but left out of the schedule: repair its "
-                f"row in {self.path} with an SQLite tool, restore the file from a backup, "
-                f"or delete it ('taskgui delete {task_id}')",
-                self.path,
-            ) from None
+        repair = (
+            f"repair its row in {self.path} with an SQLite tool, restore the file from a "
+            f"backup, or delete it ('taskgui delete {task_id}')"
+        )
+        return codec.one_snapshot(rows[0], repair, self.path)
 
     def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
         """Tasks in id order, without rows that cannot be decoded.
