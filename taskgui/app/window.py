@@ -38,7 +38,7 @@ from taskgui.app.posix_signals import SignalBridge
 from taskgui.app.quitting import HANDOVER_REASON, QUIT_REASON, shut_down
 from taskgui.app.wake import ask_on_wake, follow_wake_ups
 from taskgui.core.clock import Clock, SystemClock
-from taskgui.core.defaults import LOCK_WAIT
+from taskgui.core.defaults import LOCK_WAIT, QUEUE_PER_WORKER
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.remote import RemoteScheduler, describe_owner
@@ -196,7 +196,9 @@ def _start_service(
     repository: SqliteRepository, clock: Clock, settings: Settings
 ) -> SchedulerService:
     """The scheduler over ``repository``, started (its recovery done)."""
-    service = SchedulerService(repository, clock, workers=settings.workers)
+    service = SchedulerService(
+        repository, clock, workers=settings.workers, queue_per_worker=QUEUE_PER_WORKER
+    )
     service.watch_conditions(ConditionMonitor.of_this_machine())
     follow_wake_ups(service, settings)
     service.loaded.connect(

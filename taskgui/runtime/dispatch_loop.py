@@ -98,20 +98,21 @@ class DispatchLoop(ScheduleSignals):
         try:
             if dispatching:
                 at, start_at = ahead or self._ahead.moment(now)
-                try:
-                    new = self._engine.due(at, self._pool.free)
-                except StoreError as error:  # a deferred task could not be read
-                    self._health.failed(error)
-                    new = []
-                events += new
-                dispatched = [event for event in new if isinstance(event, RunDispatched)]
-                if done and start_at is None:
-                    after_commit, dispatched = dispatched, []
-                for event in dispatched:
-                    self._start_run(event, gate, start_at)
-                if start_at is not None:
-                    self._taken.ahead.update(event.run.run_id for event in dispatched)
-                    events += self._taken.make_way()
+                # Workers that ended wait for this very dispatch: their runs go after it.
+                later = after_commit if done and start_at is None else None
+                events += self._due(at, start_at, gate, dispatched, later)
+                # A more urgent task waiting while a less urgent run waits for its start
+                # time or in the pool's queue: that one makes way (take_back.py); a
+                # queued one's place is free at once, for the next best due task.
+                for _ in range(2 * self._pool.size + 1):
+                    way = self._taken.make_way()
+                    if not way:
+                        break
+                    events += way
+                    more = self._due(at, start_at, gate, dispatched, later)
+                    events += more
+                    if not any(isinstance(event, RunDispatched) for event in more):
+                        break
             self._repository.apply(events, now, results, pids)
         except BaseException as error:
             # Not on disk (or not surely): nothing handed over may start, and no
@@ -134,6 +135,37 @@ class DispatchLoop(ScheduleSignals):
         if dispatching and self._health.healthy:
             self._timer.arm(self._engine.next_deadline())
             self._look_at_idle()
+
+    def _due(
+        self,
+        at: datetime,
+        start_at: float | None,
+        gate: threading.Event,
+        dispatched: list[RunDispatched],
+        later: list[RunDispatched] | None,
+    ) -> list[Event]:
+        """What is due at ``at`` for the free workers (and, unless dispatching ahead,
+        the room in the pool's queue beyond them); the runs are handed over behind
+        ``gate`` (into ``dispatched``), or kept in ``later`` to hand over after the
+        commit."""
+        pool = self._pool
+        free, room = pool.free, (0 if start_at is not None else pool.queue_room)
+        if later:  # not handed over yet, so not counted by the pool
+            room -= max(0, len(later) - free)
+            free = max(0, free - len(later))
+        try:
+            new = self._engine.due(at, free, max(0, room))
+        except StoreError as error:  # a deferred task could not be read
+            self._health.failed(error)
+            return []
+        runs = [event for event in new if isinstance(event, RunDispatched)]
+        if later is not None:
+            later += runs
+        else:
+            for event in runs:
+                self._start_run(event, gate, start_at)
+            dispatched += runs
+        return new
 
     def _calm_wake(self) -> None:
         """The computer woke: a hook for the wake-up policies (``wake_up.py``)."""
@@ -160,7 +192,11 @@ class DispatchLoop(ScheduleSignals):
             extra_env=run_environment(self._database, ticket, spec.name),
             gate=gate,
             start_at=start_at,
+            rank=-spec.priority,
+            queued=event.queued,
         )
+        if start_at is not None or event.queued:
+            self._taken.hold(ticket.run_id, spec.priority, queued=event.queued)
 
     @service_slot
     def _on_timer_approaching(self, target: float) -> None:
@@ -215,8 +251,10 @@ class DispatchLoop(ScheduleSignals):
         for item in reports:
             assert isinstance(item, PoolReport)
             if item.pid is not None:
-                if self._run_started(item.run_id, item.at):
+                started = self._run_started(item.run_id, item.at)
+                if started is not None:
                     pids[item.run_id] = item.pid
+                    done += started
             elif isinstance(item.report, RunReport):
                 ended = self._run_ended(item.run_id, item.report)
                 if ended is not None:
@@ -226,24 +264,31 @@ class DispatchLoop(ScheduleSignals):
         if self._stopping and not self._pool.busy:
             self._finish_shutdown()
 
-    def _run_started(self, run_id: RunId, at: float) -> bool:
-        """A run's process exists; True if its pid is to be recorded.
+    def _run_started(self, run_id: RunId, at: float) -> list[Event] | None:
+        """A run's process exists; None if its pid is not to be recorded, else what to
+        commit with it.
 
         The pid is written with the rest of the wake-up's transaction: after a crash
         the next start stops the run's processes by this pid, and until it is on disk
         by the mark every one of them carries (``stop_orphaned_runs``), so a crash
-        in between still leaves nothing running beside the retry.
+        in between still leaves nothing running beside the retry. A queued run's task
+        was stored as waiting for a worker: it is stored as running from then on (a
+        crash after this start is an interrupted attempt, not a run given back).
         """
+        was_queued = run_id in self._taken.queued
         self._taken.started(run_id)
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
-            return False
+            return None
         # Heard of with the next end, or up to START_REPORT_MS later: started at ``at``.
         late = timedelta(seconds=max(0.0, self._clock.monotonic() - at))
         events = self._engine.started(run_id, self._clock.now() - late)
+        if was_queued:
+            self.run_started.emit(ticket)
+            return events  # committed and published with the wake-up's transaction
         self._publish(events)
         self.run_started.emit(ticket)
-        return True
+        return []
 
     @service_slot
     def _on_pool_run_output(self, run_id: int, text: str) -> None:
@@ -258,9 +303,13 @@ class DispatchLoop(ScheduleSignals):
         one taken back before it started anything (nothing to record; its worker is
         free)."""
         self._output.ended(run_id)
+        queued = self._taken.queued_until_taken(run_id)
         if self._taken.ended(run_id):
             return None
         outcome, result = report.outcome, report.result
+        if queued and report.began is not None:  # when it really started (RunResult)
+            began = timedelta(seconds=max(0.0, self._clock.monotonic() - report.began))
+            result = replace(result, started_at=self._clock.now() - began)
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
             result = replace(result, error=f"stopped because {self._stop_reason}")

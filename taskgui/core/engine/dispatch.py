@@ -36,11 +36,14 @@ from taskgui.core.task import TaskId
 class Dispatching(ConditionRuns, Triggering):
     """The dispatch half of ``Engine`` (see the module docstring)."""
 
-    def due(self, now: datetime, free_workers: int) -> list[Event]:
-        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them.
+    def due(self, now: datetime, free_workers: int, queue: int = 0) -> list[Event]:
+        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them,
+        then up to ``queue`` more to wait in the pool for the next free worker.
 
-        Returns ``RunDispatched`` for each run to start (in priority order) plus the
-        changes: skipped occurrences, tasks now waiting for a worker or a key.
+        Returns ``RunDispatched`` for each run to start (in priority order; ``queued``
+        for those beyond the free workers) plus the changes: skipped occurrences,
+        tasks now waiting for a worker or a key. A task whose runs are all queued shows
+        as pending, waiting for a worker, until ``started``.
         """
         events: list[Event] = []
         now_ts = now.timestamp()
@@ -82,7 +85,7 @@ class Dispatching(ConditionRuns, Triggering):
             if not self._park_if_unmet(entry, key, now):
                 ready.push(task_id, key)
         started: set[TaskId] = set()
-        while free_workers > 0 and ready:
+        while free_workers + queue > 0 and ready:
             task_id, key = ready.pop()
             entry = tasks[task_id]
             if entry.spec.conditions and self._park_if_unmet(entry, key, now):
@@ -94,9 +97,9 @@ class Dispatching(ConditionRuns, Triggering):
                 self._queues.park_on_key(task_id, concurrency_key, key)
                 arrived.append(task_id)
                 continue
-            self._dispatch(entry, now, events)
-            started.add(task_id)
+            self._dispatch(entry, now, events, queued=free_workers <= 0)  # beyond: queued
             free_workers -= 1
+            started.add(task_id)
         # What each task that moved now waits for; a started one was reported as such.
         for task_id in dict.fromkeys(arrived):
             if task_id not in started:
@@ -110,7 +113,9 @@ class Dispatching(ConditionRuns, Triggering):
         # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
         events.extend(self._drop(error) for error in self._tasks.load_these(due))
 
-    def _dispatch(self, entry: TaskEntry, now: datetime, events: list[Event]) -> None:
+    def _dispatch(
+        self, entry: TaskEntry, now: datetime, events: list[Event], *, queued: bool = False
+    ) -> None:
         assert entry.slot_kind is not None and entry.slot_at is not None
         before = capture(entry)
         ticket = RunTicket(
@@ -147,7 +152,9 @@ class Dispatching(ConditionRuns, Triggering):
         else:
             entry.clear_slot()
         self._withdraw.record(ticket.run_id, before, entry)
-        events.append(RunDispatched(ticket))
+        if queued:
+            self._queued.add(ticket.run_id)
+        events.append(RunDispatched(ticket, queued))
         events.append(TaskChanged(self._snapshot(entry)))
 
     def withdrawable(self, run_id: RunId) -> bool:
@@ -171,6 +178,7 @@ class Dispatching(ConditionRuns, Triggering):
         if not self.withdrawable(run_id):
             raise InvalidStateError(f"run {run_id} cannot be taken back")
         ticket = self._runs.pop(run_id)
+        self._queued.discard(run_id)
         entry = self._tasks[ticket.task_id]
         entry.end_run(run_id)
         # Out of its queues first: releasing the key may make a task parked on it
@@ -190,6 +198,7 @@ class Dispatching(ConditionRuns, Triggering):
         if ticket is None:
             return []
         self._withdraw.forget(run_id)
+        self._queued.discard(run_id)
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed since dispatch; finished() still closes the run
             return []
@@ -202,6 +211,7 @@ class Dispatching(ConditionRuns, Triggering):
         if ticket is None:
             return []
         self._withdraw.forget(run_id)
+        self._queued.discard(run_id)
         self._stopping_for.pop(run_id, None)
         events: list[Event] = [RunFinished(ticket, outcome, now)]
         self._release_key(run_id, events)  # also when the task was removed while it ran

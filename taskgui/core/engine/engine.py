@@ -169,6 +169,7 @@ class Engine(CarryingOn):
         self._held.clear()
         self._runs.clear()
         self._withdraw.clear()
+        self._queued.clear()
         self._run_keys.clear()
         self._deps = type(self._deps)()
         events: list[Event] = []
