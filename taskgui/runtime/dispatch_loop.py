@@ -184,7 +184,7 @@ class DispatchLoop(ScheduleSignals):
         self, event: RunDispatched, gate: threading.Event | None, start_at: float | None
     ) -> None:
         ticket = event.run
-        spec = self._engine.snapshot(ticket.task_id).spec
+        spec = self._engine.spec(ticket.task_id)
         self._pool.submit(
             ticket.run_id,
             spec.command,
@@ -309,7 +309,13 @@ class DispatchLoop(ScheduleSignals):
         outcome, result = report.outcome, report.result
         if queued and report.began is not None:  # when it really started (RunResult)
             began = timedelta(seconds=max(0.0, self._clock.monotonic() - report.began))
-            result = replace(result, started_at=self._clock.now() - began)
+            started = self._clock.now() - began
+            result = RunResult(
+                exit_code=result.exit_code,
+                error=result.error,
+                output=result.output,
+                started_at=started,
+            )
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
             result = replace(result, error=f"stopped because {self._stop_reason}")

@@ -252,6 +252,11 @@ class WorkerPool(QObject):
         return len(self._runners)
 
     @property
+    def working(self) -> int:
+        """Runs a worker has (running or waiting for their start): not those queued."""
+        return max(0, len(self._runners) - self._threads.queued)
+
+    @property
     def free(self) -> int:
         """Workers with no run: a run handed over now starts at once."""
         return max(0, self.size - len(self._runners))

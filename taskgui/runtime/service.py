@@ -318,7 +318,7 @@ class SchedulerService(WakeUp):
 
     @property
     def busy_workers(self) -> int:
-        return self._pool.busy
+        return self._pool.working  # a run queued for a worker has none yet
 
     def set_workers(self, count: int) -> None:
         self._pool.resize(count)

@@ -97,6 +97,7 @@ def test_queued_runs_wait_as_pending_and_run_in_priority_order_when_a_worker_fre
         ]
     )
     _queued(harness, low, high)
+    assert harness.service.busy_workers == 1  # the queued runs have no worker yet
     for task in (low, high):  # dispatched and committed, but not shown as running
         status = harness.service.task(task.id).status
         assert status.state is TaskState.PENDING

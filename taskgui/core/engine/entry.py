@@ -140,15 +140,20 @@ class TaskEntry:
         return TaskState.PENDING
 
     def snapshot(
-        self, waiting: WaitReason | None, marks: frozenset[int] = frozenset()
+        self,
+        waiting: WaitReason | None,
+        marks: frozenset[int] = frozenset(),
+        *,
+        queued: bool = False,
     ) -> TaskSnapshot:
+        """``queued``: its runs all wait in the pool for a worker; it shows as pending."""
         started = self.started
         # Positional, in TaskStatus's field order: twice as fast as keywords, and this
         # runs for every event the engine returns.
         return TaskSnapshot(
             self.spec,
             TaskStatus(
-                self.state,
+                TaskState.PENDING if queued else self.state,
                 self.attempt,
                 self.slot_at,
                 self.slot_kind,
@@ -157,7 +162,7 @@ class TaskEntry:
                 self.deferred_at,
                 self.last_outcome,
                 self.last_run_at,
-                len(self.runs),
+                0 if queued else len(self.runs),
                 min(started.values()) if started else None,
                 waiting,
                 marks,
