@@ -6,7 +6,14 @@ opens only once the commit succeeded; the runs given to workers that runs' ends 
 are handed over after the commit instead, so that each of those wakes once). The
 workers' reports are taken a wake-up's worth at a time (group commit). A finished run
 is committed (with its result) in the same transaction as whatever its freed worker
-is given next, so before its task is queued again. ``SchedulerService`` builds the
+is given next, so before its task is queued again.
+
+Under a backlog (``queue_per_worker``), runs a worker beyond the free ones are
+dispatched and committed too, and wait in the pool's queue: a worker that finishes
+takes the next at once instead of waiting for this thread to hear of its end. They
+show as waiting for a worker until they start, make way for a more urgent task
+(``take_back.py``), and after a crash are recorded and dispatched again
+(``control.recovery``). ``SchedulerService`` builds the
 parts and adds the public face (life, reads, operations, requests); this class is the
 loop between the engine and the pool.
 """
@@ -166,6 +173,18 @@ class DispatchLoop(ScheduleSignals):
                 self._start_run(event, gate, start_at)
             dispatched += runs
         return new
+
+    def _commit_taken_back(self, events: list[Event]) -> bool:
+        """Commit and publish runs taken back (see take_back.py); False if the store
+        failed (the store still says started: retried instead)."""
+        if self._health.lost is None:
+            try:
+                self._repository.apply(events, self._clock.now())
+            except StoreError as error:
+                self._health.failed(error)
+                return False
+        self._publish(events)
+        return True
 
     def _calm_wake(self) -> None:
         """The computer woke: a hook for the wake-up policies (``wake_up.py``)."""

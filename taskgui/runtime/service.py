@@ -14,11 +14,8 @@ It knows the store only by its protocol (``store.protocols.ScheduleStore``): SQL
 memory or PostgreSQL alike, each answering for its own upkeep (WAL checkpoints on a
 thread of their own, ``checkpoints.py``; the file check below).
 
-Under a backlog, ``queue_per_worker`` runs a worker beyond the free ones are committed
-too and wait in the pool's queue, so that a worker that finishes takes the next at
-once, not after this thread heard of its end (``pool.py``); such a run shows as
-waiting for a worker, makes way for a more urgent task (``take_back.py``), and after
-a crash is recorded and dispatched again (``control.recovery``).
+Under a backlog, ``queue_per_worker`` runs a worker beyond the free ones wait in the
+pool's queue, committed, for the next worker that finishes (``dispatch_loop.py``).
 
 When a worker is free, a deadline's runs are dispatched ``dispatch_ahead`` before it
 and start at it on their own worker thread (see ``taskgui.runtime.ahead``); until its
@@ -124,12 +121,9 @@ class SchedulerService(WakeUp):
         self._engine = Engine(rng=rng)
         self._ops = Operations(self._engine, repository)
         self._pool = WorkerPool(
-            workers,
-            clock.monotonic,
-            kill_grace=kill_grace,
-            queue_per_worker=queue_per_worker,
-            parent=self,
+            workers, clock.monotonic, kill_grace=kill_grace, queue_per_worker=queue_per_worker
         )
+        self._pool.setParent(self)
         self._pool.runs_reported.connect(self._on_pool_runs_reported)
         self._pool.run_output.connect(self._on_pool_run_output)
         self._ahead = DispatchAhead(clock, dispatch_ahead)
@@ -261,18 +255,6 @@ class SchedulerService(WakeUp):
         if going > 0:
             log.warning("stopping %d run(s) still going at shutdown", going)
             self._pool.cancel_all()
-
-    def _commit_taken_back(self, events: list[Event]) -> bool:
-        """Commit and publish runs taken back (see take_back.py); False if the store
-        failed (the store still says started: retried instead)."""
-        if self._health.lost is None:
-            try:
-                self._repository.apply(events, self._clock.now())
-            except StoreError as error:
-                self._health.failed(error)
-                return False
-        self._publish(events)
-        return True
 
     def _start_checkpoints(self) -> None:
         """Fold the store's log back on a thread of its own, if it keeps one: this
