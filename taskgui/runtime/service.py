@@ -97,11 +97,11 @@ class SchedulerService(WakeUp):
         clock: Clock,
         *,
         workers: int = DEFAULT_WORKERS,
+        queue_per_worker: int = 0,
         kill_grace: float = KILL_GRACE,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
         output_save_ms: int = OUTPUT_SAVE_MS,
-        queue_per_worker: int = 0,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)

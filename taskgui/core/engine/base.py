@@ -21,7 +21,7 @@ from taskgui.core.engine.time_queue import new_time_queue, resolve
 from taskgui.core.engine.withdraw import WithdrawRecords
 from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
 from taskgui.core.events import Event, TaskChanged, TaskDropped
-from taskgui.core.states import SlotKind, WaitReason
+from taskgui.core.states import SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 
@@ -193,7 +193,9 @@ class EngineBase:
         if entry.runs and self._queued and self._queued.issuperset(entry.runs):
             # Its runs wait in the pool for a worker: not running yet, whatever the
             # entry's bookkeeping says (a window must not show them as running).
-            return entry.snapshot(WaitReason.WORKER, marks, queued=True)
+            snapshot = entry.snapshot(WaitReason.WORKER, marks)
+            status = snapshot.status._replace(state=TaskState.PENDING, running=0)
+            return snapshot._replace(status=status)
         return entry.snapshot(waiting, marks)
 
 

@@ -38,12 +38,12 @@ class Dispatching(ConditionRuns, Triggering):
 
     def due(self, now: datetime, free_workers: int, queue: int = 0) -> list[Event]:
         """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them,
-        then up to ``queue`` more to wait in the pool for the next free worker.
+        then up to ``queue`` more to wait in the pool for the next free worker (those
+        are ``queued``: their tasks show as pending, waiting for a worker, until
+        ``started``).
 
-        Returns ``RunDispatched`` for each run to start (in priority order; ``queued``
-        for those beyond the free workers) plus the changes: skipped occurrences,
-        tasks now waiting for a worker or a key. A task whose runs are all queued shows
-        as pending, waiting for a worker, until ``started``.
+        Returns ``RunDispatched`` for each run to start (in priority order) plus the
+        changes: skipped occurrences, tasks now waiting for a worker or a key.
         """
         events: list[Event] = []
         now_ts = now.timestamp()
@@ -84,8 +84,9 @@ class Dispatching(ConditionRuns, Triggering):
             arrived.append(task_id)
             if not self._park_if_unmet(entry, key, now):
                 ready.push(task_id, key)
+        free_workers += queue  # the queue's places come after the free workers
         started: set[TaskId] = set()
-        while free_workers + queue > 0 and ready:
+        while free_workers > 0 and ready:
             task_id, key = ready.pop()
             entry = tasks[task_id]
             if entry.spec.conditions and self._park_if_unmet(entry, key, now):
@@ -97,9 +98,9 @@ class Dispatching(ConditionRuns, Triggering):
                 self._queues.park_on_key(task_id, concurrency_key, key)
                 arrived.append(task_id)
                 continue
-            self._dispatch(entry, now, events, queued=free_workers <= 0)  # beyond: queued
-            free_workers -= 1
+            self._dispatch(entry, now, events, queued=free_workers <= queue)
             started.add(task_id)
+            free_workers -= 1
         # What each task that moved now waits for; a started one was reported as such.
         for task_id in dict.fromkeys(arrived):
             if task_id not in started:

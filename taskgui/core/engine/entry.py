@@ -140,20 +140,15 @@ class TaskEntry:
         return TaskState.PENDING
 
     def snapshot(
-        self,
-        waiting: WaitReason | None,
-        marks: frozenset[int] = frozenset(),
-        *,
-        queued: bool = False,
+        self, waiting: WaitReason | None, marks: frozenset[int] = frozenset()
     ) -> TaskSnapshot:
-        """``queued``: its runs all wait in the pool for a worker; it shows as pending."""
         started = self.started
         # Positional, in TaskStatus's field order: twice as fast as keywords, and this
         # runs for every event the engine returns.
         return TaskSnapshot(
             self.spec,
             TaskStatus(
-                TaskState.PENDING if queued else self.state,
+                self.state,
                 self.attempt,
                 self.slot_at,
                 self.slot_kind,
@@ -162,7 +157,7 @@ class TaskEntry:
                 self.deferred_at,
                 self.last_outcome,
                 self.last_run_at,
-                0 if queued else len(self.runs),
+                len(self.runs),
                 min(started.values()) if started else None,
                 waiting,
                 marks,
