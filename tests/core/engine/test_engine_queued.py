@@ -4,7 +4,7 @@ the pool for a worker, and their tasks show as waiting for one until they start.
 from __future__ import annotations
 
 from taskgui.core.engine.engine import Engine
-from taskgui.core.events import Event, RunDispatched
+from taskgui.core.events import Event, RunDispatched, TaskChanged
 from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from tests.helpers.factories import at, make_spec
 
@@ -43,8 +43,9 @@ def test_a_task_whose_run_is_queued_shows_as_waiting_until_it_starts() -> None:
     )
 
     [changed] = engine.started(queued.run.run_id, at(2))
-    assert changed.task.state is TaskState.RUNNING  # type: ignore[attr-defined]
-    assert changed.task.status.running == 1  # type: ignore[attr-defined]
+    assert isinstance(changed, TaskChanged)
+    assert changed.task.state is TaskState.RUNNING
+    assert changed.task.status.running == 1
 
 
 def test_a_queued_run_taken_back_leaves_its_task_due_as_before() -> None:
