@@ -24,7 +24,7 @@ from taskgui.app.logs import configure_logging
 from taskgui.app.notifications import OutsideNotifications
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import SystemClock
-from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, SHUTDOWN_GRACE
+from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, QUEUE_PER_WORKER, SHUTDOWN_GRACE
 from taskgui.core.duration import format_duration
 from taskgui.core.errors import TaskguiError
 from taskgui.core.wake import WakeKind, WakePolicy
@@ -90,7 +90,9 @@ def run_daemon(
         log.warning("the damaged database was moved to %s; started a fresh one", moved)
     # A CLI started while we run on a file deleted under us must be able to tell.
     lock.record_files(repository.files)
-    service = SchedulerService(repository, clock, workers=workers)
+    service = SchedulerService(
+        repository, clock, workers=workers, queue_per_worker=QUEUE_PER_WORKER
+    )
     service.watch_conditions(ConditionMonitor.of_this_machine())
     notify_settings = NotifySettings.for_user()
     # The flag's policy, else the Settings' read at each wake-up (the window may change it).

@@ -46,7 +46,7 @@ from taskgui.app.shared_window import SharedSession, run_shared
 from taskgui.app.wake import ask_on_wake, follow_wake_ups
 from taskgui.cli.shared_schedule import shared_dsn
 from taskgui.core.clock import Clock, SystemClock
-from taskgui.core.defaults import LOCK_WAIT
+from taskgui.core.defaults import LOCK_WAIT, QUEUE_PER_WORKER
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.main_thread_collector import MainThreadCollector
@@ -176,7 +176,9 @@ def _start_service(
     repository: SqliteRepository, clock: Clock, settings: Settings
 ) -> SchedulerService:
     """The scheduler over ``repository``, started (its recovery done)."""
-    service = SchedulerService(repository, clock, workers=settings.workers)
+    service = SchedulerService(
+        repository, clock, workers=settings.workers, queue_per_worker=QUEUE_PER_WORKER
+    )
     service.watch_conditions(ConditionMonitor.of_this_machine())
     follow_wake_ups(service, settings)
     service.loaded.connect(

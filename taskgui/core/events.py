@@ -54,9 +54,14 @@ class TaskDropped:
 @fast_init
 @dataclass(frozen=True, slots=True)
 class RunDispatched:
-    """The engine chose this run; the runtime must record it, then start it."""
+    """The engine chose this run; the runtime must record it, then start it.
+
+    ``queued``: dispatched beyond the free workers, to wait in the pool for the next
+    one (``Engine.due``'s ``queue``): recorded as dispatched, not yet started.
+    """
 
     run: RunTicket
+    queued: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,9 @@ class RunResult:
     exit_code: int | None = None
     error: str | None = None
     output: str = ""
+    # When its process started, for a run queued for a worker whose start the store
+    # may not have heard of before its end (None: the store's own record stands).
+    started_at: datetime | None = None
 
 
 def initial_status(spec: TaskSpec) -> TaskStatus:

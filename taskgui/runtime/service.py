@@ -14,6 +14,9 @@ It knows the store only by its protocol (``store.protocols.ScheduleStore``): SQL
 memory or PostgreSQL alike, each answering for its own upkeep (WAL checkpoints on a
 thread of their own, ``checkpoints.py``; the file check below).
 
+Under a backlog, ``queue_per_worker`` runs a worker beyond the free ones wait in the
+pool's queue, committed, for the next worker that finishes (``dispatch_loop.py``).
+
 When a worker is free, a deadline's runs are dispatched ``dispatch_ahead`` before it
 and start at it on their own worker thread (see ``taskgui.runtime.ahead``); until its
 command starts, such a run can be taken back as if never dispatched (``take_back.py``).
@@ -94,6 +97,7 @@ class SchedulerService(WakeUp):
         clock: Clock,
         *,
         workers: int = DEFAULT_WORKERS,
+        queue_per_worker: int = 0,
         kill_grace: float = KILL_GRACE,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
@@ -116,7 +120,10 @@ class SchedulerService(WakeUp):
         self._rng = rng
         self._engine = Engine(rng=rng)
         self._ops = Operations(self._engine, repository)
-        self._pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
+        self._pool = WorkerPool(
+            workers, clock.monotonic, kill_grace=kill_grace, queue_per_worker=queue_per_worker
+        )
+        self._pool.setParent(self)
         self._pool.runs_reported.connect(self._on_pool_runs_reported)
         self._pool.run_output.connect(self._on_pool_run_output)
         self._ahead = DispatchAhead(clock, dispatch_ahead)
@@ -225,6 +232,7 @@ class SchedulerService(WakeUp):
         self._timer.disarm()
         self._hydration.stop()
         self._feed_watch.stop()
+        self._taken.queued_runs()  # they have not started: the next start runs them
         if not self._pool.busy:
             self._finish_shutdown()
             return
@@ -247,18 +255,6 @@ class SchedulerService(WakeUp):
         if going > 0:
             log.warning("stopping %d run(s) still going at shutdown", going)
             self._pool.cancel_all()
-
-    def _commit_taken_back(self, events: list[Event]) -> bool:
-        """Commit and publish runs taken back (see take_back.py); False if the store
-        failed (the store still says started: retried instead)."""
-        if self._health.lost is None:
-            try:
-                self._repository.apply(events, self._clock.now())
-            except StoreError as error:
-                self._health.failed(error)
-                return False
-        self._publish(events)
-        return True
 
     def _start_checkpoints(self) -> None:
         """Fold the store's log back on a thread of its own, if it keeps one: this
@@ -304,7 +300,7 @@ class SchedulerService(WakeUp):
 
     @property
     def busy_workers(self) -> int:
-        return self._pool.busy
+        return self._pool.working  # a run queued for a worker has none yet
 
     def set_workers(self, count: int) -> None:
         self._pool.resize(count)
@@ -331,17 +327,19 @@ class SchedulerService(WakeUp):
 
     def update_task(self, spec: TaskSpec) -> None:
         self._health.refuse_if_lost()
-        self._change(self._ops.update(spec, self._clock.now()))
+        if self._taken.before(Op.UPDATE, spec.id):
+            self._change(self._ops.update(spec, self._clock.now()))
 
     def cancel(self, task_id: TaskId) -> None:
         self._health.refuse_if_lost()
-        if self._taken.runs_of(task_id):
+        if self._taken.before(Op.CANCEL, task_id):
             self._change(self._ops.cancel(task_id, self._clock.now()))
 
     def pause(self, task_id: TaskId, until: datetime | None = None) -> None:
         """Pause a task; ``until``: for a while (it resumes by itself then)."""
         self._health.refuse_if_lost()
-        self._change(self._ops.pause(task_id, self._clock.now(), until))
+        if self._taken.before(Op.PAUSE, task_id):
+            self._change(self._ops.pause(task_id, self._clock.now(), until))
 
     def resume(self, task_id: TaskId) -> None:
         self._health.refuse_if_lost()
@@ -357,7 +355,7 @@ class SchedulerService(WakeUp):
 
     def delete(self, task_id: TaskId) -> None:
         self._health.refuse_if_lost()
-        if self._taken.runs_of(task_id):
+        if self._taken.before(Op.DELETE, task_id):
             self._change(self._ops.delete(task_id, self._clock.now()))
 
     def _change(self, events: list[Event]) -> None:
@@ -375,8 +373,7 @@ class SchedulerService(WakeUp):
         """Carry out one request; return the error for its sender, or None."""
         task_id = request.task_id
         try:
-            taking_back = request.op in (Op.CANCEL, Op.DELETE) and task_id is not None
-            if taking_back and not self._taken.runs_of(task_id):  # type: ignore[arg-type]
+            if task_id is not None and not self._taken.before(request.op, task_id):
                 return "the database could not be written; try again"
             events = self._ops.perform(request.op, task_id, request.payload, now)
             if request.op is Op.ADDED:

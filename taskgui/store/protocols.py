@@ -37,6 +37,9 @@ from taskgui.store.requests import RequestRow
 
 DEFAULT_HISTORY_LIMIT = 100
 INTERRUPTED_ERROR = "taskgui stopped while this ran; it will be retried"
+# A run queued for a worker (RunDispatched.queued) that taskgui stopped before it
+# started: recovery dispatches it again as a new attempt (control.recovery).
+NEVER_STARTED_ERROR = "taskgui stopped before this run started; it runs again"
 
 
 @dataclass(frozen=True, slots=True)

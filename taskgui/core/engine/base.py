@@ -21,7 +21,7 @@ from taskgui.core.engine.time_queue import new_time_queue, resolve
 from taskgui.core.engine.withdraw import WithdrawRecords
 from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
 from taskgui.core.events import Event, TaskChanged, TaskDropped
-from taskgui.core.states import SlotKind, WaitReason
+from taskgui.core.states import SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 
@@ -53,6 +53,9 @@ class EngineBase:
         self._ready = self._queues.ready
         self._runs: dict[RunId, RunTicket] = {}
         self._withdraw = WithdrawRecords()
+        # Runs dispatched beyond the free workers (``due``'s ``queue``) whose start has
+        # not been heard of: a task whose every run is one shows as waiting for a worker.
+        self._queued: set[RunId] = set()
         # The concurrency key each run holds: the one it took, whatever the task's
         # definition says by the time the run ends (a person may edit the key).
         self._run_keys: dict[RunId, str] = {}
@@ -189,6 +192,12 @@ class EngineBase:
             waiting = WaitReason.WAKE_ANSWER
         if waiting is None and spec.after and entry.slot_kind is None and not entry.runs:
             waiting = WaitReason.UPSTREAM  # nothing queued: the next run is a trigger
+        if entry.runs and self._queued and self._queued.issuperset(entry.runs):
+            # Its runs wait in the pool for a worker: not running yet, whatever the
+            # entry's bookkeeping says (a window must not show them as running).
+            snapshot = entry.snapshot(WaitReason.WORKER, marks)
+            status = snapshot.status._replace(state=TaskState.PENDING, running=0)
+            return snapshot._replace(status=status)
         return entry.snapshot(waiting, marks)
 
 

@@ -38,8 +38,11 @@ from taskgui.core.task import TaskId
 class Dispatching(ConditionRuns, Triggering):
     """The dispatch half of ``Engine`` (see the module docstring)."""
 
-    def due(self, now: datetime, free_workers: int) -> list[Event]:
-        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them.
+    def due(self, now: datetime, free_workers: int, queue: int = 0) -> list[Event]:
+        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them,
+        then up to ``queue`` more to wait in the pool for the next free worker (those
+        are ``queued``: their tasks show as pending, waiting for a worker, until
+        ``started``).
 
         Returns ``RunDispatched`` for each run to start (in priority order) plus the
         changes: skipped occurrences, tasks now waiting for a worker or a key.
@@ -81,6 +84,7 @@ class Dispatching(ConditionRuns, Triggering):
             arrived.append(task_id)
             if spec.conditions is NO_CONDITIONS or not self._park_if_unmet(entry, key, now):
                 ready.push(task_id, key)
+        free_workers += queue  # the queue's places come after the free workers
         started: set[TaskId] = set()
         pop_ready = ready.pop_at_most
         while free_workers > 0 and (head := pop_ready(_ANY_READY)) is not None:
@@ -96,7 +100,7 @@ class Dispatching(ConditionRuns, Triggering):
                 self._queues.park_on_key(task_id, concurrency_key, key)
                 arrived.append(task_id)
                 continue
-            self._dispatch(entry, now, events)
+            self._dispatch(entry, now, events, queued=free_workers <= queue)
             started.add(task_id)
             free_workers -= 1
         # What each task that moved now waits for; a started one was reported as such.
@@ -135,7 +139,9 @@ class Dispatching(ConditionRuns, Triggering):
         # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
         events.extend(self._drop(error) for error in self._tasks.load_these(due))
 
-    def _dispatch(self, entry: TaskEntry, now: datetime, events: list[Event]) -> None:
+    def _dispatch(
+        self, entry: TaskEntry, now: datetime, events: list[Event], *, queued: bool = False
+    ) -> None:
         assert entry.slot_kind is not None and entry.slot_at is not None
         before = capture(entry)
         ticket = RunTicket(
@@ -171,7 +177,9 @@ class Dispatching(ConditionRuns, Triggering):
         else:
             entry.clear_slot()
         self._withdraw.record(ticket.run_id, before, entry)
-        events.append(RunDispatched(ticket))
+        if queued:
+            self._queued.add(ticket.run_id)
+        events.append(RunDispatched(ticket, queued))
         events.append(TaskChanged(self._snapshot(entry)))
 
     def withdrawable(self, run_id: RunId) -> bool:
@@ -195,6 +203,7 @@ class Dispatching(ConditionRuns, Triggering):
         if not self.withdrawable(run_id):
             raise InvalidStateError(f"run {run_id} cannot be taken back")
         ticket = self._runs.pop(run_id)
+        self._queued.discard(run_id)
         entry = self._tasks[ticket.task_id]
         entry.end_run(run_id)
         # Out of its queues first: releasing the key may make a task parked on it
@@ -214,6 +223,7 @@ class Dispatching(ConditionRuns, Triggering):
         if ticket is None:
             return []
         self._withdraw.forget(run_id)
+        self._queued.discard(run_id)
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed since dispatch; finished() still closes the run
             return []
@@ -226,6 +236,7 @@ class Dispatching(ConditionRuns, Triggering):
         if ticket is None:
             return []
         self._withdraw.forget(run_id)
+        self._queued.discard(run_id)
         self._stopping_for.pop(run_id, None)
         events: list[Event] = [RunFinished(ticket, outcome, now)]
         self._release_key(run_id, events)  # also when the task was removed while it ran

@@ -76,6 +76,11 @@ class Engine(CarryingOn):
     def snapshot(self, task_id: TaskId) -> TaskSnapshot:
         return self._snapshot(self._entry(task_id))
 
+    def spec(self, task_id: TaskId) -> TaskSpec:
+        """The task's definition alone: no snapshot made (a run's hand-over needs only
+        this, for every run)."""
+        return self._entry(task_id).spec
+
     def snapshots(self, *, load_deferred: bool = True) -> Iterator[TaskSnapshot]:
         """Every task: deferred ones are loaded first (call ``hydrate`` before to learn
         of any that cannot be read). With ``load_deferred=False``, loaded ones only."""
@@ -169,6 +174,7 @@ class Engine(CarryingOn):
         self._held.clear()
         self._runs.clear()
         self._withdraw.clear()
+        self._queued.clear()
         self._run_keys.clear()
         self._deps = type(self._deps)()
         events: list[Event] = []

@@ -127,6 +127,9 @@ class SqliteBase:
         # history is pruned only when a task goes over its limit, not with a DELETE
         # after every run.
         self._finished: dict[tuple[TaskId, bool], int] = {}
+        # The definition last written whole for each task lately, by identity: a change
+        # of status alone then writes the status columns only (see repository.py).
+        self._written_specs: dict[TaskId, TaskSpec] = {}
 
     # ------------------------------------------------------------ plumbing
 
