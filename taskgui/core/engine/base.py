@@ -86,23 +86,15 @@ class EngineBase:
             self._time_queue_kind = kind
             self._time = self._queues.time = new_time_queue(kind)
 
-    def _on_deferred_loaded(self, entry: TaskEntry, guessed_queued: bool) -> None:
-        """Put the time queue right for a task just loaded: the store's guess came from
-        raw columns, and a hand-edited row can decode to something else."""
-        task_id = entry.spec.id
+    def _on_deferred_loaded(self, entry: TaskEntry) -> None:
+        """Queue a task just read from the store: a cold task is in no queue until
+        then (the store's run time came from raw columns; the decoded task decides)."""
         self._follow_pause(entry)
         if entry.spec.after:  # the store loads these whole; a hand-edited row may not be
-            self._deps.set(task_id, entry.spec.after)
-        if not self._should_queue(entry):
-            if guessed_queued:
-                self._time.discard(task_id)
-            return
-        assert entry.slot_at is not None
-        key = (entry.slot_at.timestamp(), entry.seq)
-        if not guessed_queued:
-            self._time.push(task_id, key)
-        elif self._time.key_of(task_id) != key:
-            self._time.update(task_id, key)
+            self._deps.set(entry.spec.id, entry.spec.after)
+        if self._should_queue(entry):
+            assert entry.slot_at is not None
+            self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
 
     def _follow_pause(self, entry: TaskEntry) -> None:
         """Keep the resume heap in step with the task's pause (for a while, or not)."""

@@ -9,7 +9,6 @@ applies their verdicts to the queues.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -106,9 +105,8 @@ class Dispatching(ConditionRuns, Triggering):
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
         """Load every deferred task that is due, before ``due`` changes anything, and
         drop those that cannot be read (so one bad row cannot stop a dispatch half-way)."""
-        due = self._time.ids_with_key_at_most((now_ts, sys.maxsize))
         # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
-        events.extend(self._drop(error) for error in self._tasks.load_these(due))
+        events.extend(self._drop(error) for error in self._tasks.load_due(now_ts))
 
     def _dispatch(self, entry: TaskEntry, now: datetime, events: list[Event]) -> None:
         assert entry.slot_kind is not None and entry.slot_at is not None

@@ -141,3 +141,46 @@ def test_ids_must_be_unique_across_whole_and_deferred_tasks() -> None:
     engine, _ = lazy(snapshots)
     with pytest.raises(InvalidTaskError, match="already exists"):
         engine.add(make_spec(2))
+
+
+def test_reading_ahead_loads_the_earliest_first_and_ties_break_as_a_full_load() -> None:
+    # Two equal run times with different priorities, one read ahead and one read at
+    # its deadline: the backlog still runs the higher priority first.
+    snapshots = stored((1, 0, 10), (2, 9, 10), (3, 5, 40), (4, 0, 30))
+    engine, source = lazy(snapshots)
+
+    assert engine.load_due_by(at(10), limit=1) == []
+    assert source.fetched == [1] and engine.next_cold_run() == at(10)
+    assert engine.load_due_by(at(35)) == []
+    assert sorted(source.fetched) == [1, 2, 4] and engine.next_cold_run() == at(40)
+    assert engine.next_deadline() == at(10)  # the loaded head and the cold one agree
+
+    events = engine.due(at(45), free_workers=4)
+    assert runs(events) == runs(eager(snapshots).due(at(45), free_workers=4))
+    assert runs(events) == [(2, 1), (3, 1), (1, 1), (4, 1)]
+    assert engine.deferred_count == 0 and engine.next_cold_run() is None
+
+
+def test_tasks_read_elsewhere_are_taken_and_a_change_made_meanwhile_is_kept() -> None:
+    snapshots = stored((1, 0, 10), (2, 0, 20), (3, 0, 30))
+    engine, source = lazy(snapshots)
+    engine.cancel(2)  # read here, then changed: the batch below has its old row
+
+    events, known = engine.adopt(snapshots[:2], unreadable=[3])
+
+    assert source.fetched == [2, 3]  # 1 was taken from the batch, 3 read again here
+    assert events == [] and engine.deferred_count == 0
+    assert {s.id: s.state for s in known} == {
+        1: TaskState.PENDING,
+        2: TaskState.CANCELLED,
+        3: TaskState.PENDING,
+    }
+    assert engine.due(at(30), 4) == eager(snapshots[:1] + snapshots[2:]).due(at(30), 4)
+
+
+def test_a_row_met_unreadable_when_read_ahead_is_dropped() -> None:
+    snapshots = stored((1, 0, 10), (2, 0, 20))
+    engine, _ = lazy(snapshots, unreadable={2})
+
+    assert engine.load_due_by(at(25)) == [TaskDropped(2, UNREADABLE)]
+    assert 2 not in engine and engine.next_deadline() == at(10)
