@@ -9,7 +9,9 @@ again when the next one comes within reach. A view wants every task (``everythin
 then it reads them all, a chunk per turn, and ``complete`` reads the rest at once.
 
 A chunk costs a few milliseconds; one is never started when a deadline is that
-close, so reading never delays a run. A task that nothing read ahead (the clock
+close, so reading never delays a run. At each look it also gives back the tasks that
+ran since and will not run again soon (``Engine.give_back_idle``): a daemon holds whole
+only what is due soon, however long it runs. A task that nothing read ahead (the clock
 jumped, or it was moved closer) is read when it is due, or when anything touches it.
 """
 
@@ -34,6 +36,7 @@ READ_AHEAD = timedelta(seconds=60)  # tasks due within this are read before they
 _CLEARANCE = timedelta(milliseconds=20)  # no chunk when a deadline is closer than this
 _POSTPONE_MS = 25
 _LOOK_AGAIN_MS = 60_000  # at the latest: a clock jump or a resume is noticed
+_MIN_LOOK_MS = 1_000  # at the soonest, when nothing is due within reach
 
 
 class Hydration(QObject):
@@ -134,32 +137,40 @@ class Hydration(QObject):
 
     def _step(self) -> None:
         engine = self.engine
-        if not engine.deferred_count:
-            self._announce()
-            return
         now = self._clock.now()
-        deadline = engine.next_deadline()
-        if deadline is not None and deadline - now < _CLEARANCE:
-            # A deadline close ahead, or one past that the timer has yet to handle
-            # (once handled, its tasks have left the time queue): let it go first.
-            self._timer.start(_POSTPONE_MS)
-            return
-        if not self._load(CHUNK):
-            return  # the service rebuilds its engine once the store works again
-        if self._everything and not self._streamed:
-            if engine.deferred_count:
-                self._timer.start(0)
-            return
-        upcoming = engine.next_cold_run()
-        if upcoming is not None and upcoming - now <= self._ahead:
-            self._timer.start(0)  # more within reach: the next chunk on the next turn
-            return
-        if not self._everything:
+        if engine.deferred_count:
+            deadline = engine.next_deadline()
+            if deadline is not None and deadline - now < _CLEARANCE:
+                # A deadline close ahead, or one past that the timer has yet to handle
+                # (once handled, its tasks have left the time queue): let it go first.
+                self._timer.start(_POSTPONE_MS)
+                return
+            if not self._load(CHUNK):
+                return  # the service rebuilds its engine once the store works again
+            if self._everything and not self._streamed:
+                if engine.deferred_count:
+                    self._timer.start(0)
+                return
+            upcoming = engine.next_cold_run()
+            if upcoming is not None and upcoming - now <= self._ahead:
+                self._timer.start(0)  # more within reach: the next chunk on the next turn
+                return
+        elif self._everything:
             self._announce()
-        if upcoming is not None:  # (none queued: one can only be queued by a change,
-            # and a change reads the task it touches)
-            wait = (upcoming - self._ahead - now) / timedelta(milliseconds=1)
-            self._timer.start(int(min(max(wait, 0), _LOOK_AGAIN_MS)))
+            return
+        if self._everything:
+            return  # streamed in: ViewStart announces the last batch
+        # The tasks that ran since the last look and will not run again soon go back
+        # to id and run time (their ends are committed: each was, in its own turn).
+        engine.give_back_idle(now + self._ahead)
+        self._announce()
+        # Look again when the next cold task comes within reach, and often enough that
+        # a task given back is read ahead of its time too (its key is in the time queue).
+        wait_ms = min(_LOOK_AGAIN_MS, max(self._ahead / timedelta(milliseconds=2), _MIN_LOOK_MS))
+        upcoming = engine.next_cold_run()
+        if upcoming is not None:
+            wait_ms = min(wait_ms, (upcoming - self._ahead - now) / timedelta(milliseconds=1))
+        self._timer.start(int(max(wait_ms, 0)))
 
     def _load(self, limit: int | None) -> bool:
         engine = self.engine

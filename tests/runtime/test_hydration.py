@@ -16,6 +16,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import SystemClock
+from taskgui.core.recurrence import Every
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.task import Command, TaskSpec
@@ -229,3 +230,36 @@ def test_a_task_whose_stored_row_misleads_the_start_still_runs_on_time(
             pass
         ticket, outcome, _ = finished.args
         assert (ticket.task_id, outcome) == (task.id, RunOutcome.SUCCEEDED)
+
+
+def test_a_task_that_ran_goes_back_to_id_and_run_time_and_runs_again_on_time(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    """What keeps a long-running daemon small: a task that ran and will not run again
+    soon is given back (read again before its next run, which is not late or drifted)."""
+    db = tmp_path / "taskgui.sqlite3"
+    repository = SqliteRepository(db)
+    first = CLOCK.now() + timedelta(seconds=1)
+    [task] = repository.add_tasks(
+        [
+            TaskSpec(
+                name="every 4 s",
+                command=Command(line="true"),
+                first_run_at=first,
+                recurrence=Every(timedelta(seconds=4)),
+                retry=RetryPolicy.no_retry(),
+            )
+        ],
+        CLOCK.now(),
+    )
+    repository.close()
+    with service_on(db, qtbot, read_ahead=timedelta(seconds=1)) as (service, errors):
+        tickets = []
+        service.run_finished.connect(lambda ticket, _outcome, _result: tickets.append(ticket))
+        service.start()
+        qtbot.waitUntil(lambda: len(tickets) == 1, timeout=10_000)
+        # Given back at the next look (within a second or so), then read again.
+        qtbot.waitUntil(lambda: service.engine.deferred_count == 1, timeout=5_000)
+        qtbot.waitUntil(lambda: len(tickets) == 2, timeout=15_000)
+        assert [t.scheduled_at for t in tickets] == [first, first + timedelta(seconds=4)]
+        assert errors == [] and service.task(task.id).status.last_outcome is RunOutcome.SUCCEEDED

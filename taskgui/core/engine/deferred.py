@@ -62,34 +62,35 @@ class DeferredTasks:
 
 
 class TaskTable(dict[TaskId, TaskEntry]):
-    """The engine's tasks: loaded entries, plus cold ones fetched on first lookup.
+    """The engine's tasks: loaded entries, plus deferred ones fetched on first lookup.
 
-    ``table[task_id]`` loads a cold task (KeyError if unknown; UnreadableTaskError
-    if its row cannot be read, leaving it cold). ``get``, ``in``, ``len`` and
-    iteration see loaded entries only; ``knows`` and ``total`` count both.
+    Deferred tasks are of two kinds: *cold* ones, never read since the start (in the
+    ``ColdTasks`` arrays, in no queue), and *returned* ones, read, run and put back
+    (``give_back``: the entry dropped, the time queue's key kept, the run time noted).
+    ``table[task_id]`` loads either (KeyError if unknown; UnreadableTaskError if its
+    row cannot be read, leaving it deferred). ``get``, ``in``, ``len`` and iteration
+    see loaded entries only; ``knows`` and ``total`` count every task.
 
-    ``on_load`` sees every entry as it is loaded, so the engine can queue it: a cold
-    task is in no queue until it is read.
+    ``on_load`` sees every entry as it is loaded, so the engine can queue it (or put
+    its kept key right, for a returned task).
     """
 
-    __slots__ = ("_cold", "_on_load", "_source")
+    __slots__ = ("_cold", "_on_load", "_returned", "_source")
 
     def __init__(self, on_load: Callable[[TaskEntry], None]) -> None:
         super().__init__()
         self._cold: ColdTasks | None = None
+        self._returned: dict[TaskId, int | None] = {}  # id -> run at (µs) or None
+        # Kept once given: giving tasks back needs it, and what it holds is small.
         self._source: TaskSource | None = None
         self._on_load = on_load
 
     def __missing__(self, task_id: TaskId) -> TaskEntry:
-        cold = self._cold
-        pos = None if cold is None else cold.position(task_id)
-        if pos is None:
+        if not self.is_deferred(task_id):
             raise KeyError(task_id)
-        assert cold is not None and self._source is not None
+        assert self._source is not None
         entry = TaskEntry.restored(self._source.fetch(task_id))
-        cold.take(pos)
-        entry.seq = cold.seq(pos)
-        self._release_source_when_done()
+        self._take(task_id, entry)
         self[task_id] = entry
         self._on_load(entry)
         return entry
@@ -97,6 +98,7 @@ class TaskTable(dict[TaskId, TaskEntry]):
     def clear(self) -> None:
         super().clear()
         self._cold = None
+        self._returned = {}
         self._source = None
 
     def defer(self, deferred: DeferredTasks, first_seq: int) -> int:
@@ -111,60 +113,90 @@ class TaskTable(dict[TaskId, TaskEntry]):
         if any(cold.position(task_id) is not None for task_id in self):
             raise InvalidTaskError("a stored task id appears twice")
         self._cold = cold if len(cold) else None
-        self._source = deferred.source if len(cold) else None
+        self._source = deferred.source
         return next_seq
 
+    def is_deferred(self, task_id: object) -> bool:
+        """Known by id and run time only (cold or returned)."""
+        if task_id in self._returned:
+            return True
+        return self._cold is not None and self._cold.position(task_id) is not None
+
+    def is_returned(self, task_id: TaskId) -> bool:
+        return task_id in self._returned
+
+    def returned_run_at_us(self, task_id: TaskId) -> int | None:
+        """A returned task's run time (µs since the epoch), as its time-queue key has it."""
+        return self._returned.get(task_id)
+
+    @property
+    def returned_count(self) -> int:
+        return len(self._returned)
+
     def knows(self, task_id: object) -> bool:
-        return task_id in self or (
-            self._cold is not None and self._cold.position(task_id) is not None
-        )
+        return task_id in self or self.is_deferred(task_id)
 
     def total(self) -> int:
         return len(self) + self.deferred_count
 
     @property
     def deferred_count(self) -> int:
-        return 0 if self._cold is None else len(self._cold)
+        return len(self._returned) + (0 if self._cold is None else len(self._cold))
+
+    @property
+    def can_give_back(self) -> bool:
+        """Whether a loaded task can be given back: only with a store to read it from."""
+        return self._source is not None
+
+    def give_back(self, entry: TaskEntry, run_at_us: int | None) -> None:
+        """Drop a loaded entry, keeping the task as returned: its row in the store is
+        what the entry says (the caller committed every change), and the time queue
+        keeps its key (``run_at_us``, None if it is in no queue)."""
+        task_id = entry.spec.id
+        del self[task_id]
+        self._returned[task_id] = run_at_us
 
     def next_cold_us(self) -> int | None:
         """The earliest run time of a cold task (µs since the epoch); None if none."""
         return None if self._cold is None else self._cold.head_us()
 
     def drop_deferred(self, task_id: TaskId) -> None:
-        """Forget a cold task that could not be read."""
+        """Forget a deferred task that could not be read."""
+        if self._returned.pop(task_id, _ABSENT) is not _ABSENT:
+            return
         if self._cold is not None and (pos := self._cold.position(task_id)) is not None:
             self._cold.take(pos)
-            self._release_source_when_done()
+            self._release_cold_when_done()
 
     def load_these(self, task_ids: Iterable[TaskId]) -> list[UnreadableTaskError]:
-        """Load those of ``task_ids`` still cold, in batches; as ``load_deferred``."""
-        cold = self._cold
-        if cold is None:
-            return []
-        return self._load(sorted(t for t in task_ids if cold.position(t) is not None))
+        """Load those of ``task_ids`` still deferred, in batches; as ``load_deferred``."""
+        return self._load(sorted(t for t in task_ids if self.is_deferred(t)))
 
     def load_due(self, until_ts: float, limit: int | None = None) -> list[UnreadableTaskError]:
         """Load up to ``limit`` cold tasks due at ``until_ts`` (epoch seconds) or
-        before, earliest first; as ``load_deferred``."""
+        before, earliest first; as ``load_deferred``. (Returned ones are in the time
+        queue: the engine finds those there.)"""
         if self._cold is None:
             return []
         return self._load(sorted(self._cold.due_by(until_ts, limit)))
 
     def load_deferred(self, limit: int | None = None) -> list[UnreadableTaskError]:
-        """Load up to ``limit`` cold tasks (all when None), lowest ids first.
+        """Load up to ``limit`` deferred tasks (all when None), lowest ids first.
 
-        Returns the errors of those that could not be read; they stay cold, for
+        Returns the errors of those that could not be read; they stay deferred, for
         the engine to drop.
         """
-        if self._cold is None:
-            return []
-        return self._load(self._cold.lowest(limit))
+        wanted = [] if self._cold is None else self._cold.lowest(limit)
+        if self._returned and (limit is None or len(wanted) < limit):
+            wanted = sorted([*wanted, *self._returned])[:limit]
+        return self._load(wanted)
 
     def adopt(self, snapshots: Iterable[TaskSnapshot]) -> None:
         """Take tasks read elsewhere (a window's start reads them on a thread of its
-        own): those still cold become loaded, as if fetched here; the rest are ignored
-        (a cold task's row cannot change while it is cold: any change reads it first)."""
-        if self._cold is not None:
+        own): those still deferred become loaded, as if fetched here; the rest are
+        ignored (a deferred task's row cannot change meanwhile: any change reads it
+        first)."""
+        if self.deferred_count:
             self._restore(snapshots)
 
     def _load(self, wanted: list[TaskId]) -> list[UnreadableTaskError]:
@@ -175,24 +207,34 @@ class TaskTable(dict[TaskId, TaskEntry]):
         self._restore(snapshots)
         return errors
 
-    def _release_source_when_done(self) -> None:
-        if self._cold is not None and not len(self._cold):
-            self._cold = None  # and its arrays
-            self._source = None  # and with it the store's decoder and its memos
-
-    def _restore(self, snapshots: Iterable[TaskSnapshot]) -> None:
+    def _take(self, task_id: TaskId, entry: TaskEntry) -> None:
+        """The task is being loaded: it is deferred no more. A cold one's seq is its
+        place in the arrays; a returned one's is set by ``on_load`` from its key."""
+        if self._returned.pop(task_id, _ABSENT) is not _ABSENT:
+            return
         cold = self._cold
         assert cold is not None
+        pos = cold.position(task_id)
+        assert pos is not None
+        cold.take(pos)
+        entry.seq = cold.seq(pos)
+        self._release_cold_when_done()
+
+    def _release_cold_when_done(self) -> None:
+        if self._cold is not None and not len(self._cold):
+            self._cold = None  # and its arrays
+
+    def _restore(self, snapshots: Iterable[TaskSnapshot]) -> None:
         restored = TaskEntry.restored
         on_load = self._on_load
         for snapshot in snapshots:
             task_id = snapshot.spec.id
-            pos = cold.position(task_id)
-            if pos is None:  # read twice in one batch, or loaded meanwhile
+            if not self.is_deferred(task_id):  # read twice in one batch, or loaded meanwhile
                 continue
-            cold.take(pos)
             entry = restored(snapshot)
-            entry.seq = cold.seq(pos)
+            self._take(task_id, entry)
             self[task_id] = entry
             on_load(entry)
-        self._release_source_when_done()
+
+
+_ABSENT = object()

@@ -34,9 +34,10 @@ from datetime import UTC, datetime, timedelta
 
 from taskgui.core.engine import policies
 from taskgui.core.engine.base import DEFAULT_RUN_ALL_LIMIT
-from taskgui.core.engine.carry_on import CarriedRun, CarryingOn
+from taskgui.core.engine.carry_on import CarriedRun
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.engine.entry import TaskEntry as _Entry
+from taskgui.core.engine.give_back import GivingBack
 from taskgui.core.engine.queues import TimeKey
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
 from taskgui.core.events import (
@@ -62,7 +63,7 @@ __all__ = ["DEFAULT_RUN_ALL_LIMIT", "CarriedRun", "Engine"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class Engine(CarryingOn):
+class Engine(GivingBack):
     """Decides what runs when. See the module docstring for the design."""
 
     # ----------------------------------------------------------------- queries
@@ -94,7 +95,12 @@ class Engine(CarryingOn):
         due: datetime | None = None
         if self._time:
             task_id, _ = self._time.peek()
-            due = self._tasks[task_id].slot_at
+            entry = self._tasks.get(task_id)
+            if entry is not None:
+                due = entry.slot_at
+            else:  # given back after a run: known from its key, no need to read it
+                at_us = self._tasks.returned_run_at_us(task_id)
+                due = None if at_us is None else _EPOCH + timedelta(microseconds=at_us)
         cold_us = self._tasks.next_cold_us()
         if cold_us is not None:  # known from the arrays alone: no need to read the task
             cold = _EPOCH + timedelta(microseconds=cold_us)
@@ -144,7 +150,9 @@ class Engine(CarryingOn):
         """Read up to ``limit`` cold tasks due by ``until``, earliest first, so that
         none is read from disk at its deadline. Returns a ``TaskDropped`` for each one
         that could not be read (as ``hydrate``)."""
-        errors = self._tasks.load_due(until.timestamp(), limit)
+        until_ts = until.timestamp()
+        errors = self._tasks.load_due(until_ts, limit)
+        errors += self._load_returned_due(until_ts)  # few: those that ran meanwhile
         return [self._drop(error) for error in errors]
 
     def has_ready(self) -> bool:
