@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import SystemClock
-from taskgui.core.recurrence import Every
+from taskgui.core.recurrence import Every, Once, Recurrence
 from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.task import Command, TaskSpec
@@ -26,6 +26,7 @@ from taskgui.store.sqlite.repository import SqliteRepository
 from tests.helpers.store import raw_connection
 
 CLOCK = SystemClock()
+ONCE = Once()
 
 
 def later(index: int) -> TaskSpec:
@@ -63,6 +64,23 @@ def stored_schedule(
     with raw_connection(db) as other:  # its columns as written: only decoding fails
         other.execute("UPDATE tasks SET retry = '[]' WHERE id = ?", (bad.id,))
     return now.id, bad.id
+
+
+def store_one(
+    db: Path, name: str, first_run_at: datetime, recurrence: Recurrence = ONCE
+) -> TaskSpec:
+    """One task running ``true`` (no retry), stored in ``db``."""
+    repository = SqliteRepository(db)
+    spec = TaskSpec(
+        name=name,
+        command=Command(line="true"),
+        first_run_at=first_run_at,
+        recurrence=recurrence,
+        retry=RetryPolicy.no_retry(),
+    )
+    [task] = repository.add_tasks([spec], CLOCK.now())
+    repository.close()
+    return task
 
 
 @contextmanager
@@ -208,20 +226,7 @@ def test_a_task_whose_stored_row_misleads_the_start_still_runs_on_time(
     """A hand-edited run time (a real number) is not guessed queued; once the task is
     read, the timer must be armed for it."""
     db = tmp_path / "taskgui.sqlite3"
-    repository = SqliteRepository(db)
-    due = CLOCK.now() + timedelta(seconds=1)
-    [task] = repository.add_tasks(
-        [
-            TaskSpec(
-                name="edited",
-                command=Command(line="true"),
-                first_run_at=due,
-                retry=RetryPolicy.no_retry(),
-            )
-        ],
-        CLOCK.now(),
-    )
-    repository.close()
+    task = store_one(db, "edited", CLOCK.now() + timedelta(seconds=1))
     with raw_connection(db) as other:
         other.execute("UPDATE tasks SET next_run_at = next_run_at + 0.5 WHERE id = ?", (task.id,))
     with service_on(db, qtbot) as (service, _errors):
@@ -238,21 +243,8 @@ def test_a_task_that_ran_goes_back_to_id_and_run_time_and_runs_again_on_time(
     """What keeps a long-running daemon small: a task that ran and will not run again
     soon is given back (read again before its next run, which is not late or drifted)."""
     db = tmp_path / "taskgui.sqlite3"
-    repository = SqliteRepository(db)
     first = CLOCK.now() + timedelta(seconds=1)
-    [task] = repository.add_tasks(
-        [
-            TaskSpec(
-                name="every 4 s",
-                command=Command(line="true"),
-                first_run_at=first,
-                recurrence=Every(timedelta(seconds=4)),
-                retry=RetryPolicy.no_retry(),
-            )
-        ],
-        CLOCK.now(),
-    )
-    repository.close()
+    task = store_one(db, "every 4 s", first, Every(timedelta(seconds=4)))
     with service_on(db, qtbot, read_ahead=timedelta(seconds=1)) as (service, errors):
         tickets = []
         service.run_finished.connect(lambda ticket, _outcome, _result: tickets.append(ticket))
