@@ -36,7 +36,8 @@ the open file holds is kept, and the schedule stops for good with ``store_lost``
 After a sleep, the runs due at once meet the wake-up policies first (``wake_up.py``).
 
 Signals: those of ``ScheduleSignals``, ``wake_asked`` (``wake_up.py``), and
-    loaded(): every stored task is in memory (soon after ``start``; see hydration.py).
+    loaded(): the start's reading is done (soon after ``start``; see hydration.py):
+        every task due soon is in memory, and every task once a view asked for them.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -65,12 +66,13 @@ from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.feed_watch import FeedWatch
 from taskgui.runtime.guard import service_slot
-from taskgui.runtime.hydration import Hydration
+from taskgui.runtime.hydration import READ_AHEAD, Hydration
 from taskgui.runtime.inbox import RequestInbox
 from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.store_health import StoreHealth
 from taskgui.runtime.take_back import TakeBack
+from taskgui.runtime.view_start import ViewStart
 from taskgui.runtime.wake_up import WakeUp
 from taskgui.store.errors import StoreError
 from taskgui.store.protocols import ScheduleStore
@@ -102,6 +104,7 @@ class SchedulerService(WakeUp):
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
         output_save_ms: int = OUTPUT_SAVE_MS,
+        read_ahead: timedelta = READ_AHEAD,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -138,8 +141,12 @@ class SchedulerService(WakeUp):
             failed=self._health.failed,
             loaded=self.loaded.emit,
             read=self._rearm,
+            ahead=read_ahead,
             parent=self,
         )
+        # A view's start: the tasks read so far, the rest streamed in from a thread.
+        self._view_start = ViewStart(repository, lambda: self._engine, self._hydration, self)
+        self._view_start.loaded.connect(self.tasks_loaded)
         self._taken = TakeBack(self._engine, self._pool, self._commit_taken_back)
         self._output = LiveOutput(repository, save_ms=output_save_ms, parent=self)
         self._inbox = RequestInbox(
@@ -231,6 +238,7 @@ class SchedulerService(WakeUp):
         self._stop_reason = reason
         self._timer.disarm()
         self._hydration.stop()
+        self._view_start.stop()
         self._feed_watch.stop()
         self._taken.queued_runs()  # they have not started: the next start runs them
         if not self._pool.busy:
@@ -281,6 +289,10 @@ class SchedulerService(WakeUp):
         ``task_changed`` once the store works again (see ``_on_store_retry``)."""
         self._hydration.complete()
         return list(self._engine.snapshots(load_deferred=False))
+
+    def first_snapshot(self) -> list[TaskSnapshot]:
+        """The tasks read so far; the rest follow in ``tasks_loaded`` (view_start.py)."""
+        return self._view_start.first_snapshot()
 
     def task(self, task_id: TaskId) -> TaskSnapshot:
         return self._engine.snapshot(task_id)
@@ -393,6 +405,7 @@ class SchedulerService(WakeUp):
         """The store is lost: stop everything that could write to it."""
         self._timer.disarm()
         self._hydration.stop()
+        self._view_start.stop()
         self._feed_watch.stop()
         if self._checkpoints is not None:
             self._checkpoints.stop()
@@ -422,8 +435,11 @@ class SchedulerService(WakeUp):
         self._health.healthy = True
         self._ahead.forget()
         self._hydration.engine = engine
-        if not self._hydration.complete():  # every task is re-sent below
-            return  # the store failed again; another retry is on its way
-        for snapshot in engine.snapshots():
+        if self._hydration.everything:  # a view follows: every task is re-sent below
+            if not self._hydration.complete():
+                return  # the store failed again; another retry is on its way
+        else:
+            self._hydration.start()  # no view here: the tasks due soon, as at a start
+        for snapshot in engine.snapshots(load_deferred=False):
             self.task_changed.emit(snapshot)
         self._dispatch()

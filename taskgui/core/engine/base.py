@@ -59,6 +59,8 @@ class EngineBase:
         # The concurrency key each run holds: the one it took, whatever the task's
         # definition says by the time the run ends (a person may edit the key).
         self._run_keys: dict[RunId, str] = {}
+        # Tasks whose run ended since the last ``give_back_idle`` (engine/give_back.py).
+        self._ended: set[TaskId] = set()
         # Tasks paused for a while, by when they resume by themselves. Only a task
         # whose spec has a ``paused_until`` is here (``_follow_pause`` sees to it on
         # every change of the spec): cancel and remove look here only for those.
@@ -91,22 +93,26 @@ class EngineBase:
             self._time_queue_kind = kind
             self._time = self._queues.time = new_time_queue(kind)
 
-    def _on_deferred_loaded(self, entry: TaskEntry, guessed_queued: bool) -> None:
-        """Put the time queue right for a task just loaded: the store's guess came from
-        raw columns, and a hand-edited row can decode to something else."""
+    def _on_deferred_loaded(self, entry: TaskEntry) -> None:
+        """Queue a task just read from the store. A cold one is in no queue until
+        then; a returned one kept its time-queue key, which gives it its seq back.
+        (The store's run time came from raw columns: the decoded task decides.)"""
         task_id = entry.spec.id
         self._follow_pause(entry)
         if entry.spec.after:  # the store loads these whole; a hand-edited row may not be
             self._deps.set(task_id, entry.spec.after)
+        kept = self._time.key_of(task_id) if task_id in self._time else None
+        if kept is not None:
+            entry.seq = kept[1]
         if not self._should_queue(entry):
-            if guessed_queued:
+            if kept is not None:
                 self._time.discard(task_id)
             return
         assert entry.slot_at is not None
         key = (entry.slot_at.timestamp(), entry.seq)
-        if not guessed_queued:
+        if kept is None:
             self._time.push(task_id, key)
-        elif self._time.key_of(task_id) != key:
+        elif kept != key:
             self._time.update(task_id, key)
 
     def _follow_pause(self, entry: TaskEntry) -> None:

@@ -20,7 +20,7 @@ from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.engine.queues import ReadyKey
 from taskgui.core.engine.triggers import Triggering
 from taskgui.core.engine.withdraw import capture
-from taskgui.core.errors import InvalidStateError
+from taskgui.core.errors import InvalidStateError, UnreadableTaskError
 from taskgui.core.events import (
     Event,
     RetryScheduled,
@@ -135,9 +135,18 @@ class Dispatching(ConditionRuns, Triggering):
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
         """Load every deferred task that is due, before ``due`` changes anything, and
         drop those that cannot be read (so one bad row cannot stop a dispatch half-way)."""
-        due = self._time.ids_with_key_at_most((now_ts, sys.maxsize))
         # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
-        events.extend(self._drop(error) for error in self._tasks.load_these(due))
+        events.extend(self._drop(error) for error in self._tasks.load_due(now_ts))
+        events.extend(self._drop(error) for error in self._load_returned_due(now_ts))
+
+    def _load_returned_due(self, until_ts: float) -> list[UnreadableTaskError]:
+        """Load the returned tasks (given back after a run) due by ``until_ts``: they
+        kept their keys in the time queue."""
+        tasks = self._tasks
+        if not tasks.returned_count:
+            return []
+        due = self._time.ids_with_key_at_most((until_ts, sys.maxsize))
+        return tasks.load_these([task_id for task_id in due if tasks.is_returned(task_id)])
 
     def _dispatch(
         self, entry: TaskEntry, now: datetime, events: list[Event], *, queued: bool = False
@@ -244,6 +253,7 @@ class Dispatching(ConditionRuns, Triggering):
         if entry is None:  # removed while it ran
             return events
         entry.end_run(run_id)
+        self._ended.add(entry.spec.id)
         self._queues.previous_run_finished(entry.spec.id)
         if outcome is RunOutcome.STOPPED and entry.terminal is None:
             entry.last_outcome = outcome

@@ -166,6 +166,9 @@ class PostgresReads:
     def take_over_checkpoints(self) -> None:
         return None  # the server folds its own log back
 
+    def task_stream(self) -> None:
+        return None  # a start loads the tasks whole (see load_for_start)
+
     def verify_file(self, *, companions: bool = True) -> None:
         pass  # no file under this process that could be replaced
 
