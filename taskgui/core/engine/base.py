@@ -188,6 +188,19 @@ class EngineBase:
             return []
         return [TaskChanged(self._snapshot(self._tasks[unblocked]))]
 
+    def _forget_everything(self) -> None:
+        """Empty every structure (before ``Engine.load`` fills them again)."""
+        self._tasks.clear()
+        self._queues.clear()
+        self._resumes.clear()
+        self._held.clear()
+        self._runs.clear()
+        self._withdraw.clear()
+        self._queued.clear()
+        self._run_keys.clear()
+        self._ended.clear()
+        self._deps = type(self._deps)()
+
     def _snapshot(self, entry: TaskEntry) -> TaskSnapshot:
         spec = entry.spec
         marks = self._deps.satisfied(spec.id) if spec.after else _NO_MARKS

@@ -103,12 +103,19 @@ class Dispatching(ConditionRuns, Triggering):
             self._dispatch(entry, now, events, queued=free_workers <= queue)
             started.add(task_id)
             free_workers -= 1
-        # What each task that moved now waits for; a started one was reported as such.
         if arrived:
-            for task_id in dict.fromkeys(arrived):
-                if task_id not in started:
-                    events.append(TaskChanged(self._snapshot(tasks[task_id])))
+            self._report_waiting(arrived, started, events)
         return events
+
+    def _report_waiting(
+        self, arrived: list[TaskId], started: set[TaskId], events: list[Event]
+    ) -> None:
+        """What each task that moved in ``due`` now waits for (a started one was
+        reported as such)."""
+        tasks = self._tasks
+        for task_id in dict.fromkeys(arrived):
+            if task_id not in started:
+                events.append(TaskChanged(self._snapshot(tasks[task_id])))
 
     def _due_while_running(
         self, entry: TaskEntry, key: ReadyKey, late: bool, now: datetime, events: list[Event]

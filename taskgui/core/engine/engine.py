@@ -206,15 +206,7 @@ class Engine(GivingBack):
         policy now, as that outcome, not as an interruption. ``carried_ids`` then maps
         each carried run's ``ref`` to the run id it has here.
         """
-        self._tasks.clear()
-        self._queues.clear()
-        self._resumes.clear()
-        self._held.clear()
-        self._runs.clear()
-        self._withdraw.clear()
-        self._queued.clear()
-        self._run_keys.clear()
-        self._deps = type(self._deps)()
+        self._forget_everything()
         events: list[Event] = []
         interrupted: list[_Entry] = []
         carried: list[_Entry] = []  # their runs go on elsewhere (see carried_on)

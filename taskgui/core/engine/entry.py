@@ -170,6 +170,7 @@ class TaskEntry:
                         min(started.values()) if started else None,
                         waiting,
                         marks,
+                        (),  # nodes: a shared schedule's store lays them over, never the engine
                     ),
                 ),
             ),
