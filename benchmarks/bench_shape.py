@@ -37,7 +37,10 @@ medians, msgspec/taskgui in the same rounds):
 
     bulk import, x raw executemany in the same round: 3.24-3.28x before core/shape,
     2.92-3.31x after it, 2.98-3.95x with msgspec's command text (bench_store.py
-    --quick: 2.7x before, 2.2x after; 2.1x in a quieter moment of the same session)
+    --quick: 2.7x before, 2.2x after; 2.1x in a quieter moment of the same session);
+    after the cron fire-time memo, the identity-keyed schedule text and the twin-class
+    copy (2026-12-01, --bulk-only, 3 runs of 3 rounds, load about 2): 1.98-2.02x,
+    against 2.73-2.83x for the code before them in the same minutes
 
 **Decision: msgspec is not adopted.** Where the schedule spends its time (the store's
 rows, and so the bulk import and the start) it is at parity: those paths are the

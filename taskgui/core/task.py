@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS, RunConditions
 from taskgui.core.dependencies import Upstream, check_upstreams
 from taskgui.core.duration import check_duration, format_duration
 from taskgui.core.errors import InvalidTaskError
-from taskgui.core.fast_init import fast_init
+from taskgui.core.fast_init import copier, fast_init
 from taskgui.core.notify_rules import NotifyRule
 from taskgui.core.recurrence import Cron, Once, Recurrence
 from taskgui.core.retry import RetryPolicy
@@ -397,25 +396,6 @@ def _checked_key(value: str | None, what: str = "the concurrency key") -> str | 
     return key
 
 
-def _slot_copier() -> Callable[[TaskSpec, TaskId], TaskSpec]:
-    """For TaskSpec.with_id: a copy that sets every slot directly.
-
-    Setting a slot through its descriptor bypasses the frozen dataclass's __setattr__,
-    as __init__ itself does. The function is generated from the fields (so it cannot
-    fall behind a new one) and unrolled: half the cost of a loop over the slots, and
-    a bulk import makes one copy per task.
-    """
-    names = [f.name for f in fields(TaskSpec)]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": TaskSpec}
-    namespace.update({f"_set_{name}": TaskSpec.__dict__[name].__set__ for name in names})
-    body = "".join(
-        f"    _set_{name}(copy, {'task_id' if name == 'id' else f'spec.{name}'})\n"
-        for name in names
-    )
-    source = f"def copy_with_id(spec, task_id):\n    copy = _new(_cls)\n{body}    return copy\n"
-    exec(source, namespace)
-    copier: Callable[[TaskSpec, TaskId], TaskSpec] = namespace["copy_with_id"]
-    return copier
-
-
-_copy_with_id = _slot_copier()
+# For TaskSpec.with_id: every field copied through the class's twin (core/fast_init),
+# the id replaced; a bulk import makes one copy per task.
+_copy_with_id: Callable[[TaskSpec, TaskId], TaskSpec] = copier(TaskSpec, "id")

@@ -149,14 +149,15 @@ class TaskEntry:
         # Built with tuple.__new__, in TaskStatus's field order: the NamedTuples' own
         # __new__ is a Python function that only packs its arguments, and this runs
         # for every event the engine returns (tests/core/engine/test_entry.py holds
-        # the order to the fields).
+        # the order to the fields). The fields after ``after_marks`` are the engine's
+        # to leave at their defaults (``_LAID_OVER``).
         return _tuple_new(
             TaskSnapshot,
             (
                 self.spec,
                 _tuple_new(
                     TaskStatus,
-                    (
+                    (  # noqa: RUF005 - "+ ()" returns the tuple itself; "*" would copy
                         self.state,
                         self.attempt,
                         self.slot_at,
@@ -170,11 +171,17 @@ class TaskEntry:
                         min(started.values()) if started else None,
                         waiting,
                         marks,
-                        (),  # nodes: a shared schedule's store lays them over, never the engine
-                    ),
+                    )
+                    + _LAID_OVER,
                 ),
             ),
         )
 
 
 _tuple_new = tuple.__new__
+# TaskStatus's fields after ``after_marks``, which others lay over the status (a
+# store's ``nodes``): at their defaults, whatever fields are added there.
+_LAID_OVER = tuple(
+    TaskStatus._field_defaults[name]
+    for name in TaskStatus._fields[TaskStatus._fields.index("after_marks") + 1 :]
+)

@@ -48,3 +48,10 @@ def test_the_snapshot_puts_each_field_where_task_status_names_it() -> None:
         waiting=WaitReason.WORKER,
         after_marks=frozenset({9}),
     )
+
+
+def test_fields_added_after_the_marks_keep_their_defaults() -> None:
+    spec = TaskSpec(id=7, name="n", command=Command(line="true"), first_run_at=T0)
+    status = TaskEntry(spec).snapshot(None).status
+    assert len(status) == len(TaskStatus._fields)
+    assert status == TaskStatus(next_run_at=None)  # every field at its default
