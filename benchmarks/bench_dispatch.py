@@ -93,6 +93,7 @@ import PySide6  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer  # noqa: E402
 
 from taskgui.core.clock import SystemClock  # noqa: E402
+from taskgui.core.defaults import QUEUE_PER_WORKER  # noqa: E402
 from taskgui.core.recurrence import Every  # noqa: E402
 from taskgui.core.retry import RetryPolicy  # noqa: E402
 from taskgui.core.states import RunOutcome  # noqa: E402
@@ -258,9 +259,18 @@ def instrumented_workers() -> Iterator[bool]:
 class TaskguiSystem:
     """The real service on a real database, driven by a local event loop."""
 
-    def __init__(self, directory: Path, workers: int) -> None:
+    def __init__(
+        self, directory: Path, workers: int, queue_per_worker: int = QUEUE_PER_WORKER
+    ) -> None:
+        """``queue_per_worker``: as the daemon and the window run it, unless told."""
         self.repository = SqliteRepository(directory / "taskgui.sqlite3")
-        self.service = SchedulerService(self.repository, CLOCK, workers=workers, kill_grace=1.0)
+        self.service = SchedulerService(
+            self.repository,
+            CLOCK,
+            workers=workers,
+            kill_grace=1.0,
+            queue_per_worker=queue_per_worker,
+        )
         self.finished: dict[int, tuple[RunTicket, float]] = {}
         self.failures: list[str] = []
         self._wanted = 0
@@ -786,7 +796,8 @@ def fmt(value: float | None, unit: str) -> str:
 
 def print_table(rows: Sequence[Row]) -> list[str]:
     header = (
-        f"{'scenario / metric':<50} {'unit':>4} {'taskgui':>9} {'APS memory':>11} "
+        f"{'scenario / metric':<50} {'unit':>4} {'taskgui':>9} {'no queue':>9} "
+        f"{'APS memory':>11} "
         f"{'APS SQLite':>11} {'bare loop':>10} {'goal':>7} {'verdict':>7} {'stretch':>7} "
         f"{'tg/APS-mem':>10} {'tg/bare':>8}"
     )
@@ -801,7 +812,8 @@ def print_table(rows: Sequence[Row]) -> list[str]:
             misses.append(row.label)
         print(
             f"{row.label:<50} {row.unit:>4} {fmt(tg, row.unit):>9} "
-            f"{fmt(mem, row.unit):>11} {fmt(row.values.get('APS SQLite'), row.unit):>11} "
+            f"{fmt(row.values.get(UNQUEUED), row.unit):>9} {fmt(mem, row.unit):>11} "
+            f"{fmt(row.values.get('APS SQLite'), row.unit):>11} "
             f"{fmt(bare, row.unit):>10} "
             f"{'<= ' + fmt(row.goal, row.unit) if row.goal is not None else '':>7} "
             f"{verdict:>7} {row.stretch_verdict():>7} {_ratio(tg, mem):>10} {_ratio(tg, bare):>8}"
@@ -860,6 +872,9 @@ def measure_all(profile: Profile, directory: Path, with_aps: bool) -> list[Row]:
     return rows
 
 
+UNQUEUED = "taskgui, no queue"
+
+
 def measure_throughput_rounds(
     counts: Sequence[int],
     pools: Sequence[int],
@@ -869,7 +884,10 @@ def measure_throughput_rounds(
 ) -> list[Row]:
     """The throughput scenario alone, ``rounds`` times for each (tasks, pool size); the
     medians. Every round runs every system in turn, so noise on this shared machine
-    falls on all of them alike; taskgui gets a new database each round."""
+    falls on all of them alike; taskgui gets a new database each round. Beside taskgui
+    as it runs (runs queued a worker beyond the free ones, ``QUEUE_PER_WORKER``), the
+    same with no queue (``UNQUEUED``), the two taking turns in which goes first.
+    Prints, after the table, the medians of each round's ratios."""
     paths = (directory / f"aps-{index}.sqlite3" for index in itertools.count())
     factories: dict[str, Callable[[int], ApsSystem]] = {}
     if with_aps:
@@ -878,22 +896,43 @@ def measure_throughput_rounds(
             "APS SQLite": lambda workers: ApsSystem(next(paths), workers),
         }
     figures: dict[tuple[int, int], dict[str, list[float]]] = {}
+    ratios: dict[tuple[int, int], dict[str, list[float]]] = {}
     for round_index in range(rounds):
         for count in counts:
             for workers in pools:
-                place = directory / f"taskgui-{round_index}-{count}-{workers}"
-                place.mkdir()
-                taskgui = TaskguiSystem(place, workers=workers)
-                try:
-                    result = measure_throughput(count, taskgui, factories, workers, noop=False)
-                finally:
-                    taskgui.close()
+                result: dict[str, float] = {}
+                turns = [("taskgui", QUEUE_PER_WORKER), (UNQUEUED, 0)]
+                for name, queue in turns[:: 1 if round_index % 2 == 0 else -1]:
+                    place = directory / f"{name.replace(', ', '-')}-{round_index}-{count}-{workers}"
+                    place.mkdir()
+                    taskgui = TaskguiSystem(place, workers=workers, queue_per_worker=queue)
+                    try:
+                        result[name] = taskgui_throughput(count, taskgui, workers)
+                    finally:
+                        taskgui.close()
+                for name, factory in factories.items():
+                    result[name] = aps_throughput(factory, aps_spawn, count, workers)
+                result[BARE] = bare_spawn_loop(count, workers)
                 into = figures.setdefault((count, workers), {})
-                for system, value in result.spawn.items():
+                for system, value in result.items():
                     into.setdefault(system, []).append(value)
-                line = ", ".join(f"{name} {value:,.0f}" for name, value in result.spawn.items())
-                print(f"round {round_index + 1}: {count:,} tasks, pool {workers}: {line}/s")
+                by = ratios.setdefault((count, workers), {})
+                for base in ("APS memory", "APS SQLite", BARE, UNQUEUED):
+                    if base in result:
+                        by.setdefault(base, []).append(result["taskgui"] / result[base])
+                line = ", ".join(f"{name} {value:,.0f}" for name, value in result.items())
+                print(
+                    f"round {round_index + 1}: {count:,} tasks, pool {workers}: {line}/s; "
+                    f"load {os.getloadavg()[0]:.1f}"
+                )
                 sys.stdout.flush()
+    print()
+    for (count, workers), by in ratios.items():
+        shown = ", ".join(
+            f"÷ {base} {percentile(values, 50):.2f}x ({min(values):.2f}-{max(values):.2f})"
+            for base, values in by.items()
+        )
+        print(f"taskgui {count:,} tasks, pool {workers}, median of each round's ratio: {shown}")
     print()
     return [
         Row(

@@ -6,8 +6,9 @@
 
 taskgui: the tasks are written to a fresh SQLite file, then the real daemon starts
 on it as a new user would (empty XDG folders, a private HOME), and its resident set
-(VmRSS) is read once it logs that every stored task is loaded: the whole schedule in
-memory, as it is for the rest of its life. APScheduler 3 (``pip install -e
+(VmRSS) is read once it logs that it has read what it keeps: the tasks due within a
+minute whole, every other one as its id and run time (read when it nears its time),
+as it is for the rest of its life but for the tasks about to run. APScheduler 3 (``pip install -e
 '.[bench]'``): a ``BackgroundScheduler`` with its ``MemoryJobStore``, started paused,
 given the same tasks as ``date`` jobs (id, name, the command line as the argument),
 in a fresh process; its VmRSS after a full collection. Both figures are whole
@@ -55,6 +56,7 @@ except ImportError:  # pip install -e '.[bench]' for the peer's figures
 RUNNING = "taskgui daemon (pid"  # its first line, once the schedule is armed
 LOADING = "in the background"  # "loading N stored tasks in the background"
 LOADED = "every stored task is loaded"
+READ = "the schedule is read"  # the tasks due soon are in memory, the rest unread
 START_TIMEOUT = 900.0  # seconds for a daemon to load its tasks; 1M takes well under that
 
 
@@ -143,7 +145,7 @@ def daemon_rss(folder: Path, db: Path) -> tuple[dict[str, int], float]:
                     + stderr_path.read_text(errors="replace")[-2000:]
                 )
             text = stderr_path.read_text(errors="replace")
-            if LOADED in text:
+            if LOADED in text or READ in text:
                 break
             if RUNNING in text and running_since is None:
                 running_since = time.perf_counter()

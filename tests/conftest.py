@@ -12,9 +12,21 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 # Must happen before any QApplication exists, so it runs when pytest imports this file.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Hypothesis's deadline and its "input generation is slow" health check are wall-clock
+# limits: on a shared 2-CPU machine with other suites running they failed tests that
+# were right (a 1.01 s generation of 9 task specs, under load). Tests never assert
+# speed (benchmarks/ measure it), so neither may Hypothesis. Explicit @settings in a
+# test still take these as their defaults.
+hypothesis_settings.register_profile(
+    "taskgui", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("taskgui")
 
 XDG_FOLDERS = ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 

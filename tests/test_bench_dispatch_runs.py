@@ -71,8 +71,9 @@ def test_the_throughput_alone_has_the_bare_spawn_loop_beside_it(tmp_path: Path) 
     label = "throughput 10, pool 2, median of 2"
     row = next((line for line in out.splitlines() if line.startswith(label)), "")
     assert row, f"row {label!r} missing from:\n{out}"
-    unit, taskgui, aps_memory, aps_sqlite, bare = row[len(label) :].split()[:5]
-    assert unit == "/s" and "-" not in (taskgui, bare)
+    unit, taskgui, unqueued, aps_memory, aps_sqlite, bare = row[len(label) :].split()[:6]
+    assert unit == "/s" and "-" not in (taskgui, unqueued, bare)  # taskgui with no queue too
     assert aps_memory == aps_sqlite == "-"
     assert out.count("round ") == 2
+    assert "median of each round's ratio" in out and "÷ taskgui, no queue" in out
     assert list(tmp_path.iterdir()) == []

@@ -6,7 +6,7 @@ against the current core, not how fast the core is.
 
 from __future__ import annotations
 
-from tests.helpers.benchmarks import run_smoke
+from tests.helpers.benchmarks import ROOT, run_smoke
 
 
 def test_bench_core_smoke_run_prints_its_table() -> None:
@@ -29,3 +29,11 @@ def test_bench_core_smoke_run_over_the_wheel() -> None:
     assert "engine time queue wheel" in out.splitlines()[0]
     line = next((line for line in out.splitlines() if line.startswith("Engine.cancel(id)")), "")
     assert line and "n/a" not in line, out
+
+
+def test_compare_core_smoke_run_pairs_two_checkouts() -> None:
+    out = run_smoke("compare_core.py", "--base", str(ROOT))
+    assert "interleaved" in out.splitlines()[0]
+    for label in ("engine add incl. the spec", "engine cancel", "engine due head (ready)"):
+        line = next((line for line in out.splitlines() if line.startswith(label)), "")
+        assert line.count("x)") == 2, f"row {label!r} lacks a ratio per size:\n{out}"

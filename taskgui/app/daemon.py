@@ -24,12 +24,13 @@ from taskgui.app.logs import configure_logging
 from taskgui.app.notifications import OutsideNotifications
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.core.clock import SystemClock
-from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, SHUTDOWN_GRACE
+from taskgui.core.defaults import DEFAULT_WORKERS, LOCK_WAIT, QUEUE_PER_WORKER, SHUTDOWN_GRACE
 from taskgui.core.duration import format_duration
 from taskgui.core.errors import TaskguiError
 from taskgui.core.wake import WakeKind, WakePolicy
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.conditions.sleep_watch import SleepWatch
+from taskgui.runtime.main_thread_collector import MainThreadCollector
 from taskgui.runtime.notify_settings import NotifySettings
 from taskgui.runtime.run_log import RunLog
 from taskgui.runtime.service import SchedulerService
@@ -72,6 +73,7 @@ def run_daemon(
     log_file = configure_logging()
     clock = SystemClock()
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     lock = SchedulerLock(db_path)
     try:
         # In this order: the lock file lives in the folder, which a new account lacks.
@@ -88,7 +90,9 @@ def run_daemon(
         log.warning("the damaged database was moved to %s; started a fresh one", moved)
     # A CLI started while we run on a file deleted under us must be able to tell.
     lock.record_files(repository.files)
-    service = SchedulerService(repository, clock, workers=workers)
+    service = SchedulerService(
+        repository, clock, workers=workers, queue_per_worker=QUEUE_PER_WORKER
+    )
     service.watch_conditions(ConditionMonitor.of_this_machine())
     notify_settings = NotifySettings.for_user()
     # The flag's policy, else the Settings' read at each wake-up (the window may change it).
@@ -101,7 +105,7 @@ def run_daemon(
     # No window: failures go to the log. Kept in a name for the whole run, because Qt
     # holds the slots of a plain object only as long as the object lives.
     run_log = RunLog(service, service.task, log)
-    outside = OutsideNotifications(service, clock, notify_settings)  # webhook, mail
+    outside = OutsideNotifications(service, service.task, clock, notify_settings)
     service.stopped.connect(app.quit)
     lost: list[str] = []  # the database file went away: stop, and exit 1 with why
     service.store_lost.connect(lost.append)

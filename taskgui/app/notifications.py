@@ -9,22 +9,33 @@ also raises the desktop notice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from taskgui.core.clock import Clock
 from taskgui.core.notify_rules import NotifyGate
+from taskgui.core.status import TaskSnapshot
+from taskgui.core.task import TaskId
 from taskgui.runtime.notify_relay import NotifyRelay
 from taskgui.runtime.notify_settings import NotifySettings, channels
-from taskgui.runtime.service import SchedulerService
+from taskgui.runtime.schedule_client import ScheduleNews
 from taskgui.system.notify.dispatcher import Dispatcher
 
 
 class OutsideNotifications:
-    """A relay and a dispatcher around ``service``; ``close`` sends what is queued."""
+    """A relay and a dispatcher around ``schedule`` (a file's ``SchedulerService``, or
+    a shared schedule node's ``news``); ``close`` sends what is queued."""
 
-    def __init__(self, service: SchedulerService, clock: Clock, settings: NotifySettings) -> None:
+    def __init__(
+        self,
+        schedule: ScheduleNews,
+        task_of: Callable[[TaskId], TaskSnapshot],
+        clock: Clock,
+        settings: NotifySettings,
+    ) -> None:
         self.dispatcher = Dispatcher(channels(settings))
         self.relay = NotifyRelay(
-            service,
-            service.task,
+            schedule,
+            task_of,
             clock,
             default_rule=lambda: settings.default_rule,
             gate=NotifyGate(settings.quiet_hours),

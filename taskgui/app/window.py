@@ -46,9 +46,10 @@ from taskgui.app.shared_window import SharedSession, run_shared
 from taskgui.app.wake import ask_on_wake, follow_wake_ups
 from taskgui.cli.shared_schedule import shared_dsn
 from taskgui.core.clock import Clock, SystemClock
-from taskgui.core.defaults import LOCK_WAIT
+from taskgui.core.defaults import LOCK_WAIT, QUEUE_PER_WORKER
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.conditions.monitor import ConditionMonitor
+from taskgui.runtime.main_thread_collector import MainThreadCollector
 from taskgui.runtime.remote import RemoteScheduler, describe_owner
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.runtime.service import SchedulerService
@@ -175,7 +176,9 @@ def _start_service(
     repository: SqliteRepository, clock: Clock, settings: Settings
 ) -> SchedulerService:
     """The scheduler over ``repository``, started (its recovery done)."""
-    service = SchedulerService(repository, clock, workers=settings.workers)
+    service = SchedulerService(
+        repository, clock, workers=settings.workers, queue_per_worker=QUEUE_PER_WORKER
+    )
     service.watch_conditions(ConditionMonitor.of_this_machine())
     follow_wake_ups(service, settings)
     service.loaded.connect(
@@ -376,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     log_file = configure_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     app.setApplicationName("taskgui")
     app.setApplicationDisplayName("taskgui")
     app.setApplicationVersion(__version__)

@@ -6,7 +6,10 @@ share it (``taskgui.runtime.cluster``). These commands work on one: ``add``, ``l
 by NOTIFY), ``cancel``, ``pause``, ``resume``, ``run-now``, ``retry`` and ``delete``
 go through the leading node's engine (``shared_changes``), ``daemon`` joins as a node,
 and ``nodes`` lists the nodes. ``migrate --to`` moves a SQLite file's schedule into
-one. ``import`` and ``export`` answer that they are not available on PostgreSQL yet.
+one. ``export`` reads the database; ``import`` adds its tasks in one transaction (the
+leader hears of them by NOTIFY and by a request each) and, with ``--replace``, has the
+replaced tasks deleted by the leading node's engine, or here, leading for a moment,
+when no node runs the schedule (``shared_changes.shared_client``), as the changes are.
 
 psycopg is imported only here, and only for a postgresql:// database.
 """
@@ -20,6 +23,7 @@ from typing import Any
 
 from taskgui.cli import output as cli_format
 from taskgui.cli import shared_changes
+from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
 from taskgui.cli.context import note
 from taskgui.core.clock import Clock
@@ -84,8 +88,12 @@ def run(args: argparse.Namespace, dsn: str, clock: Clock) -> int:
         raise NotOnPostgresError(
             f"this command is not available on a PostgreSQL schedule yet ({redact(dsn)}); "
             "add, list, show, history, cancel, pause, resume, run-now, retry, delete, "
-            "daemon and nodes are"
+            "export, import, daemon and nodes are"
         )
+    if handler is _import:  # the whole file is checked before a database is opened
+        args.parsed_import = cli_transfer.read_import(args, clock)
+    elif handler is _export:
+        cli_transfer.check_export_target(args.file)
     repository = PostgresRepository(dsn, listen=False)
     try:
         return int(handler(args, repository, clock))
@@ -138,6 +146,15 @@ def _history(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
     else:
         print("\n".join(cli_format.history_table(runs)))
     return 0
+
+
+def _export(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    return cli_transfer.export(args, repository, clock, note)
+
+
+def _import(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    client = shared_changes.shared_client(repository, clock)
+    return cli_transfer.import_(args, args.parsed_import, client, clock)
 
 
 def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
@@ -227,4 +244,6 @@ _SHARED = {
     "show": _show,
     "history": _history,
     "change": shared_changes.change,
+    "export": _export,
+    "import": _import,
 }

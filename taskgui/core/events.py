@@ -11,16 +11,19 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TypeAlias
 
+from taskgui.core.fast_init import fast_init
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TaskAdded:
     task: TaskSnapshot
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TaskChanged:
     """Anything about the task changed; ``task`` is its new snapshot."""
@@ -48,11 +51,17 @@ class TaskDropped:
     unreadable: bool = True  # False: it was read, and handling it failed
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RunDispatched:
-    """The engine chose this run; the runtime must record it, then start it."""
+    """The engine chose this run; the runtime must record it, then start it.
+
+    ``queued``: dispatched beyond the free workers, to wait in the pool for the next
+    one (``Engine.due``'s ``queue``): recorded as dispatched, not yet started.
+    """
 
     run: RunTicket
+    queued: bool = False
 
 
 @dataclass(frozen=True, slots=True)

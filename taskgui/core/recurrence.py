@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import TypeAlias
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from taskgui.core.cron.dst import next_fire
 from taskgui.core.cron.grammar import CronFields, parse_fields, split_expression
 from taskgui.core.cron.matching import CronCalendar
+from taskgui.core.cron.memo import FireMemo
 from taskgui.core.cron.text import describe_fields
 from taskgui.core.duration import check_duration, describe_interval
 from taskgui.core.errors import InvalidTaskError
@@ -237,12 +238,23 @@ class Cron:
         # UTC has no DST; the plain timezone takes cron_dst's shortcut.
         return UTC if self.tz in _UTC_NAMES else load_zone(self.tz)
 
+    @cached_property
+    def _memo(self) -> FireMemo:
+        return FireMemo()
+
     def _next(self, after: datetime) -> datetime | None:
         after = max(after, _CALENDAR_START)  # no zone has local time before it
+        memo = self._memo
+        found = memo.get(after)
+        if found is not None:
+            return found
         try:
-            return next_fire(self._calendar, self.fields.wildcard, self._zone, after)
+            found = next_fire(self._calendar, self.fields.wildcard, self._zone, after)
         except OverflowError:  # local time past year 9999 (a zone east of UTC): no more
             return None
+        if found is not None:
+            memo.put(after, found)
+        return found
 
     def first_at_or_after(self, start: datetime) -> datetime:
         """The first matching time at or after ``start``: a cron task starting "now"
@@ -263,7 +275,7 @@ class Cron:
         self, scheduled_at: datetime, finished_at: datetime | None = None
     ) -> datetime | None:
         """The first run strictly after ``scheduled_at`` (None after the year 9999)."""
-        return _cron_next_after(self, scheduled_at)
+        return self._next(scheduled_at)
 
     def catch_up(self, scheduled_at: datetime, now: datetime) -> CatchUp:
         missed = 0
@@ -331,14 +343,6 @@ def stored_cron(expr: str, tz: str) -> Cron:
 
 _PROBE = datetime(2000, 1, 1)
 _UTC_NAMES = frozenset({"UTC", "Etc/UTC"})
-
-
-@lru_cache(maxsize=4096)
-def _cron_next_after(cron: Cron, after: datetime) -> datetime | None:
-    """Memoised: the same question comes twice for every new task (the store's initial
-    row and the engine's first slot) and once per task sharing a schedule and start in
-    a bulk import."""
-    return cron._next(after)
 
 
 Recurrence: TypeAlias = Once | Every | Cron

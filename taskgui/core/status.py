@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
+from taskgui.core.fast_init import fast_init
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.task import TaskId, TaskSpec
 
@@ -75,6 +76,7 @@ class TaskSnapshot(NamedTuple):
         return self.status.state
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunTicket:
     """One run handed to a worker: which task, which attempt, for which occurrence."""
@@ -99,6 +101,9 @@ class RunResult:
     exit_code: int | None = None
     error: str | None = None
     output: str = ""
+    # When its process started, for a run queued for a worker whose start the store
+    # may not have heard of before its end (None: the store's own record stands).
+    started_at: datetime | None = None
 
 
 def initial_status(spec: TaskSpec) -> TaskStatus:

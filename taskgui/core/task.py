@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS, RunConditions
 from taskgui.core.dependencies import Upstream, check_upstreams
 from taskgui.core.duration import check_duration, format_duration
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.fast_init import copier, fast_init
 from taskgui.core.notify_rules import NotifyRule
 from taskgui.core.recurrence import Cron, Once, Recurrence
 from taskgui.core.retry import RetryPolicy
@@ -42,11 +42,13 @@ MAX_ENV_BYTES = 1024 * 1024
 MAX_SHELL_PATH_LENGTH = 4096  # PATH_MAX
 PRIORITY_MIN, PRIORITY_MAX = -1_000_000, 1_000_000
 DEFAULT_MISFIRE_GRACE = timedelta(seconds=60)
+_ZERO = timedelta(0)
 ONCE = Once()
 DEFAULT_RETRY = RetryPolicy()
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Command:
     """A command line, run through the shell (as cron does) or split into argv.
@@ -76,10 +78,11 @@ class Command:
             raise InvalidTaskError("the command contains a NUL character")
         if self.cwd is not None:
             self._check_cwd()
-        env = self.env.items() if isinstance(self.env, Mapping) else self.env
-        pairs = tuple(sorted((str(name), str(value)) for name, value in env))
-        _check_env(pairs)
-        object.__setattr__(self, "env", pairs)
+        if self.env != ():  # no variables (the usual case): nothing to sort or check
+            env = self.env.items() if isinstance(self.env, Mapping) else self.env
+            pairs = tuple(sorted((str(name), str(value)) for name, value in env))
+            _check_env(pairs)
+            object.__setattr__(self, "env", pairs)
         if self.shell_path is not None:
             _check_shell_path(self.shell_path, self.use_shell)
 
@@ -143,6 +146,7 @@ def _check_shell_path(path: object, use_shell: bool) -> None:
         raise InvalidTaskError("a shell is given, but the command does not run through one")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskSpec:
     """Everything a person decides about a task.
@@ -190,35 +194,78 @@ class TaskSpec:
     on_tag: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "name", _checked_name(self.name))
+        # Each check has a fast path for the usual value (a plain ASCII name, ids and
+        # priorities that are ints, UTC times, the shared defaults), which passes as it
+        # is, with no normalising write; anything else takes the full check. An add
+        # builds one of these, and this method was most of the add's cost.
+        name = self.name
+        if not (
+            type(name) is str
+            and 0 < len(name) <= MAX_NAME_LENGTH
+            and name.isascii()
+            and name.isprintable()  # no NUL, no control; with the ends, visible
+            and name[0] != " "
+            and name[-1] != " "
+        ):
+            object.__setattr__(self, "name", _checked_name(name))
         if self.notify is not None and not isinstance(self.notify, NotifyRule):
             raise InvalidTaskError("the notification rule must be a NotifyRule (or none)")
         if getattr(self.recurrence, "refusal", None) is not None and not self.paused:
             object.__setattr__(self, "paused", True)
-        if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
-            raise InvalidTaskError(f"task ids are whole numbers from 1, not {self.id!r}")
-        if isinstance(self.priority, bool) or not isinstance(self.priority, int):
+        task_id = self.id
+        if (
+            type(task_id) is not int and (isinstance(task_id, bool) or not isinstance(task_id, int))
+        ) or task_id < 0:
+            raise InvalidTaskError(f"task ids are whole numbers from 1, not {task_id!r}")
+        priority = self.priority
+        if type(priority) is not int and (
+            isinstance(priority, bool) or not isinstance(priority, int)
+        ):
             raise InvalidTaskError("the priority must be a whole number")
-        if not PRIORITY_MIN <= self.priority <= PRIORITY_MAX:
+        if not PRIORITY_MIN <= priority <= PRIORITY_MAX:
             raise InvalidTaskError(
                 f"the priority must be between {PRIORITY_MIN:,} and {PRIORITY_MAX:,}"
             )
-        if not isinstance(self.first_run_at, datetime) or self.first_run_at.utcoffset() is None:
-            raise InvalidTaskError("the first run time must be a date and time with a time zone")
-        if self.first_run_at.tzinfo is not UTC:
-            object.__setattr__(self, "first_run_at", self.first_run_at.astimezone(UTC))
+        first = self.first_run_at
+        if not (type(first) is datetime and first.tzinfo is UTC):
+            if not isinstance(first, datetime) or first.utcoffset() is None:
+                raise InvalidTaskError(
+                    "the first run time must be a date and time with a time zone"
+                )
+            if first.tzinfo is not UTC:
+                object.__setattr__(self, "first_run_at", first.astimezone(UTC))
         if isinstance(self.recurrence, Cron) and self.first_run_at >= _LATE_START:
             self.recurrence.first_at_or_after(self.first_run_at)  # is there a first run?
         if self.timeout is not None:
             check_duration(self.timeout, "the timeout")
-            if self.timeout <= timedelta(0):
+            if self.timeout <= _ZERO:
                 raise InvalidTaskError("the timeout must be longer than zero (or none)")
-        object.__setattr__(self, "concurrency_key", _checked_key(self.concurrency_key))
-        object.__setattr__(self, "on_node", _checked_key(self.on_node, "the node name"))
-        object.__setattr__(self, "on_tag", _checked_key(self.on_tag, "the node tag"))
-        check_duration(self.misfire_grace, "the misfire grace period")
-        if self.misfire_grace < timedelta(0):
-            raise InvalidTaskError("the misfire grace period cannot be negative")
+        if self.concurrency_key is not None:
+            object.__setattr__(self, "concurrency_key", _checked_key(self.concurrency_key))
+        if self.on_node is not None:
+            object.__setattr__(self, "on_node", _checked_key(self.on_node, "the node name"))
+        if self.on_tag is not None:
+            object.__setattr__(self, "on_tag", _checked_key(self.on_tag, "the node tag"))
+        if self.misfire_grace is not DEFAULT_MISFIRE_GRACE:
+            check_duration(self.misfire_grace, "the misfire grace period")
+            if self.misfire_grace < _ZERO:
+                raise InvalidTaskError("the misfire grace period cannot be negative")
+        if type(self.overlap) is not OverlapPolicy or type(self.misfire) is not MisfirePolicy:
+            self._check_policies()
+        if self.spread is not None:
+            self._check_spread()
+        if self.conditions is not NO_CONDITIONS and not isinstance(self.conditions, RunConditions):
+            raise InvalidTaskError("the run conditions must be RunConditions")
+        if self.paused_until is not None:
+            self._check_paused_until()
+        if self.on_wake is not None and not isinstance(self.on_wake, WakePolicy):
+            raise InvalidTaskError("the wake-up policy must be a WakePolicy (or none)")
+        if self.after or self.only_after:
+            self._check_after()
+
+    def _check_policies(self) -> None:
+        """The overlap and misfire policies as their enums (a stored or typed string
+        becomes one), or InvalidTaskError naming the choices."""
         for attr, enum in (("overlap", OverlapPolicy), ("misfire", MisfirePolicy)):
             value = getattr(self, attr)
             if not isinstance(value, enum):
@@ -229,13 +276,6 @@ class TaskSpec:
                     raise InvalidTaskError(
                         f"{attr} policy {value!r} is not one of {choices}"
                     ) from None
-        self._check_spread()
-        if not isinstance(self.conditions, RunConditions):
-            raise InvalidTaskError("the run conditions must be RunConditions")
-        self._check_paused_until()
-        if self.on_wake is not None and not isinstance(self.on_wake, WakePolicy):
-            raise InvalidTaskError("the wake-up policy must be a WakePolicy (or none)")
-        self._check_after()
 
     def _check_after(self) -> None:
         if not self.after:
@@ -356,25 +396,6 @@ def _checked_key(value: str | None, what: str = "the concurrency key") -> str | 
     return key
 
 
-def _slot_copier() -> Callable[[TaskSpec, TaskId], TaskSpec]:
-    """For TaskSpec.with_id: a copy that sets every slot directly.
-
-    Setting a slot through its descriptor bypasses the frozen dataclass's __setattr__,
-    as __init__ itself does. The function is generated from the fields (so it cannot
-    fall behind a new one) and unrolled: half the cost of a loop over the slots, and
-    a bulk import makes one copy per task.
-    """
-    names = [f.name for f in fields(TaskSpec)]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": TaskSpec}
-    namespace.update({f"_set_{name}": TaskSpec.__dict__[name].__set__ for name in names})
-    body = "".join(
-        f"    _set_{name}(copy, {'task_id' if name == 'id' else f'spec.{name}'})\n"
-        for name in names
-    )
-    source = f"def copy_with_id(spec, task_id):\n    copy = _new(_cls)\n{body}    return copy\n"
-    exec(source, namespace)
-    copier: Callable[[TaskSpec, TaskId], TaskSpec] = namespace["copy_with_id"]
-    return copier
-
-
-_copy_with_id = _slot_copier()
+# For TaskSpec.with_id: every field copied through the class's twin (core/fast_init),
+# the id replaced; a bulk import makes one copy per task.
+_copy_with_id: Callable[[TaskSpec, TaskId], TaskSpec] = copier(TaskSpec, "id")

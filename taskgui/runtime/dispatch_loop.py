@@ -6,7 +6,14 @@ opens only once the commit succeeded; the runs given to workers that runs' ends 
 are handed over after the commit instead, so that each of those wakes once). The
 workers' reports are taken a wake-up's worth at a time (group commit). A finished run
 is committed (with its result) in the same transaction as whatever its freed worker
-is given next, so before its task is queued again. ``SchedulerService`` builds the
+is given next, so before its task is queued again.
+
+Under a backlog (``queue_per_worker``), runs a worker beyond the free ones are
+dispatched and committed too, and wait in the pool's queue: a worker that finishes
+takes the next at once instead of waiting for this thread to hear of its end. They
+show as waiting for a worker until they start, make way for a more urgent task
+(``take_back.py``), and after a crash are recorded and dispatched again
+(``control.recovery``). ``SchedulerService`` builds the
 parts and adds the public face (life, reads, operations, requests); this class is the
 loop between the engine and the pool.
 """
@@ -98,20 +105,21 @@ class DispatchLoop(ScheduleSignals):
         try:
             if dispatching:
                 at, start_at = ahead or self._ahead.moment(now)
-                try:
-                    new = self._engine.due(at, self._pool.free)
-                except StoreError as error:  # a deferred task could not be read
-                    self._health.failed(error)
-                    new = []
-                events += new
-                dispatched = [event for event in new if isinstance(event, RunDispatched)]
-                if done and start_at is None:
-                    after_commit, dispatched = dispatched, []
-                for event in dispatched:
-                    self._start_run(event, gate, start_at)
-                if start_at is not None:
-                    self._taken.ahead.update(event.run.run_id for event in dispatched)
-                    events += self._taken.make_way()
+                # Workers that ended wait for this very dispatch: their runs go after it.
+                later = after_commit if done and start_at is None else None
+                events += self._due(at, start_at, gate, dispatched, later)
+                # A more urgent task waiting while a less urgent run waits for its start
+                # time or in the pool's queue: that one makes way (take_back.py); a
+                # queued one's place is free at once, for the next best due task.
+                for _ in range(2 * self._pool.size + 1):
+                    way = self._taken.make_way()
+                    if not way:
+                        break
+                    events += way
+                    more = self._due(at, start_at, gate, dispatched, later)
+                    events += more
+                    if not any(isinstance(event, RunDispatched) for event in more):
+                        break
             self._repository.apply(events, now, results, pids)
         except BaseException as error:
             # Not on disk (or not surely): nothing handed over may start, and no
@@ -135,6 +143,49 @@ class DispatchLoop(ScheduleSignals):
             self._timer.arm(self._engine.next_deadline())
             self._look_at_idle()
 
+    def _due(
+        self,
+        at: datetime,
+        start_at: float | None,
+        gate: threading.Event,
+        dispatched: list[RunDispatched],
+        later: list[RunDispatched] | None,
+    ) -> list[Event]:
+        """What is due at ``at`` for the free workers (and, unless dispatching ahead,
+        the room in the pool's queue beyond them); the runs are handed over behind
+        ``gate`` (into ``dispatched``), or kept in ``later`` to hand over after the
+        commit."""
+        pool = self._pool
+        free, room = pool.free, (0 if start_at is not None else pool.queue_room)
+        if later:  # not handed over yet, so not counted by the pool
+            room -= max(0, len(later) - free)
+            free = max(0, free - len(later))
+        try:
+            new = self._engine.due(at, free, max(0, room))
+        except StoreError as error:  # a deferred task could not be read
+            self._health.failed(error)
+            return []
+        runs = [event for event in new if isinstance(event, RunDispatched)]
+        if later is not None:
+            later += runs
+        else:
+            for event in runs:
+                self._start_run(event, gate, start_at)
+            dispatched += runs
+        return new
+
+    def _commit_taken_back(self, events: list[Event]) -> bool:
+        """Commit and publish runs taken back (see take_back.py); False if the store
+        failed (the store still says started: retried instead)."""
+        if self._health.lost is None:
+            try:
+                self._repository.apply(events, self._clock.now())
+            except StoreError as error:
+                self._health.failed(error)
+                return False
+        self._publish(events)
+        return True
+
     def _calm_wake(self) -> None:
         """The computer woke: a hook for the wake-up policies (``wake_up.py``)."""
         self._dispatch()
@@ -152,7 +203,7 @@ class DispatchLoop(ScheduleSignals):
         self, event: RunDispatched, gate: threading.Event | None, start_at: float | None
     ) -> None:
         ticket = event.run
-        spec = self._engine.snapshot(ticket.task_id).spec
+        spec = self._engine.spec(ticket.task_id)
         self._pool.submit(
             ticket.run_id,
             spec.command,
@@ -160,7 +211,11 @@ class DispatchLoop(ScheduleSignals):
             extra_env=run_environment(self._database, ticket, spec.name),
             gate=gate,
             start_at=start_at,
+            rank=-spec.priority,
+            queued=event.queued,
         )
+        if start_at is not None or event.queued:
+            self._taken.hold(ticket.run_id, spec.priority, queued=event.queued)
 
     @service_slot
     def _on_timer_approaching(self, target: float) -> None:
@@ -215,8 +270,10 @@ class DispatchLoop(ScheduleSignals):
         for item in reports:
             assert isinstance(item, PoolReport)
             if item.pid is not None:
-                if self._run_started(item.run_id, item.at):
+                started = self._run_started(item.run_id, item.at)
+                if started is not None:
                     pids[item.run_id] = item.pid
+                    done += started
             elif isinstance(item.report, RunReport):
                 ended = self._run_ended(item.run_id, item.report)
                 if ended is not None:
@@ -226,24 +283,31 @@ class DispatchLoop(ScheduleSignals):
         if self._stopping and not self._pool.busy:
             self._finish_shutdown()
 
-    def _run_started(self, run_id: RunId, at: float) -> bool:
-        """A run's process exists; True if its pid is to be recorded.
+    def _run_started(self, run_id: RunId, at: float) -> list[Event] | None:
+        """A run's process exists; None if its pid is not to be recorded, else what to
+        commit with it.
 
         The pid is written with the rest of the wake-up's transaction: after a crash
         the next start stops the run's processes by this pid, and until it is on disk
         by the mark every one of them carries (``stop_orphaned_runs``), so a crash
-        in between still leaves nothing running beside the retry.
+        in between still leaves nothing running beside the retry. A queued run's task
+        was stored as waiting for a worker: it is stored as running from then on (a
+        crash after this start is an interrupted attempt, not a run given back).
         """
+        was_queued = run_id in self._taken.queued
         self._taken.started(run_id)
         ticket = self._engine.running_runs.get(run_id)
         if ticket is None:
-            return False
+            return None
         # Heard of with the next end, or up to START_REPORT_MS later: started at ``at``.
         late = timedelta(seconds=max(0.0, self._clock.monotonic() - at))
         events = self._engine.started(run_id, self._clock.now() - late)
+        if was_queued:
+            self.run_started.emit(ticket)
+            return events  # committed and published with the wake-up's transaction
         self._publish(events)
         self.run_started.emit(ticket)
-        return True
+        return []
 
     @service_slot
     def _on_pool_run_output(self, run_id: int, text: str) -> None:
@@ -258,9 +322,19 @@ class DispatchLoop(ScheduleSignals):
         one taken back before it started anything (nothing to record; its worker is
         free)."""
         self._output.ended(run_id)
+        queued = self._taken.queued_until_taken(run_id)
         if self._taken.ended(run_id):
             return None
         outcome, result = report.outcome, report.result
+        if queued and report.began is not None:  # when it really started (RunResult)
+            began = timedelta(seconds=max(0.0, self._clock.monotonic() - report.began))
+            started = self._clock.now() - began
+            result = RunResult(
+                exit_code=result.exit_code,
+                error=result.error,
+                output=result.output,
+                started_at=started,
+            )
         if self._stopping and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by shutdown, not by a person
             result = replace(result, error=f"stopped because {self._stop_reason}")

@@ -41,7 +41,7 @@ from taskgui.core.notify_rules import (
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
-from taskgui.runtime.schedule_client import LiveScheduleClient
+from taskgui.runtime.schedule_client import ScheduleNews
 from taskgui.system.notify.message import Message
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class NotifyRelay:
 
     def __init__(
         self,
-        schedule: LiveScheduleClient,
+        schedule: ScheduleNews,
         task_of: Callable[[TaskId], TaskSnapshot],
         clock: Clock,
         *,
@@ -97,10 +97,10 @@ class NotifyRelay:
         self._quiet_end = QTimer()
         self._quiet_end.setSingleShot(True)
         self._quiet_end.timeout.connect(self._on_quiet_end_timeout)
-        self._schedule: LiveScheduleClient | None = None
+        self._schedule: ScheduleNews | None = None
         self.follow(schedule)
 
-    def follow(self, schedule: LiveScheduleClient) -> None:
+    def follow(self, schedule: ScheduleNews) -> None:
         """Listen to ``schedule`` from now on (the window adopted another one)."""
         old = self._schedule
         if old is not None:
@@ -117,9 +117,7 @@ class NotifyRelay:
                 signal.disconnect(slot)
             self._schedule = None
 
-    def _links(
-        self, schedule: LiveScheduleClient
-    ) -> list[tuple[SignalInstance, Callable[..., None]]]:
+    def _links(self, schedule: ScheduleNews) -> list[tuple[SignalInstance, Callable[..., None]]]:
         return [
             (schedule.run_finished, self._on_schedule_run_finished),
             (schedule.retry_scheduled, self._on_schedule_retry_scheduled),

@@ -52,6 +52,14 @@ MAIL_FROM = "notifications/mail_from"
 MAIL_TO = "notifications/mail_to"
 
 
+def user_settings() -> QSettings:
+    """The person's preferences (``~/.config/taskgui/taskgui.conf`` on Linux), the one
+    file the window's settings and a daemon's notification settings are both read from."""
+    return QSettings(
+        QSettings.Format.NativeFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION
+    )
+
+
 def _flag(store: QSettings, key: str, default: bool) -> bool:
     value = store.value(key, default)
     if isinstance(value, str):  # INI files hold text
@@ -67,14 +75,7 @@ class NotifySettings:
 
     @classmethod
     def for_user(cls) -> NotifySettings:
-        return cls(
-            QSettings(
-                QSettings.Format.NativeFormat,
-                QSettings.Scope.UserScope,
-                ORGANIZATION,
-                APPLICATION,
-            )
-        )
+        return cls(user_settings())
 
     def text(self, key: str) -> str:
         value = self.store.value(key, "")

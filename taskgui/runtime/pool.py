@@ -4,6 +4,12 @@ Workers never touch SQLite, the engine or any widget: a worker runs one command 
 emits what came of it. Signals emitted from a worker thread reach the pool's owner in
 its own thread (Qt queues them), so all bookkeeping happens on one thread.
 
+A run can be queued beyond the free workers (``queue_per_worker``): it waits in the
+threads' queue, most urgent first, and the next worker to finish takes it at once,
+without waiting for the pool's owner to hear of that end and hand something over (a
+round trip through a busy thread per run). Until a worker takes it, ``unqueue`` takes
+it back as if never handed over.
+
 A run handed over with a start time takes its worker at once and waits for that time
 on the worker thread (see ``CommandRunner.run``): it counts as busy while it waits.
 
@@ -21,6 +27,10 @@ start wakes nobody (it comes with the next end, or within ``START_REPORT_MS``), 
 the pool's thread takes every report queued by then at once (``runs_reported``).
 Under a burst the owner so hears of several runs per wake-up and can commit them in
 one transaction (group commit) instead of waking, and committing, once per report.
+While every worker has a run queued behind it, nobody waits for those reports: they are
+then taken every ``BACKLOG_REPORT_MS`` instead of at each end, a few runs a transaction
+(measured: a wake-up and its transaction cost the owner about as much as a run's own
+bookkeeping).
 
 Signals:
     runs_reported(object): a list of ``PoolReport``, in the order the workers made
@@ -41,7 +51,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from taskgui.core.defaults import KILL_GRACE
 from taskgui.core.states import RunOutcome
@@ -55,6 +65,10 @@ log = logging.getLogger(__name__)
 # How soon at most the start of a run still going is heard of (shown, its pid written)
 # when no end comes first: starts wake no thread of their own (see _Relay).
 START_REPORT_MS = 50
+# Under a backlog, while every worker has a run queued behind it, the reports are taken
+# at most this often rather than at each end: each taking costs the owner a wake-up and
+# a transaction, and the workers do not wait for it meanwhile (see WorkerPool).
+BACKLOG_REPORT_MS = 2
 
 
 class Runner(Protocol):
@@ -118,6 +132,11 @@ class _Relay(QObject):
         if wake:
             self.ready.emit()
 
+    def hold(self) -> None:
+        """Until the next ``take``, reports wake nobody (the pool takes them itself)."""
+        with self._lock:
+            self._woken = True
+
     def take(self) -> list[PoolReport]:
         """On the pool's thread: every report queued so far."""
         with self._lock:
@@ -139,8 +158,10 @@ class _RunJob:
         start_at: float | None,
         *,
         monotonic: Callable[[], float],
+        wake_on_start: bool = False,
     ) -> None:
         self._monotonic = monotonic
+        self._wake_on_start = wake_on_start
         self._run_id = run_id
         self._runner = runner
         self._relay = relay
@@ -166,7 +187,8 @@ class _RunJob:
             log.warning("run %s ended after its pool was gone", self._run_id)
 
     def _on_started(self, pid: int) -> None:
-        self._relay.report(PoolReport(self._run_id, pid=pid, at=self._monotonic()), wake=False)
+        report = PoolReport(self._run_id, pid=pid, at=self._monotonic())
+        self._relay.report(report, wake=self._wake_on_start)
 
 
 class WorkerPool(QObject):
@@ -185,11 +207,15 @@ class WorkerPool(QObject):
         kill_grace: float = KILL_GRACE,
         runner_factory: RunnerFactory | None = None,
         output_interval: float = DEFAULT_OUTPUT_INTERVAL,
+        queue_per_worker: int = 0,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         if size < 1:
             raise ValueError("the worker pool needs at least one worker")
+        if queue_per_worker < 0:
+            raise ValueError("the pool's queue cannot be negative")
+        self._queue_per_worker = queue_per_worker
         self._monotonic = monotonic
         self._kill_grace = kill_grace
         self._new_runner = runner_factory or self._command_runner
@@ -202,6 +228,7 @@ class WorkerPool(QObject):
         self._relay.ready.connect(self._on_relay_ready)
         self._relay.output.connect(self._on_relay_output)
         self._runners: dict[RunId, Runner] = {}
+        self._queued: dict[RunId, int] = {}  # run -> its job's number, queued runs only
         # Starts wake nobody (see _Relay): while a run's start has not been heard of,
         # this takes the reports every START_REPORT_MS, so that a run that goes on for
         # long is shown started (and its pid written) that soon, not at its end.
@@ -210,6 +237,11 @@ class WorkerPool(QObject):
         self._starts.setSingleShot(True)
         self._starts.setInterval(START_REPORT_MS)
         self._starts.timeout.connect(self._on_starts_timeout)
+        self._backlog = QTimer(self)
+        self._backlog.setSingleShot(True)
+        self._backlog.setTimerType(Qt.TimerType.PreciseTimer)
+        self._backlog.setInterval(BACKLOG_REPORT_MS)
+        self._backlog.timeout.connect(self._on_relay_ready)
 
     @property
     def size(self) -> int:
@@ -220,8 +252,20 @@ class WorkerPool(QObject):
         return len(self._runners)
 
     @property
+    def working(self) -> int:
+        """Runs a worker has (running or waiting for their start): not those queued."""
+        return max(0, len(self._runners) - self._threads.queued)
+
+    @property
     def free(self) -> int:
+        """Workers with no run: a run handed over now starts at once."""
         return max(0, self.size - len(self._runners))
+
+    @property
+    def queue_room(self) -> int:
+        """How many more runs may be queued beyond the free workers."""
+        size = self.size
+        return max(0, size * (1 + self._queue_per_worker) - max(size, len(self._runners)))
 
     def resize(self, size: int) -> None:
         if size < 1:
@@ -237,19 +281,46 @@ class WorkerPool(QObject):
         extra_env: Mapping[str, str] | None = None,
         gate: threading.Event | None = None,
         start_at: float | None = None,
+        rank: int = 0,
+        queued: bool = False,
     ) -> None:
         """Hand a run to a worker thread; with ``gate``, it starts once the gate is set,
-        and with ``start_at`` (monotonic) not before that moment."""
+        and with ``start_at`` (monotonic) not before that moment. Runs waiting for a
+        worker are taken lowest ``rank`` first; a ``queued`` one (handed over with no
+        worker free for it) can be taken back with ``unqueue`` until one takes it."""
         relay = self._relay
         runner = self._new_runner(
             command, timeout, extra_env, lambda text: relay.output.emit(run_id, text)
         )
         self._runners[run_id] = runner
-        self._unstarted.add(run_id)
-        if not self._starts.isActive():
-            self._starts.start()
-        job = _RunJob(run_id, runner, self._relay, gate, start_at, monotonic=self._monotonic)
-        self._threads.start(job.run)
+        # A queued run may wait long for its worker: its start wakes the pool's thread
+        # (with the end it followed, as a rule) rather than a timer looking meanwhile.
+        if not queued:
+            self._unstarted.add(run_id)
+            if not self._starts.isActive():
+                self._starts.start()
+        job = _RunJob(
+            run_id,
+            runner,
+            self._relay,
+            gate,
+            start_at,
+            monotonic=self._monotonic,
+            wake_on_start=queued,
+        )
+        number = self._threads.start(job.run, rank)
+        if queued:
+            self._queued[run_id] = number
+
+    def unqueue(self, run_id: RunId) -> bool:
+        """Take back a queued run no worker has taken yet: True if it will never run
+        and never be reported (its place is free at once); False otherwise."""
+        number = self._queued.pop(run_id, None)
+        if number is None or not self._threads.take_back(number):
+            return False
+        del self._runners[run_id]
+        self._unstarted.discard(run_id)
+        return True
 
     def cancel(self, run_id: RunId) -> bool:
         """Stop a run's process group (SIGTERM, then SIGKILL). False if not running."""
@@ -308,9 +379,13 @@ class WorkerPool(QObject):
             self._unstarted.discard(item.run_id)
             if item.report is not None:
                 self._runners.pop(item.run_id, None)
+                self._queued.pop(item.run_id, None)
         self.runs_reported.emit(reports)
         for item in reports:
             if item.report is not None:
                 self.run_completed.emit(item.run_id, item.report)
             elif item.pid is not None:
                 self.run_started.emit(item.run_id, item.pid)
+        if self._threads.queued >= self.size:  # a backlog: see BACKLOG_REPORT_MS
+            self._relay.hold()
+            self._backlog.start()

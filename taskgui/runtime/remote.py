@@ -170,6 +170,9 @@ class RemoteScheduler(ScheduleSignals):
     def snapshot(self) -> list[TaskSnapshot]:
         return list(self._tasks.values())
 
+    def first_snapshot(self) -> list[TaskSnapshot]:
+        return self.snapshot()  # every one is at hand: none follows in tasks_loaded
+
     def task(self, task_id: TaskId) -> TaskSnapshot:
         snapshot = self._tasks.get(task_id)
         if snapshot is None:

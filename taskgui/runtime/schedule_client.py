@@ -17,7 +17,24 @@ from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId
 
 
-class LiveScheduleClient(ScheduleClient, Protocol):
+class ScheduleNews(Protocol):
+    """A schedule's decisions as they are made, and its history: what the log and the
+    notification relay follow (every ``LiveScheduleClient``, and a shared schedule
+    node's ``LeaderNews``)."""
+
+    @property
+    def task_removed(self) -> SignalInstance: ...
+    @property
+    def run_finished(self) -> SignalInstance: ...
+    @property
+    def retry_scheduled(self) -> SignalInstance: ...
+    @property
+    def task_exhausted(self) -> SignalInstance: ...
+
+    def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]: ...
+
+
+class LiveScheduleClient(ScheduleClient, ScheduleNews, Protocol):
     """A ``ScheduleClient`` a view follows; the signals are ``ScheduleSignals``'."""
 
     @property
@@ -25,17 +42,11 @@ class LiveScheduleClient(ScheduleClient, Protocol):
     @property
     def task_changed(self) -> SignalInstance: ...
     @property
-    def task_removed(self) -> SignalInstance: ...
+    def tasks_loaded(self) -> SignalInstance: ...
     @property
     def run_started(self) -> SignalInstance: ...
     @property
     def run_output(self) -> SignalInstance: ...
-    @property
-    def run_finished(self) -> SignalInstance: ...
-    @property
-    def retry_scheduled(self) -> SignalInstance: ...
-    @property
-    def task_exhausted(self) -> SignalInstance: ...
     @property
     def occurrences_skipped(self) -> SignalInstance: ...
     @property
@@ -59,6 +70,11 @@ class LiveScheduleClient(ScheduleClient, Protocol):
 
     def snapshot(self) -> list[TaskSnapshot]:
         """Every task now: where a view starts before following the signals."""
+        ...
+
+    def first_snapshot(self) -> list[TaskSnapshot]:
+        """The tasks at hand now, for a view to show at once: every other one follows
+        in ``tasks_loaded`` batches (all of them, when they are all at hand)."""
         ...
 
     def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]: ...

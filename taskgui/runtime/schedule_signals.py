@@ -9,6 +9,9 @@ Signals:
     task_added(object): TaskSnapshot of a new task.
     task_changed(object): TaskSnapshot after any change.
     task_removed(int): task id.
+    tasks_loaded(object): a list of TaskSnapshot read after a view's first snapshot
+        (``first_snapshot``): every task not in it arrives so (one that was may too),
+        as the schedule has it at that moment.
     run_started(object): RunTicket whose process has started.
     run_output(object, str): RunTicket of a run in progress and its output so far (the
         tail), refreshed while it prints; its history row is the open run of that
@@ -38,6 +41,7 @@ class ScheduleSignals(QObject):
     task_added = Signal(object)
     task_changed = Signal(object)
     task_removed = Signal(int)
+    tasks_loaded = Signal(object)
     run_started = Signal(object)
     run_output = Signal(object, str)
     run_finished = Signal(object, object, object)

@@ -14,6 +14,9 @@ It knows the store only by its protocol (``store.protocols.ScheduleStore``): SQL
 memory or PostgreSQL alike, each answering for its own upkeep (WAL checkpoints on a
 thread of their own, ``checkpoints.py``; the file check below).
 
+Under a backlog, ``queue_per_worker`` runs a worker beyond the free ones wait in the
+pool's queue, committed, for the next worker that finishes (``dispatch_loop.py``).
+
 When a worker is free, a deadline's runs are dispatched ``dispatch_ahead`` before it
 and start at it on their own worker thread (see ``taskgui.runtime.ahead``); until its
 command starts, such a run can be taken back as if never dispatched (``take_back.py``).
@@ -33,7 +36,8 @@ the open file holds is kept, and the schedule stops for good with ``store_lost``
 After a sleep, the runs due at once meet the wake-up policies first (``wake_up.py``).
 
 Signals: those of ``ScheduleSignals``, ``wake_asked`` (``wake_up.py``), and
-    loaded(): every stored task is in memory (soon after ``start``; see hydration.py).
+    loaded(): the start's reading is done (soon after ``start``; see hydration.py):
+        every task due soon is in memory, and every task once a view asked for them.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -62,12 +66,13 @@ from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.feed_watch import FeedWatch
 from taskgui.runtime.guard import service_slot
-from taskgui.runtime.hydration import Hydration
+from taskgui.runtime.hydration import READ_AHEAD, Hydration
 from taskgui.runtime.inbox import RequestInbox
 from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.store_health import StoreHealth
 from taskgui.runtime.take_back import TakeBack
+from taskgui.runtime.view_start import ViewStart
 from taskgui.runtime.wake_up import WakeUp
 from taskgui.store.errors import StoreError
 from taskgui.store.protocols import ScheduleStore
@@ -94,10 +99,12 @@ class SchedulerService(WakeUp):
         clock: Clock,
         *,
         workers: int = DEFAULT_WORKERS,
+        queue_per_worker: int = 0,
         kill_grace: float = KILL_GRACE,
         rng: random.Random | None = None,
         dispatch_ahead: float = DISPATCH_AHEAD,
         output_save_ms: int = OUTPUT_SAVE_MS,
+        read_ahead: timedelta = READ_AHEAD,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -116,7 +123,10 @@ class SchedulerService(WakeUp):
         self._rng = rng
         self._engine = Engine(rng=rng)
         self._ops = Operations(self._engine, repository)
-        self._pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
+        self._pool = WorkerPool(
+            workers, clock.monotonic, kill_grace=kill_grace, queue_per_worker=queue_per_worker
+        )
+        self._pool.setParent(self)
         self._pool.runs_reported.connect(self._on_pool_runs_reported)
         self._pool.run_output.connect(self._on_pool_run_output)
         self._ahead = DispatchAhead(clock, dispatch_ahead)
@@ -131,8 +141,12 @@ class SchedulerService(WakeUp):
             failed=self._health.failed,
             loaded=self.loaded.emit,
             read=self._rearm,
+            ahead=read_ahead,
             parent=self,
         )
+        # A view's start: the tasks read so far, the rest streamed in from a thread.
+        self._view_start = ViewStart(repository, lambda: self._engine, self._hydration, self)
+        self._view_start.loaded.connect(self.tasks_loaded)
         self._taken = TakeBack(self._engine, self._pool, self._commit_taken_back)
         self._output = LiveOutput(repository, save_ms=output_save_ms, parent=self)
         self._inbox = RequestInbox(
@@ -224,7 +238,9 @@ class SchedulerService(WakeUp):
         self._stop_reason = reason
         self._timer.disarm()
         self._hydration.stop()
+        self._view_start.stop()
         self._feed_watch.stop()
+        self._taken.queued_runs()  # they have not started: the next start runs them
         if not self._pool.busy:
             self._finish_shutdown()
             return
@@ -247,18 +263,6 @@ class SchedulerService(WakeUp):
         if going > 0:
             log.warning("stopping %d run(s) still going at shutdown", going)
             self._pool.cancel_all()
-
-    def _commit_taken_back(self, events: list[Event]) -> bool:
-        """Commit and publish runs taken back (see take_back.py); False if the store
-        failed (the store still says started: retried instead)."""
-        if self._health.lost is None:
-            try:
-                self._repository.apply(events, self._clock.now())
-            except StoreError as error:
-                self._health.failed(error)
-                return False
-        self._publish(events)
-        return True
 
     def _start_checkpoints(self) -> None:
         """Fold the store's log back on a thread of its own, if it keeps one: this
@@ -286,6 +290,10 @@ class SchedulerService(WakeUp):
         self._hydration.complete()
         return list(self._engine.snapshots(load_deferred=False))
 
+    def first_snapshot(self) -> list[TaskSnapshot]:
+        """The tasks read so far; the rest follow in ``tasks_loaded`` (view_start.py)."""
+        return self._view_start.first_snapshot()
+
     def task(self, task_id: TaskId) -> TaskSnapshot:
         return self._engine.snapshot(task_id)
 
@@ -304,7 +312,7 @@ class SchedulerService(WakeUp):
 
     @property
     def busy_workers(self) -> int:
-        return self._pool.busy
+        return self._pool.working  # a run queued for a worker has none yet
 
     def set_workers(self, count: int) -> None:
         self._pool.resize(count)
@@ -331,17 +339,19 @@ class SchedulerService(WakeUp):
 
     def update_task(self, spec: TaskSpec) -> None:
         self._health.refuse_if_lost()
-        self._change(self._ops.update(spec, self._clock.now()))
+        if self._taken.before(Op.UPDATE, spec.id):
+            self._change(self._ops.update(spec, self._clock.now()))
 
     def cancel(self, task_id: TaskId) -> None:
         self._health.refuse_if_lost()
-        if self._taken.runs_of(task_id):
+        if self._taken.before(Op.CANCEL, task_id):
             self._change(self._ops.cancel(task_id, self._clock.now()))
 
     def pause(self, task_id: TaskId, until: datetime | None = None) -> None:
         """Pause a task; ``until``: for a while (it resumes by itself then)."""
         self._health.refuse_if_lost()
-        self._change(self._ops.pause(task_id, self._clock.now(), until))
+        if self._taken.before(Op.PAUSE, task_id):
+            self._change(self._ops.pause(task_id, self._clock.now(), until))
 
     def resume(self, task_id: TaskId) -> None:
         self._health.refuse_if_lost()
@@ -357,7 +367,7 @@ class SchedulerService(WakeUp):
 
     def delete(self, task_id: TaskId) -> None:
         self._health.refuse_if_lost()
-        if self._taken.runs_of(task_id):
+        if self._taken.before(Op.DELETE, task_id):
             self._change(self._ops.delete(task_id, self._clock.now()))
 
     def _change(self, events: list[Event]) -> None:
@@ -375,8 +385,7 @@ class SchedulerService(WakeUp):
         """Carry out one request; return the error for its sender, or None."""
         task_id = request.task_id
         try:
-            taking_back = request.op in (Op.CANCEL, Op.DELETE) and task_id is not None
-            if taking_back and not self._taken.runs_of(task_id):  # type: ignore[arg-type]
+            if task_id is not None and not self._taken.before(request.op, task_id):
                 return "the database could not be written; try again"
             events = self._ops.perform(request.op, task_id, request.payload, now)
             if request.op is Op.ADDED:
@@ -396,6 +405,7 @@ class SchedulerService(WakeUp):
         """The store is lost: stop everything that could write to it."""
         self._timer.disarm()
         self._hydration.stop()
+        self._view_start.stop()
         self._feed_watch.stop()
         if self._checkpoints is not None:
             self._checkpoints.stop()
@@ -425,8 +435,11 @@ class SchedulerService(WakeUp):
         self._health.healthy = True
         self._ahead.forget()
         self._hydration.engine = engine
-        if not self._hydration.complete():  # every task is re-sent below
-            return  # the store failed again; another retry is on its way
-        for snapshot in engine.snapshots():
+        if self._hydration.everything:  # a view follows: every task is re-sent below
+            if not self._hydration.complete():
+                return  # the store failed again; another retry is on its way
+        else:
+            self._hydration.start()  # no view here: the tasks due soon, as at a start
+        for snapshot in engine.snapshots(load_deferred=False):
             self.task_changed.emit(snapshot)
         self._dispatch()

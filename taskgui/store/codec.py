@@ -5,22 +5,23 @@ Commands, schedules and policies are the versioned JSON objects of
 SQLite tool, and safe to load. A value from a newer encoder, or one that no longer
 validates, raises CodecError so the row can be quarantined rather than silently
 dropped. This module writes rows; ``row_decoder`` reads them back (``RowDecoder`` is
-offered here too, as the stores have always imported it).
+offered here too, as the stores have always imported it, with ``one_snapshot`` for a
+row asked for by id).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from functools import lru_cache
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from taskgui.core.conditions import NO_CONDITIONS
-from taskgui.core.recurrence import Cron
 from taskgui.core.shape import rules, values
 from taskgui.core.shape.fields import SHAPE_VERSION
 from taskgui.core.states import SlotKind, TaskState
-from taskgui.core.status import TaskStatus
+from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.core.task import TaskSpec
+from taskgui.store.errors import CodecError
 from taskgui.store.marks import marks_text
 from taskgui.store.row_decoder import RowDecoder
 from taskgui.store.times import from_us, opt_from_us, opt_to_us, to_us
@@ -31,6 +32,7 @@ __all__ = [
     "from_us",
     "new_task_row",
     "new_task_values",
+    "one_snapshot",
     "opt_from_us",
     "opt_to_us",
     "spec_values",
@@ -146,13 +148,6 @@ _PAUSED = TaskState.PAUSED.value
 _OCCURRENCE = SlotKind.OCCURRENCE.value
 
 
-@lru_cache(maxsize=1024)
-def _cron_first_match(recurrence: Cron, start: datetime) -> datetime:
-    # A first match costs several times a row's other work; an import gives its cron
-    # tasks a handful of schedules and one start time.
-    return recurrence.first_at_or_after(start)
-
-
 def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
     """What a new task's row needs from Python: ``NEW_TASK_VALUES``, in that order.
 
@@ -163,13 +158,9 @@ def new_task_values(spec: TaskSpec) -> tuple[Any, ...]:
     """
     first = to_us(spec.first_run_at)
     recurrence = spec.recurrence
-    slot_at: datetime | None
-    if spec.only_after:
-        slot_at = None  # nothing queued: it waits for its upstream (initial_status)
-    elif isinstance(recurrence, Cron):
-        slot_at = _cron_first_match(recurrence, spec.first_run_at)
-    else:
-        slot_at = recurrence.first_at_or_after(spec.first_run_at)
+    # Nothing queued for a task that only runs after others (initial_status); a cron
+    # schedule remembers the spans its first matches answer (core/cron/memo.py).
+    slot_at = None if spec.only_after else recurrence.first_at_or_after(spec.first_run_at)
     timeout = spec.timeout
     return (
         spec.id,
@@ -204,3 +195,18 @@ def new_task_row(spec: TaskSpec, now_us: int) -> tuple[Any, ...]:
     state = _PAUSED if spec.paused else _PENDING
     kind = None if slot is None else _OCCURRENCE
     return (*definition, state, 0, slot, kind, slot, 1, None, None, None, None, now_us, now_us)
+
+
+def one_snapshot(row: tuple[Any, ...], repair: str, path: Path | None = None) -> TaskSnapshot:
+    """A task's row read on its own (a store's ``get``), for a person who asked for it.
+
+    An unreadable row raises CodecError naming the task, that it stays stored but out
+    of the schedule, and ``repair``: what to do about it in that store (the tool, the
+    backup). ``path`` is the store's file, if it has one.
+    """
+    try:
+        return RowDecoder().snapshot(row)
+    except CodecError as error:
+        raise CodecError(
+            f"{error}; it is kept but left out of the schedule: {repair}", path
+        ) from None

@@ -2,10 +2,9 @@
 
 It exists so the layers above can be tested fast, and so the contract suite has a
 second implementation to hold the SQLite one to (and vice versa). It follows the same
-rules: ids from 1 in insertion order and none used up by a failed batch, runs and
-records of missed occurrences pruned to ``history_limit`` each, runs left open closed
-as interrupted, statuses kept without the engine's live fields, and text SQLite could
-not store refused or made storable.
+rules: ids from 1 in insertion order, none used up by a failed batch, runs and missed
+occurrences pruned to ``history_limit`` each, open runs closed as interrupted, no live
+fields of the engine kept, and text SQLite could not store refused or made storable.
 """
 
 from __future__ import annotations
@@ -433,6 +432,9 @@ class MemoryRepository:
 
     def take_over_checkpoints(self) -> Callable[[], Checkpointer] | None:
         return None  # no log to fold back
+
+    def task_stream(self) -> None:
+        return None  # nothing to read: every task is in memory
 
     def verify_file(self, *, companions: bool = True) -> None:
         pass  # nothing on disk can be replaced under it

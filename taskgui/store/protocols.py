@@ -21,7 +21,7 @@ run's result is on disk before its task is queued again.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -37,6 +37,9 @@ from taskgui.store.requests import RequestRow
 
 DEFAULT_HISTORY_LIMIT = 100
 INTERRUPTED_ERROR = "taskgui stopped while this ran; it will be retried"
+# A run queued for a worker (RunDispatched.queued) that taskgui stopped before it
+# started: recovery dispatches it again as a new attempt (control.recovery).
+NEVER_STARTED_ERROR = "taskgui stopped before this run started; it runs again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +269,22 @@ class StoreUpkeep(Protocol):
         ...
 
 
-class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, StoreUpkeep, Protocol):
+# A batch of a stream of every task: decoded tasks, and the ids of rows that could not
+# be decoded (for the owner to read again through its own connection: see task_stream).
+TaskBatch = tuple[list[TaskSnapshot], list[TaskId]]
+
+
+class TaskStreams(Protocol):
+    """Every stored task, read off the schedule's thread (a window's start)."""
+
+    def task_stream(self) -> Callable[[], Iterator[TaskBatch]] | None:
+        """What reads every task, in id order and in batches, on a connection of its
+        own: to be called on a thread of its own, handing over plain data only. None
+        if the store offers none (the owner then reads them itself, a chunk a turn)."""
+        ...
+
+
+class ScheduleStore(TaskRepository, RequestQueue, ChangeFeed, StoreUpkeep, TaskStreams, Protocol):
     """A backend that can hold a schedule shared by several processes."""
 
 

@@ -8,6 +8,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.recurrence import Every, Once
@@ -21,6 +23,7 @@ from taskgui.core.task import (
     PRIORITY_MIN,
     Command,
     TaskSpec,
+    _checked_name,
 )
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -282,3 +285,22 @@ def test_replace_on_a_command_revalidates() -> None:
     with pytest.raises(InvalidTaskError, match="NUL"):
         dataclasses.replace(command, line="a\0")
     assert dataclasses.replace(command, line="echo bye").env == (("A", "1"),)
+
+
+@settings(max_examples=300)
+@given(
+    name=st.one_of(
+        st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=8),
+        st.text(max_size=6),
+        st.sampled_from(["a", " a", "a ", "\x1fa", "a\x1c", "\x00", "~", "a" * 200, "a" * 201]),
+    )
+)
+def test_a_name_is_accepted_and_normalised_as_the_full_check_does(name: str) -> None:
+    """The constructor's fast path for plain ASCII names agrees with ``_checked_name``."""
+    try:
+        expected = _checked_name(name)
+    except InvalidTaskError:
+        with pytest.raises(InvalidTaskError):
+            build_spec(name=name)
+        return
+    assert build_spec(name=name).name == expected

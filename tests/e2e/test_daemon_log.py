@@ -8,15 +8,14 @@ the daemon chose, and its stderr from the pipe.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers.processes import ROOT, daemon_until
+
 NAME = "nightly sync\x1b[31m"  # an escape in the name must not reach the log raw
 
 
@@ -73,27 +72,11 @@ def test_the_daemon_logs_each_failed_attempt_and_the_give_up(tmp_path: Path) -> 
         )
     )
     log_file = tmp_path / "state" / "taskgui" / "log" / "taskgui.log"
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "taskgui", "daemon", "--workers", "1"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if log_file.exists() and "gave up" in log_file.read_text(encoding="utf-8"):
-                break
-            time.sleep(0.1)
-        daemon.send_signal(signal.SIGTERM)
-        _, stderr = daemon.communicate(timeout=30)
-    finally:
-        if daemon.poll() is None:
-            daemon.kill()
-            daemon.wait(timeout=10)
-    assert daemon.returncode == 0, stderr
+
+    def given_up() -> bool:
+        return log_file.exists() and "gave up" in log_file.read_text(encoding="utf-8")
+
+    stderr = daemon_until(env, given_up, "--workers", "1")
 
     logged = log_file.read_text(encoding="utf-8")
     name = repr(NAME)  # quoted, the escape spelled out

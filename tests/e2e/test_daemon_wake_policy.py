@@ -3,15 +3,12 @@ the ``--on-wake`` flag over it; it says in its log what a wake-up will do."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_daemon_log import ROOT, new_user
+from tests.e2e.test_daemon_log import new_user
+from tests.helpers.processes import daemon_until
 
 
 def _lines(log_file: Path) -> list[str]:
@@ -24,27 +21,7 @@ def _started_line(env: dict[str, str], tmp_path: Path, *flags: str) -> str:
     """Start the daemon, wait for its start line, stop it; return that line."""
     log_file = tmp_path / "state" / "taskgui" / "log" / "taskgui.log"
     before = len(_lines(log_file))
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "taskgui", "daemon", *flags],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if len(_lines(log_file)) > before:
-                break
-            time.sleep(0.1)
-        daemon.send_signal(signal.SIGTERM)
-        _, stderr = daemon.communicate(timeout=30)
-    finally:
-        if daemon.poll() is None:
-            daemon.kill()
-            daemon.wait(timeout=10)
-    assert daemon.returncode == 0, stderr
+    daemon_until(env, lambda: len(_lines(log_file)) > before, *flags)
     [line] = _lines(log_file)[before:]
     return line
 

@@ -24,6 +24,12 @@ class DictSource:
         self.unreadable = set(unreadable)
         self.fetched: list[TaskId] = []
 
+    def store(self, snapshots: Iterable[TaskSnapshot]) -> None:
+        """What a commit does: these are the rows now."""
+        for snapshot in snapshots:
+            self._snapshots[snapshot.id] = snapshot
+            self.ids.add(snapshot.id)
+
     def fetch(self, task_id: TaskId) -> TaskSnapshot:
         self.fetched.append(task_id)
         if task_id in self.unreadable or task_id not in self._snapshots:

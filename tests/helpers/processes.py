@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,3 +36,34 @@ def request_server(db: Path) -> Iterator[subprocess.Popen[str]]:
         finally:
             child.terminate()
             child.wait(timeout=10)
+
+
+def daemon_until(
+    env: dict[str, str], done: Callable[[], bool], *flags: str, timeout: float = 30
+) -> str:
+    """Run ``taskgui daemon`` as the account of ``env`` until ``done()`` says so (or
+    ``timeout`` seconds pass), then stop it with SIGTERM, as a service manager would.
+
+    ``done`` is polled every 0.1 s because what the e2e tests wait for is a line in a
+    log file another process writes. The daemon must exit 0; its stderr is returned.
+    """
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "taskgui", "daemon", *flags],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not done():
+            time.sleep(0.1)
+        daemon.send_signal(signal.SIGTERM)
+        _, stderr = daemon.communicate(timeout=30)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait(timeout=10)
+    assert daemon.returncode == 0, stderr
+    return stderr

@@ -42,6 +42,7 @@ class Harness:
         *,
         dispatch_ahead: float = DISPATCH_AHEAD,
         output_save_ms: int = OUTPUT_SAVE_MS,
+        queue_per_worker: int = 0,
     ) -> None:
         self.tmp_path = tmp_path
         self.qtbot = qtbot
@@ -53,6 +54,7 @@ class Harness:
             kill_grace=0.3,
             dispatch_ahead=dispatch_ahead,
             output_save_ms=output_save_ms,
+            queue_per_worker=queue_per_worker,
         )
         self.finished: list[tuple[Any, RunOutcome, Any]] = []
         self.stopped = False

@@ -58,6 +58,8 @@ class Nodes:
     tmp: Path
     processes: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
     files: list[Any] = field(default_factory=list)
+    # More environment for a node by name (its own D-Bus buses, for run conditions).
+    environment: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def start(self, name: str, workers: int = 4, *extra: str) -> None:
         home = self.tmp / f"home-{name}"
@@ -76,11 +78,22 @@ class Nodes:
                 *extra,
             ],
             cwd=ROOT,
-            env=_environ(home),
+            env={**_environ(home), **self.environment.get(name, {})},
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             text=True,
         )
+
+    def settings(self, name: str, text: str) -> None:
+        """Write node ``name``'s preferences (the QSettings INI file) before it starts."""
+        folder = self.tmp / f"home-{name}" / "config" / "taskgui"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "taskgui.conf").write_text(text, encoding="utf-8")
+
+    def log(self, name: str) -> str:
+        """What node ``name`` wrote to its log file so far."""
+        path = self.tmp / f"home-{name}" / "state" / "taskgui" / "log" / "taskgui.log"
+        return path.read_text(encoding="utf-8") if path.exists() else ""
 
     def join(self, *names: str) -> None:
         """Start these nodes and wait until each beats and one leads."""
@@ -99,9 +112,10 @@ class Nodes:
     def state(self, task_id: int) -> str:
         return str(self.query("SELECT state FROM tasks WHERE id = %s", (task_id,))[0][0])
 
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def cli(self, *args: str, db: str | None = None) -> subprocess.CompletedProcess[str]:
+        """The CLI on the shared schedule (``db``: on another database, a file's)."""
         return subprocess.run(
-            [sys.executable, "-m", "taskgui", "--db", self.dsn, *args],
+            [sys.executable, "-m", "taskgui", "--db", db or self.dsn, *args],
             cwd=ROOT,
             env=_environ(self.tmp / "home-cli"),
             capture_output=True,

@@ -21,7 +21,7 @@ from taskgui.core.engine.time_queue import new_time_queue, resolve
 from taskgui.core.engine.withdraw import WithdrawRecords
 from taskgui.core.errors import TaskNotFoundError, UnreadableTaskError
 from taskgui.core.events import Event, TaskChanged, TaskDropped
-from taskgui.core.states import SlotKind, WaitReason
+from taskgui.core.states import SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
 
@@ -53,10 +53,17 @@ class EngineBase:
         self._ready = self._queues.ready
         self._runs: dict[RunId, RunTicket] = {}
         self._withdraw = WithdrawRecords()
+        # Runs dispatched beyond the free workers (``due``'s ``queue``) whose start has
+        # not been heard of: a task whose every run is one shows as waiting for a worker.
+        self._queued: set[RunId] = set()
         # The concurrency key each run holds: the one it took, whatever the task's
         # definition says by the time the run ends (a person may edit the key).
         self._run_keys: dict[RunId, str] = {}
-        # Tasks paused for a while, by when they resume by themselves.
+        # Tasks whose run ended since the last ``give_back_idle`` (engine/give_back.py).
+        self._ended: set[TaskId] = set()
+        # Tasks paused for a while, by when they resume by themselves. Only a task
+        # whose spec has a ``paused_until`` is here (``_follow_pause`` sees to it on
+        # every change of the spec): cancel and remove look here only for those.
         self._resumes: IndexedHeap[TaskId, float] = IndexedHeap()
         # Catch-ups held after a wake-up for a person's answer (engine/wake.py).
         self._held: dict[TaskId, None] = {}
@@ -86,22 +93,26 @@ class EngineBase:
             self._time_queue_kind = kind
             self._time = self._queues.time = new_time_queue(kind)
 
-    def _on_deferred_loaded(self, entry: TaskEntry, guessed_queued: bool) -> None:
-        """Put the time queue right for a task just loaded: the store's guess came from
-        raw columns, and a hand-edited row can decode to something else."""
+    def _on_deferred_loaded(self, entry: TaskEntry) -> None:
+        """Queue a task just read from the store. A cold one is in no queue until
+        then; a returned one kept its time-queue key, which gives it its seq back.
+        (The store's run time came from raw columns: the decoded task decides.)"""
         task_id = entry.spec.id
         self._follow_pause(entry)
         if entry.spec.after:  # the store loads these whole; a hand-edited row may not be
             self._deps.set(task_id, entry.spec.after)
+        kept = self._time.key_of(task_id) if task_id in self._time else None
+        if kept is not None:
+            entry.seq = kept[1]
         if not self._should_queue(entry):
-            if guessed_queued:
+            if kept is not None:
                 self._time.discard(task_id)
             return
         assert entry.slot_at is not None
         key = (entry.slot_at.timestamp(), entry.seq)
-        if not guessed_queued:
+        if kept is None:
             self._time.push(task_id, key)
-        elif self._time.key_of(task_id) != key:
+        elif kept != key:
             self._time.update(task_id, key)
 
     def _follow_pause(self, entry: TaskEntry) -> None:
@@ -177,6 +188,19 @@ class EngineBase:
             return []
         return [TaskChanged(self._snapshot(self._tasks[unblocked]))]
 
+    def _forget_everything(self) -> None:
+        """Empty every structure (before ``Engine.load`` fills them again)."""
+        self._tasks.clear()
+        self._queues.clear()
+        self._resumes.clear()
+        self._held.clear()
+        self._runs.clear()
+        self._withdraw.clear()
+        self._queued.clear()
+        self._run_keys.clear()
+        self._ended.clear()
+        self._deps = type(self._deps)()
+
     def _snapshot(self, entry: TaskEntry) -> TaskSnapshot:
         spec = entry.spec
         marks = self._deps.satisfied(spec.id) if spec.after else _NO_MARKS
@@ -187,6 +211,12 @@ class EngineBase:
             waiting = WaitReason.WAKE_ANSWER
         if waiting is None and spec.after and entry.slot_kind is None and not entry.runs:
             waiting = WaitReason.UPSTREAM  # nothing queued: the next run is a trigger
+        if entry.runs and self._queued and self._queued.issuperset(entry.runs):
+            # Its runs wait in the pool for a worker: not running yet, whatever the
+            # entry's bookkeeping says (a window must not show them as running).
+            snapshot = entry.snapshot(WaitReason.WORKER, marks)
+            status = snapshot.status._replace(state=TaskState.PENDING, running=0)
+            return snapshot._replace(status=status)
         return entry.snapshot(waiting, marks)
 
 

@@ -36,23 +36,25 @@ def wait_reason(unmet: Unmet) -> WaitReason:
 class ConditionWait:
     """Tasks parked on a condition, each with its ready key and its give-up time."""
 
-    __slots__ = ("_give_up", "_idle", "_parked")
+    __slots__ = ("_give_up", "_idle", "by_id")
 
     def __init__(self) -> None:
-        self._parked: dict[TaskId, tuple[Unmet, ReadyKey]] = {}
+        # Read-only outside (``DispatchQueues.waiting_reason`` asks it for every
+        # snapshot, and ``in`` on a dict costs no Python call); change it here only.
+        self.by_id: dict[TaskId, tuple[Unmet, ReadyKey]] = {}
         self._give_up: IndexedHeap[TaskId, float] = IndexedHeap()
         # Those waiting for the user to be idle: the only ones the idle time is read
         # for, so finding when to read it never walks the other waiting tasks.
         self._idle: set[TaskId] = set()
 
     def __len__(self) -> int:
-        return len(self._parked)
+        return len(self.by_id)
 
     def __contains__(self, task_id: object) -> bool:
-        return task_id in self._parked
+        return task_id in self.by_id
 
     def clear(self) -> None:
-        self._parked.clear()
+        self.by_id.clear()
         self._give_up.clear()
         self._idle.clear()
 
@@ -60,7 +62,7 @@ class ConditionWait:
         self, task_id: TaskId, unmet: Unmet, key: ReadyKey, give_up_at: datetime | None
     ) -> None:
         """Wait on ``unmet``; give up at ``give_up_at`` (None: wait for as long as it takes)."""
-        self._parked[task_id] = (unmet, key)
+        self.by_id[task_id] = (unmet, key)
         self._follow_idle(task_id, unmet)
         if give_up_at is not None:
             timestamp = give_up_at.timestamp()
@@ -71,13 +73,13 @@ class ConditionWait:
 
     def repark(self, task_id: TaskId, unmet: Unmet) -> None:
         """The task still waits, now on another condition (same key, same give-up)."""
-        _old, key = self._parked[task_id]
-        self._parked[task_id] = (unmet, key)
+        _old, key = self.by_id[task_id]
+        self.by_id[task_id] = (unmet, key)
         self._follow_idle(task_id, unmet)
 
     def release(self, task_id: TaskId) -> ReadyKey | None:
         """Take the task out; its ready key, or None if it was not parked."""
-        parked = self._parked.pop(task_id, None)
+        parked = self.by_id.pop(task_id, None)
         if parked is None:
             return None
         self._give_up.discard(task_id)
@@ -85,16 +87,16 @@ class ConditionWait:
         return parked[1]
 
     def unmet(self, task_id: TaskId) -> Unmet | None:
-        parked = self._parked.get(task_id)
+        parked = self.by_id.get(task_id)
         return None if parked is None else parked[0]
 
     def reason(self, task_id: TaskId) -> WaitReason | None:
-        parked = self._parked.get(task_id)
+        parked = self.by_id.get(task_id)
         return None if parked is None else wait_reason(parked[0])
 
     def parked(self) -> Iterator[TaskId]:
         """Every waiting task (a snapshot of the ids: safe to release while iterating)."""
-        return iter(list(self._parked))
+        return iter(list(self.by_id))
 
     def idle_waiters(self) -> list[TaskId]:
         """The tasks waiting for the user to be idle (and for nothing before that)."""
@@ -114,7 +116,7 @@ class ConditionWait:
         expired: list[TaskId] = []
         while self._give_up and self._give_up.peek()[1] <= now_ts:
             task_id, _at = self._give_up.pop()
-            self._parked.pop(task_id, None)
+            self.by_id.pop(task_id, None)
             self._idle.discard(task_id)
             expired.append(task_id)
         return expired

@@ -13,12 +13,14 @@ import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from taskgui.core.conditions import NO_CONDITIONS
 from taskgui.core.engine import policies
 from taskgui.core.engine.condition_runs import ConditionRuns
 from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.queues import ReadyKey
 from taskgui.core.engine.triggers import Triggering
 from taskgui.core.engine.withdraw import capture
-from taskgui.core.errors import InvalidStateError
+from taskgui.core.errors import InvalidStateError, UnreadableTaskError
 from taskgui.core.events import (
     Event,
     RetryScheduled,
@@ -36,81 +38,126 @@ from taskgui.core.task import TaskId
 class Dispatching(ConditionRuns, Triggering):
     """The dispatch half of ``Engine`` (see the module docstring)."""
 
-    def due(self, now: datetime, free_workers: int) -> list[Event]:
-        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them.
+    def due(self, now: datetime, free_workers: int, queue: int = 0) -> list[Event]:
+        """Move due tasks to the ready heap and dispatch up to ``free_workers`` of them,
+        then up to ``queue`` more to wait in the pool for the next free worker (those
+        are ``queued``: their tasks show as pending, waiting for a worker, until
+        ``started``).
 
         Returns ``RunDispatched`` for each run to start (in priority order) plus the
         changes: skipped occurrences, tasks now waiting for a worker or a key.
+
+        The hot path of the scheduler: a task with no run conditions (the shared
+        ``NO_CONDITIONS``), no key and no run in progress costs one pop from each
+        queue and its dispatch; conditions, overlaps, misfires and pauses that end
+        are looked at only when there are any.
         """
         events: list[Event] = []
         now_ts = now.timestamp()
-        time_queue = self._time
-        ready = self._ready
         tasks = self._tasks
-        arrived: list[TaskId] = []
         if tasks.deferred_count:
             self._load_due(now_ts, events)
-        self._wake_the_waiting(now, events)
-        while time_queue and time_queue.peek()[1][0] <= now_ts:
-            task_id, (_at_ts, seq) = time_queue.pop()
+        if self._resumes or self._queues.conditions:
+            self._wake_the_waiting(now, events)
+        ready = self._ready
+        arrived: list[TaskId] = []
+        pop_due = self._time.pop_at_most
+        bound = (now_ts, sys.maxsize)
+        while (item := pop_due(bound)) is not None:
+            task_id, (at_ts, seq) = item
             entry = tasks[task_id]
+            spec = entry.spec
             late = (
-                entry.slot_kind is SlotKind.OCCURRENCE
-                and now - entry.slot_at > entry.spec.misfire_grace  # type: ignore[operator]
+                entry.slot_kind is SlotKind.OCCURRENCE and now - entry.slot_at > spec.misfire_grace  # type: ignore[operator]
             )
-            if late and not self._misfire(entry, now, events):
-                continue
-            assert entry.slot_at is not None
-            key = (-entry.spec.priority, entry.slot_at.timestamp(), seq)
-            if entry.runs and entry.spec.overlap is not OverlapPolicy.PARALLEL:
-                # Due before the run in progress was even dispatched: a backlog (the
-                # scheduler was down, asleep or behind), not an overlap, even inside
-                # the grace period. run_all owes it in full, each occurrence after the
-                # one before; the other policies count it missed for what it was.
-                # A triggered run waits for the run in progress (it was triggered after).
-                triggered = entry.slot_kind is SlotKind.TRIGGERED
-                backlog = not triggered and (late or _due_before_runs(entry))
-                if backlog and entry.spec.misfire is not MisfirePolicy.RUN_ALL:
-                    self._skip(entry, now, events, SkipReason.MISFIRE)
-                elif entry.spec.overlap is OverlapPolicy.SKIP and not (backlog or triggered):
-                    self._skip(entry, now, events, SkipReason.OVERLAP)
-                else:
-                    self._queues.wait_for_previous_run(task_id, key)
+            if late:
+                if not self._misfire(entry, now, events):
+                    continue
+                assert entry.slot_at is not None
+                at_ts = entry.slot_at.timestamp()  # the policy may have moved the slot
+            # The time key is (slot_at.timestamp(), seq): its run time is the slot's.
+            key = (-spec.priority, at_ts, seq)
+            if entry.runs and spec.overlap is not OverlapPolicy.PARALLEL:
+                if self._due_while_running(entry, key, late, now, events):
                     arrived.append(task_id)
                 continue
             arrived.append(task_id)
-            if not self._park_if_unmet(entry, key, now):
+            if spec.conditions is NO_CONDITIONS or not self._park_if_unmet(entry, key, now):
                 ready.push(task_id, key)
+        free_workers += queue  # the queue's places come after the free workers
         started: set[TaskId] = set()
-        while free_workers > 0 and ready:
-            task_id, key = ready.pop()
+        pop_ready = ready.pop_at_most
+        while free_workers > 0 and (head := pop_ready(_ANY_READY)) is not None:
+            task_id, key = head
             entry = tasks[task_id]
-            if entry.spec.conditions and self._park_if_unmet(entry, key, now):
+            spec = entry.spec
+            if spec.conditions is not NO_CONDITIONS and self._park_if_unmet(entry, key, now):
                 arrived.append(task_id)  # the machine changed while it waited in line
                 continue
-            concurrency_key = entry.spec.concurrency_key
+            concurrency_key = spec.concurrency_key
             if concurrency_key is not None and self._queues.key_busy(concurrency_key):
                 # It may have said "waiting for a worker" since an earlier call.
                 self._queues.park_on_key(task_id, concurrency_key, key)
                 arrived.append(task_id)
                 continue
-            self._dispatch(entry, now, events)
+            self._dispatch(entry, now, events, queued=free_workers <= queue)
             started.add(task_id)
             free_workers -= 1
-        # What each task that moved now waits for; a started one was reported as such.
+        if arrived:
+            self._report_waiting(arrived, started, events)
+        return events
+
+    def _report_waiting(
+        self, arrived: list[TaskId], started: set[TaskId], events: list[Event]
+    ) -> None:
+        """What each task that moved in ``due`` now waits for (a started one was
+        reported as such)."""
+        tasks = self._tasks
         for task_id in dict.fromkeys(arrived):
             if task_id not in started:
                 events.append(TaskChanged(self._snapshot(tasks[task_id])))
-        return events
+
+    def _due_while_running(
+        self, entry: TaskEntry, key: ReadyKey, late: bool, now: datetime, events: list[Event]
+    ) -> bool:
+        """A task came due while a run of it goes on (and runs may not overlap): skip
+        it, or let it wait for that run (True: it now waits)."""
+        spec = entry.spec
+        # Due before the run in progress was even dispatched: a backlog (the
+        # scheduler was down, asleep or behind), not an overlap, even inside
+        # the grace period. run_all owes it in full, each occurrence after the
+        # one before; the other policies count it missed for what it was.
+        # A triggered run waits for the run in progress (it was triggered after).
+        triggered = entry.slot_kind is SlotKind.TRIGGERED
+        backlog = not triggered and (late or _due_before_runs(entry))
+        if backlog and spec.misfire is not MisfirePolicy.RUN_ALL:
+            self._skip(entry, now, events, SkipReason.MISFIRE)
+        elif spec.overlap is OverlapPolicy.SKIP and not (backlog or triggered):
+            self._skip(entry, now, events, SkipReason.OVERLAP)
+        else:
+            self._queues.wait_for_previous_run(spec.id, key)
+            return True
+        return False
 
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
         """Load every deferred task that is due, before ``due`` changes anything, and
         drop those that cannot be read (so one bad row cannot stop a dispatch half-way)."""
-        due = self._time.ids_with_key_at_most((now_ts, sys.maxsize))
         # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
-        events.extend(self._drop(error) for error in self._tasks.load_these(due))
+        events.extend(self._drop(error) for error in self._tasks.load_due(now_ts))
+        events.extend(self._drop(error) for error in self._load_returned_due(now_ts))
 
-    def _dispatch(self, entry: TaskEntry, now: datetime, events: list[Event]) -> None:
+    def _load_returned_due(self, until_ts: float) -> list[UnreadableTaskError]:
+        """Load the returned tasks (given back after a run) due by ``until_ts``: they
+        kept their keys in the time queue."""
+        tasks = self._tasks
+        if not tasks.returned_count:
+            return []
+        due = self._time.ids_with_key_at_most((until_ts, sys.maxsize))
+        return tasks.load_these([task_id for task_id in due if tasks.is_returned(task_id)])
+
+    def _dispatch(
+        self, entry: TaskEntry, now: datetime, events: list[Event], *, queued: bool = False
+    ) -> None:
         assert entry.slot_kind is not None and entry.slot_at is not None
         before = capture(entry)
         ticket = RunTicket(
@@ -126,18 +173,17 @@ class Dispatching(ConditionRuns, Triggering):
         entry.add_run(ticket)
         self._runs[ticket.run_id] = ticket
         entry.attempt = ticket.attempt
-        if entry.spec.concurrency_key is not None:
-            self._queues.acquire_key(entry.spec.concurrency_key)
-            self._run_keys[ticket.run_id] = entry.spec.concurrency_key
+        spec = entry.spec
+        if spec.concurrency_key is not None:
+            self._queues.acquire_key(spec.concurrency_key)
+            self._run_keys[ticket.run_id] = spec.concurrency_key
         # The slot is used; the next scheduled occurrence takes its place now (not at
         # the end of the run), so overlap policies see it come due while this runs.
         next_at: datetime | None
         if ticket.kind is SlotKind.OCCURRENCE:
             # From the occurrence, not from its spread start: no drift.
             occurrence = entry.slot_scheduled or ticket.scheduled_at
-            next_at = (
-                None if entry.uses_fixed_delay else entry.spec.recurrence.next_after(occurrence)
-            )
+            next_at = None if entry.uses_fixed_delay else spec.recurrence.next_after(occurrence)
         else:
             next_at = entry.deferred_at
         entry.deferred_at = None
@@ -147,7 +193,9 @@ class Dispatching(ConditionRuns, Triggering):
         else:
             entry.clear_slot()
         self._withdraw.record(ticket.run_id, before, entry)
-        events.append(RunDispatched(ticket))
+        if queued:
+            self._queued.add(ticket.run_id)
+        events.append(RunDispatched(ticket, queued))
         events.append(TaskChanged(self._snapshot(entry)))
 
     def withdrawable(self, run_id: RunId) -> bool:
@@ -171,6 +219,7 @@ class Dispatching(ConditionRuns, Triggering):
         if not self.withdrawable(run_id):
             raise InvalidStateError(f"run {run_id} cannot be taken back")
         ticket = self._runs.pop(run_id)
+        self._queued.discard(run_id)
         entry = self._tasks[ticket.task_id]
         entry.end_run(run_id)
         # Out of its queues first: releasing the key may make a task parked on it
@@ -190,6 +239,7 @@ class Dispatching(ConditionRuns, Triggering):
         if ticket is None:
             return []
         self._withdraw.forget(run_id)
+        self._queued.discard(run_id)
         entry = self._tasks.get(ticket.task_id)
         if entry is None:  # removed since dispatch; finished() still closes the run
             return []
@@ -202,6 +252,7 @@ class Dispatching(ConditionRuns, Triggering):
         if ticket is None:
             return []
         self._withdraw.forget(run_id)
+        self._queued.discard(run_id)
         self._stopping_for.pop(run_id, None)
         events: list[Event] = [RunFinished(ticket, outcome, now)]
         self._release_key(run_id, events)  # also when the task was removed while it ran
@@ -209,6 +260,7 @@ class Dispatching(ConditionRuns, Triggering):
         if entry is None:  # removed while it ran
             return events
         entry.end_run(run_id)
+        self._ended.add(entry.spec.id)
         self._queues.previous_run_finished(entry.spec.id)
         if outcome is RunOutcome.STOPPED and entry.terminal is None:
             entry.last_outcome = outcome
@@ -327,6 +379,11 @@ class Dispatching(ConditionRuns, Triggering):
                 entry = self._tasks[task_id]
                 entry.spec = replace(entry.spec, paused_until=None)
                 events.append(TaskChanged(self._snapshot(entry)))
+
+
+# A ready key above every real one (-priority is at most -PRIORITY_MIN, far below it):
+# ``pop_at_most`` with it pops the head whatever it is, in one call.
+_ANY_READY: ReadyKey = (sys.maxsize, 0.0, 0)
 
 
 def _due_before_runs(entry: TaskEntry) -> bool:

@@ -34,9 +34,10 @@ from datetime import UTC, datetime, timedelta
 
 from taskgui.core.engine import policies
 from taskgui.core.engine.base import DEFAULT_RUN_ALL_LIMIT
-from taskgui.core.engine.carry_on import CarriedRun, CarryingOn
+from taskgui.core.engine.carry_on import CarriedRun
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.engine.entry import TaskEntry as _Entry
+from taskgui.core.engine.give_back import GivingBack
 from taskgui.core.engine.queues import TimeKey
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
 from taskgui.core.events import (
@@ -62,7 +63,7 @@ __all__ = ["DEFAULT_RUN_ALL_LIMIT", "CarriedRun", "Engine"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class Engine(CarryingOn):
+class Engine(GivingBack):
     """Decides what runs when. See the module docstring for the design."""
 
     # ----------------------------------------------------------------- queries
@@ -75,6 +76,11 @@ class Engine(CarryingOn):
 
     def snapshot(self, task_id: TaskId) -> TaskSnapshot:
         return self._snapshot(self._entry(task_id))
+
+    def spec(self, task_id: TaskId) -> TaskSpec:
+        """The task's definition alone: no snapshot made (a run's hand-over needs only
+        this, for every run)."""
+        return self._entry(task_id).spec
 
     def snapshots(self, *, load_deferred: bool = True) -> Iterator[TaskSnapshot]:
         """Every task: deferred ones are loaded first (call ``hydrate`` before to learn
@@ -91,16 +97,22 @@ class Engine(CarryingOn):
             resume_ts = self._resumes.peek()[1]
             give_up_ts = resume_ts if give_up_ts is None else min(give_up_ts, resume_ts)
         give_up = None if give_up_ts is None else _EPOCH + timedelta(seconds=give_up_ts)
-        if not self._time:
+        due: datetime | None = None
+        if self._time:
+            task_id, _ = self._time.peek()
+            entry = self._tasks.get(task_id)
+            if entry is not None:
+                due = entry.slot_at
+            else:  # given back after a run: known from its key, no need to read it
+                at_us = self._tasks.returned_run_at_us(task_id)
+                due = None if at_us is None else _EPOCH + timedelta(microseconds=at_us)
+        cold_us = self._tasks.next_cold_us()
+        if cold_us is not None:  # known from the arrays alone: no need to read the task
+            cold = _EPOCH + timedelta(microseconds=cold_us)
+            due = cold if due is None else min(due, cold)
+        if due is None:
             return give_up
-        task_id, _ = self._time.peek()
-        at_us = self._tasks.deferred_run_at_us(task_id)
-        due: datetime | None
-        if at_us is not None:  # known from the heap alone: no need to load the task
-            due = _EPOCH + timedelta(microseconds=at_us)
-        else:
-            due = self._tasks[task_id].slot_at
-        if give_up is None or (due is not None and due <= give_up):
+        if give_up is None or due <= give_up:
             return due
         return give_up
 
@@ -116,6 +128,37 @@ class Engine(CarryingOn):
         its row aside, and the engine forgets it.
         """
         return [self._drop(error) for error in self._tasks.load_deferred(limit)]
+
+    def adopt(
+        self, snapshots: Sequence[TaskSnapshot], unreadable: Iterable[TaskId] = ()
+    ) -> tuple[list[Event], list[TaskSnapshot]]:
+        """Take stored tasks read elsewhere (a window's start, on a thread of its own):
+        each one still known by id and run time only becomes whole, as if read here;
+        ``unreadable`` (rows that could not be decoded there) are read again here, to
+        be reported and set aside. Returns a ``TaskDropped`` for each of those, and
+        each task of the batch as the engine has it now (a task changed or read since
+        is newer here than in the batch; one deleted since is left out)."""
+        tasks = self._tasks
+        tasks.adopt(snapshots)
+        again = list(unreadable)
+        events: list[Event] = [self._drop(error) for error in tasks.load_these(again)]
+        ids = [snapshot.spec.id for snapshot in snapshots] + again
+        known = (tasks.get(task_id) for task_id in ids)
+        return events, [self._snapshot(entry) for entry in known if entry is not None]
+
+    def next_cold_run(self) -> datetime | None:
+        """When the earliest task known by id and run time only is due; None if none."""
+        at_us = self._tasks.next_cold_us()
+        return None if at_us is None else _EPOCH + timedelta(microseconds=at_us)
+
+    def load_due_by(self, until: datetime, limit: int | None = None) -> list[Event]:
+        """Read up to ``limit`` cold tasks due by ``until``, earliest first, so that
+        none is read from disk at its deadline. Returns a ``TaskDropped`` for each one
+        that could not be read (as ``hydrate``)."""
+        until_ts = until.timestamp()
+        errors = self._tasks.load_due(until_ts, limit)
+        errors += self._load_returned_due(until_ts)  # few: those that ran meanwhile
+        return [self._drop(error) for error in errors]
 
     def has_ready(self) -> bool:
         """True when a due task waits only for a free worker."""
@@ -163,14 +206,7 @@ class Engine(CarryingOn):
         policy now, as that outcome, not as an interruption. ``carried_ids`` then maps
         each carried run's ``ref`` to the run id it has here.
         """
-        self._tasks.clear()
-        self._queues.clear()
-        self._resumes.clear()
-        self._held.clear()
-        self._runs.clear()
-        self._withdraw.clear()
-        self._run_keys.clear()
-        self._deps = type(self._deps)()
+        self._forget_everything()
         events: list[Event] = []
         interrupted: list[_Entry] = []
         carried: list[_Entry] = []  # their runs go on elsewhere (see carried_on)
@@ -201,11 +237,13 @@ class Engine(CarryingOn):
                 seq += 1
                 entry.seq = seq
                 time_items.append((task_id, (entry.slot_at.timestamp(), seq)))
+        cold = 0
         if deferred is not None:
-            deferred_items, seq = tasks.defer(deferred, seq + 1)
-            time_items += deferred_items
+            seq = tasks.defer(deferred, seq + 1)
+            cold = tasks.deferred_count
         self._seq = itertools.count(seq + 1)
-        self._choose_time_queue(len(time_items))
+        # Sized for the whole schedule: the cold tasks join the queue as they are read.
+        self._choose_time_queue(len(time_items) + cold)
         self._time.heapify(time_items)
         events.extend(TaskChanged(self._snapshot(entry)) for entry in spread)
         self._carry_all_on(carried, carried_on or {}, now, events)
@@ -231,9 +269,12 @@ class Engine(CarryingOn):
         if not spec.only_after:  # one that is waits for its upstream, with no slot
             self._set_occurrence(entry, spec.recurrence.first_at_or_after(spec.first_run_at))
         self._tasks[spec.id] = entry
-        self._follow_upstreams(entry)
+        if spec.after or self._deps.upstreams(spec.id):
+            self._follow_upstreams(entry)
         self._queue(entry)
-        snapshot = self._snapshot(entry)
+        # New, so in no queue but the time queue and held by no wake-up: without
+        # upstreams, ``_snapshot`` would find it waiting for nothing.
+        snapshot = self._snapshot(entry) if spec.after else entry.snapshot(None)
         if spec.spread is None:
             return [TaskAdded(snapshot)]
         # The store wrote the unspread first occurrence with the task (initial_status);
@@ -281,18 +322,24 @@ class Engine(CarryingOn):
     def cancel(self, task_id: TaskId) -> list[Event]:
         """Stop a task for good: unqueue it and stop any run in progress (no retry)."""
         entry = self._entry(task_id)
-        if entry.terminal is TaskState.CANCELLED:
+        terminal = entry.terminal
+        if terminal is TaskState.CANCELLED:
             return []
-        if (refusal := cancel_refusal(entry.spec, entry.state)) is not None:
+        # Only a finished task is refused, and its state is then its terminal one:
+        # the rule is asked only then, as the derived state costs more than the rest.
+        if terminal is not None and (refusal := cancel_refusal(entry.spec, terminal)):
             raise InvalidStateError(refusal)
         unblocked = self._unqueue(entry)
         entry.clear_slot()
         entry.deferred_at = None
         entry.terminal = TaskState.CANCELLED
-        self._resumes.discard(task_id)
-        events: list[Event] = [RunCancelRequested(ticket) for ticket in entry.runs.values()]
+        if entry.spec.paused_until is not None:  # only such a task can be in the heap
+            self._resumes.discard(task_id)
+        events: list[Event] = (
+            [RunCancelRequested(ticket) for ticket in entry.runs.values()] if entry.runs else []
+        )
         events.append(TaskChanged(self._snapshot(entry)))
-        return events + unblocked
+        return events + unblocked if unblocked else events
 
     def pause(self, task_id: TaskId, until: datetime | None = None) -> list[Event]:
         """Stop starting scheduled runs of a task; a run in progress finishes.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from taskgui.core.recurrence import EveryMode
+from taskgui.core.recurrence import Every, EveryMode
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunTicket, TaskSnapshot, TaskStatus
 from taskgui.core.task import TaskSpec
@@ -102,7 +102,10 @@ class TaskEntry:
 
     @property
     def uses_fixed_delay(self) -> bool:
-        return getattr(self.spec.recurrence, "mode", None) is EveryMode.FIXED_DELAY
+        # isinstance, not getattr with a default: ONCE and Cron have no ``mode``, and
+        # the AttributeError getattr swallows cost more than a dispatch's heap work.
+        recurrence = self.spec.recurrence
+        return isinstance(recurrence, Every) and recurrence.mode is EveryMode.FIXED_DELAY
 
     def set_slot(
         self,
@@ -143,23 +146,42 @@ class TaskEntry:
         self, waiting: WaitReason | None, marks: frozenset[int] = frozenset()
     ) -> TaskSnapshot:
         started = self.started
-        # Positional, in TaskStatus's field order: twice as fast as keywords, and this
-        # runs for every event the engine returns.
-        return TaskSnapshot(
-            self.spec,
-            TaskStatus(
-                self.state,
-                self.attempt,
-                self.slot_at,
-                self.slot_kind,
-                self.slot_scheduled,
-                self.slot_attempt,
-                self.deferred_at,
-                self.last_outcome,
-                self.last_run_at,
-                len(self.runs),
-                min(started.values()) if started else None,
-                waiting,
-                marks,
+        # Built with tuple.__new__, in TaskStatus's field order: the NamedTuples' own
+        # __new__ is a Python function that only packs its arguments, and this runs
+        # for every event the engine returns (tests/core/engine/test_entry.py holds
+        # the order to the fields). The fields after ``after_marks`` are the engine's
+        # to leave at their defaults (``_LAID_OVER``).
+        return _tuple_new(
+            TaskSnapshot,
+            (
+                self.spec,
+                _tuple_new(
+                    TaskStatus,
+                    (  # noqa: RUF005 - "+ ()" returns the tuple itself; "*" would copy
+                        self.state,
+                        self.attempt,
+                        self.slot_at,
+                        self.slot_kind,
+                        self.slot_scheduled,
+                        self.slot_attempt,
+                        self.deferred_at,
+                        self.last_outcome,
+                        self.last_run_at,
+                        len(self.runs),
+                        min(started.values()) if started else None,
+                        waiting,
+                        marks,
+                    )
+                    + _LAID_OVER,
+                ),
             ),
         )
+
+
+_tuple_new = tuple.__new__
+# TaskStatus's fields after ``after_marks``, which others lay over the status (a
+# store's ``nodes``): at their defaults, whatever fields are added there.
+_LAID_OVER = tuple(
+    TaskStatus._field_defaults[name]
+    for name in TaskStatus._fields[TaskStatus._fields.index("after_marks") + 1 :]
+)

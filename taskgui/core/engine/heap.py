@@ -98,6 +98,19 @@ class IndexedHeap(Generic[IdT, KeyT]):
         self._sift_down(0)
         return item_id, key
 
+    def pop_at_most(self, bound: KeyT) -> tuple[IdT, KeyT] | None:
+        """``pop`` if the smallest key is ``<= bound``, else None (also when empty).
+
+        One check where a loop over what is due would make two more calls (``bool``
+        and ``peek``): the engine's ``due`` runs this for every task it takes.
+        """
+        if self._dead:
+            self._drop_dead_top()
+        heap = self._heap
+        if not heap or heap[0][0] > bound:
+            return None
+        return self.pop()
+
     def remove(self, item_id: IdT) -> KeyT:
         """Remove an item wherever it is; return its key. KeyError if absent."""
         pos = self._pos.pop(item_id)

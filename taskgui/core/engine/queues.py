@@ -123,7 +123,7 @@ class DispatchQueues:
             return WaitReason.WORKER
         if task_id in self._overlap_wait:
             return WaitReason.PREVIOUS_RUN
-        if task_id in self.conditions:
+        if task_id in self.conditions.by_id:
             return self.conditions.reason(task_id)
         if concurrency_key is not None and task_id in self._blocked.get(concurrency_key, ()):
             return WaitReason.CONCURRENCY_KEY

@@ -104,6 +104,15 @@ class TimingWheel(Generic[IdT]):
                 self._advance()
         return self._near.pop()
 
+    def pop_at_most(self, bound: Key) -> tuple[IdT, Key] | None:
+        """``pop`` if the earliest key is ``<= bound``, else None (also when empty)."""
+        starts = self._starts
+        if starts:
+            near = self._near
+            if not near or near.peek()[1][0] >= starts[0][0]:
+                self._advance()
+        return self._near.pop_at_most(bound)
+
     def push(self, item_id: IdT, key: Key) -> None:
         """Add an item, in O(1) unless it is due before the horizon. KeyError if the
         id is already queued."""

@@ -10,7 +10,6 @@ be undone only while the entry is still exactly as the dispatch left it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from operator import attrgetter
 
 from taskgui.core.engine.entry import TaskEntry
@@ -31,11 +30,9 @@ Fields = tuple[object, ...]
 capture: Callable[[TaskEntry], Fields] = attrgetter(*_FIELDS)
 
 
-@dataclass(frozen=True, slots=True)
-class _Record:
-    before: Fields
-    after: Fields
-    spec: TaskSpec
+# (the entry's fields before the dispatch, after it, the definition dispatched): a
+# plain tuple, as every dispatch makes one and a frozen dataclass costs 3x to build.
+_Record = tuple[Fields, Fields, TaskSpec]
 
 
 class WithdrawRecords:
@@ -52,7 +49,7 @@ class WithdrawRecords:
     def record(self, run_id: RunId, before: Fields, entry: TaskEntry) -> None:
         """The run was dispatched: ``before`` was the entry's ``capture`` beforehand,
         and ``entry`` is as the dispatch left it."""
-        self._records[run_id] = _Record(before, capture(entry), entry.spec)
+        self._records[run_id] = (before, capture(entry), entry.spec)
 
     def forget(self, run_id: RunId) -> None:
         """The run started or ended: it can no longer be taken back."""
@@ -66,13 +63,13 @@ class WithdrawRecords:
             found is not None
             and entry is not None
             and entry.terminal is None
-            and entry.spec is found.spec
-            and capture(entry) == found.after
+            and entry.spec is found[2]
+            and capture(entry) == found[1]
         )
 
     def restore(self, run_id: RunId, entry: TaskEntry) -> None:
         """Put the entry's fields back as they were before the dispatch, and forget
         the record. KeyError if the run is not recorded."""
         found = self._records.pop(run_id)
-        for name, value in zip(_FIELDS, found.before, strict=True):
+        for name, value in zip(_FIELDS, found[0], strict=True):
             setattr(entry, name, value)

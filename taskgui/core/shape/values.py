@@ -24,8 +24,10 @@ newer taskgui that adds one also raises the version.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from json.encoder import encode_basestring_ascii
+from typing import Any, TypeVar
 
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence, load_zone, stored_cron
 from taskgui.core.retry import DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, Backoff, RetryPolicy
@@ -94,7 +96,8 @@ def retry_json(policy: RetryPolicy) -> dict[str, Any]:
 # Shared encoders: ``json.dumps`` with non-default arguments builds a new JSONEncoder on
 # every call. ``_string`` turns a str into its JSON literal, exactly as json.dumps.
 compact_json = json.JSONEncoder(separators=(",", ":")).encode
-_string = json.JSONEncoder().encode
+# What ``JSONEncoder().encode`` returns for a str (ensure_ascii), without its frame.
+_string = encode_basestring_ascii
 _PLAIN_HEAD = f'{{"v":{SHAPE_VERSION},"line":'
 _PLAIN_TAIL = ',"shell":true,"cwd":null,"env":[]}'
 
@@ -133,9 +136,37 @@ def _retry_text(policy: RetryPolicy) -> str:
     return compact_json(retry_json(policy))
 
 
-# Most tasks share a handful of schedules and policies: encode each distinct one once.
-schedule_text = lru_cache(maxsize=256)(_schedule_text)
-retry_text = lru_cache(maxsize=256)(_retry_text)
+_T = TypeVar("_T")
+
+
+def _memoised(encode: Callable[[_T], str], size: int = 256) -> Callable[[_T], str]:
+    """``encode`` remembered by the object first, then by value.
+
+    Most tasks share a handful of schedules and policies, and an import or a store
+    shares one object per distinct one (their decoders memoise): found by ``id``, a
+    dict lookup, where ``lru_cache`` alone calls the dataclass's ``__hash__`` and, on
+    a hit, its ``__eq__``, both Python. An equal object found first by value is
+    encoded once too. The table holds each object, so its id cannot be reused while
+    it is there.
+    """
+    by_value = lru_cache(maxsize=size)(encode)
+    seen: dict[int, tuple[_T, str]] = {}
+
+    def text(value: _T) -> str:
+        found = seen.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        result = by_value(value)
+        if len(seen) >= size:
+            seen.clear()
+        seen[id(value)] = (value, result)
+        return result
+
+    return text
+
+
+schedule_text = _memoised(_schedule_text)
+retry_text = _memoised(_retry_text)
 
 
 # ------------------------------------------------------------------------ reading

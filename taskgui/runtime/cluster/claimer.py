@@ -10,6 +10,9 @@ the leader reads it from there.
 A result that could not be written (the connection broke) is kept and written at the
 next claim: the run stays open meanwhile, so nobody retries it early.
 
+Run conditions are judged here, on this machine (``machine``): a claim takes only runs
+it meets, and a run whose conditions end while it goes is stopped, as ``stopped``.
+
 Signals:
     run_ended(): a claimed run's end was recorded (the leader may have work).
     idle(): no claimed run is left (after ``stop``: the node may leave).
@@ -24,9 +27,11 @@ from datetime import datetime
 from PySide6.QtCore import QObject, Signal
 
 from taskgui.core.clock import Clock
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.errors import TaskguiError
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult, RunTicket
+from taskgui.runtime.cluster.machine import MachineHere
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.run_env import run_environment
@@ -65,6 +70,7 @@ class Claimer(QObject):
         self._unsaved: dict[int, tuple[RunOutcome, datetime, RunResult, float | None]] = {}
         self._going: dict[int, ClaimedRun] = {}
         self._cancelled: set[int] = set()
+        self.machine = MachineHere()
         self.stopping_because: str | None = None
         pool.run_started.connect(self._on_pool_run_started)
         pool.run_completed.connect(self._on_pool_run_completed)
@@ -86,8 +92,16 @@ class Claimer(QObject):
                 self._pool.cancel(run_id)
         if self.stopping_because is not None or self._pool.free < 1:
             return
-        for run in self._cluster.claim(self._pool.free):
+        for run in self._cluster.claim(self._pool.free, self.machine.offers):
             self._start(run)
+
+    def conditions_changed(self, system: SystemConditions) -> None:
+        """This machine's state moved: stop the runs whose conditions ended (they end
+        as ``stopped``), then claim what it meets now."""
+        for run_id in self.machine.changed(system):
+            log.info("node %s: stopping run %d, its conditions ended here", self._runs.node, run_id)
+            self._pool.cancel(run_id)
+        self.claim()
 
     def stop(self, reason: str) -> None:
         """Claim nothing more; ``idle`` once every claimed run is recorded."""
@@ -109,6 +123,7 @@ class Claimer(QObject):
             self._save()
             return
         self._going[run.run_id] = run
+        self.machine.started(run.run_id, spec.conditions)
         ticket = RunTicket(
             run_id=run.run_id,
             task_id=run.task_id,
@@ -142,11 +157,16 @@ class Claimer(QObject):
         claimed = self._going.pop(run_id, None)
         if claimed is None:
             return
+        called_off = run_id in self._cancelled
         self._cancelled.discard(run_id)
+        unmet = self.machine.ended(run_id)
         outcome, result = report.outcome, report.result
         if self.stopping_because is not None and outcome is RunOutcome.CANCELLED:
             outcome = RunOutcome.INTERRUPTED  # stopped by the node's stop, not a person
             result = replace(result, error=f"stopped because {self.stopping_because}")
+        elif outcome is RunOutcome.CANCELLED and unmet is not None and not called_off:
+            outcome = RunOutcome.STOPPED  # its conditions ended: it runs again when they hold
+            result = replace(result, error=f"stopped: {unmet}")
         # Its real start, by the runner's clock (this slot may run a while after it).
         took = None if report.began is None else self._clock.monotonic() - report.began
         self._unsaved[run_id] = (outcome, self._clock.now(), result, took)

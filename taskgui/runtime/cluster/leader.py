@@ -17,21 +17,27 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from taskgui.control.operations import Operations
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event, RunDispatched
-from taskgui.core.status import RunId
+from taskgui.core.status import RunId, RunResult
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import Lease
+from taskgui.store.postgres.placement import Placement, placement_of
 from taskgui.store.postgres.repository import FencedOffError, PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
 from taskgui.store.postgres.takeover import highest_task_id, take_over
 from taskgui.store.requests import Request, answer_request
 
 log = logging.getLogger(__name__)
+
+# Told what the leader committed under its fence: the events and the results of the
+# runs that ended with them (``runtime.cluster.news``).
+Committed = Callable[[Sequence[Event], Mapping[RunId, RunResult]], None]
 
 
 def _perform(operations: Operations, request: Request, now: datetime) -> str | None:
@@ -54,11 +60,14 @@ class Leader:
         *,
         dead_after: timedelta,
         rng: random.Random | None = None,
+        committed: Committed | None = None,
     ) -> None:
         self._repository = repository
         self._runs = runs
         self._dead_after = dead_after
         self._rng = rng
+        self._committed = committed
+        self._results: dict[RunId, RunResult] = {}  # of the runs read back as ended
         self.engine: Engine | None = None
         self.epoch: int | None = None
         self._last_task = 0  # the highest task id the engine has seen
@@ -79,7 +88,7 @@ class Leader:
             assert engine is not None
             events = self._ended(engine) + self._added(engine)
             events += engine.due(max(now, ahead or now), self._runs.capacity(self._dead_after))
-            if not self._commit(lease, events, now):
+            if not self._commit(lease, events, now, tell=True):
                 return None
         except StoreError as error:
             log.warning("node %s: %s; the schedule is read again", self._runs.node, error)
@@ -145,7 +154,9 @@ class Leader:
         rows = self._repository.run_rows()
         by_row: dict[int, RunId] = {row: run for run, row in rows.items()}
         events: list[Event] = []
-        for row, outcome, finished_at in self._runs.ended(list(by_row)):
+        self._results = {}
+        for row, outcome, finished_at, result in self._runs.ended(list(by_row)):
+            self._results[by_row[row]] = result
             events += engine.finished(by_row[row], outcome, finished_at)
         return events
 
@@ -158,16 +169,24 @@ class Leader:
                 events += engine.add(snapshot.spec)
         return events
 
-    def _commit(self, lease: Lease, events: list[Event], now: datetime) -> bool:
+    def _commit(
+        self, lease: Lease, events: list[Event], now: datetime, *, tell: bool = False
+    ) -> bool:
+        """Commit ``events`` fenced; ``tell``: then hand them to ``committed``."""
         node = self._runs.node
-        pins: dict[int, tuple[str | None, str | None]] = {}
+        placements: dict[int, Placement] = {}
         engine = self.engine
-        for event in events:  # where each run may go: its task's pin, carried by the run
+        for event in events:  # where each run may go (its pin, its conditions): on the run
             if isinstance(event, RunDispatched) and engine is not None:
-                spec = engine.snapshot(event.run.task_id).spec
-                if spec.on_node is not None or spec.on_tag is not None:
-                    pins[spec.id] = (spec.on_node, spec.on_tag)
-        if self._repository.apply_fenced(events, now, node=node, epoch=lease.epoch, pins=pins):
+                placement = placement_of(engine.snapshot(event.run.task_id).spec)
+                if placement is not None:
+                    placements[event.run.task_id] = placement
+        if self._repository.apply_fenced(
+            events, now, node=node, epoch=lease.epoch, placements=placements
+        ):
+            results, self._results = self._results, {}
+            if tell and self._committed is not None and events:
+                self._committed(events, results)
             return True
         log.info("node %s: a dispatch was fenced off; the schedule is read again", node)
         self.drop()

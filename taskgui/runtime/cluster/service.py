@@ -19,6 +19,10 @@ nobody rescues them), records them, and only then says it stopped.
 Signals:
     stopped(): every claimed run is recorded and the node left the schedule.
     error_occurred(str): a slot failed (logged; the node goes on).
+
+``news`` (``LeaderNews``) carries what the engine decided while this node led (a
+run's end wherever it ran, a retry, a task that gave up): ``taskgui daemon`` follows
+it with the same log lines and outside notifications a file's daemon has.
 """
 
 from __future__ import annotations
@@ -31,10 +35,13 @@ from datetime import datetime
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from taskgui.core.clock import Clock
+from taskgui.core.conditions import SystemConditions
 from taskgui.core.defaults import DEFAULT_WORKERS, KILL_GRACE, SHUTDOWN_GRACE
 from taskgui.runtime.cluster.claimer import Claimer
 from taskgui.runtime.cluster.leader import Leader
+from taskgui.runtime.cluster.news import LeaderNews
 from taskgui.runtime.cluster.node import NodeLoop, NodeTimes
+from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.pool import WorkerPool
@@ -84,7 +91,15 @@ class ClusterNodeService(QObject):
             self.cluster, clock, version=version, workers=workers, times=self.times
         )
         self.pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
-        self.leader = Leader(repository, self._runs, dead_after=self.times.silence, rng=rng)
+        # What this node's engine decides while it leads, for the log and the relay.
+        self.news = LeaderNews(repository, self)
+        self.leader = Leader(
+            repository,
+            self._runs,
+            dead_after=self.times.silence,
+            rng=rng,
+            committed=self.news.committed,
+        )
         self.claimer = Claimer(repository, self.cluster, self._runs, self.pool, clock, parent=self)
         self.claimer.run_ended.connect(self._on_claimer_run_ended)
         self.claimer.idle.connect(self._on_claimer_idle)
@@ -96,6 +111,7 @@ class ClusterNodeService(QObject):
         self._deadline.fired.connect(self._on_deadline_fired)
         self._deadline.clock_jumped.connect(self._on_deadline_fired)
         self._notifier: QSocketNotifier | None = None
+        self._conditions: ConditionMonitor | None = None
         self._stopping = False
         self._done = False
 
@@ -111,6 +127,14 @@ class ClusterNodeService(QObject):
         self._steps.start()
         self._work()
         return len(interrupted)
+
+    def watch_conditions(self, monitor: ConditionMonitor) -> None:
+        """Judge run conditions by this machine's power, network and idle state (until
+        the first reading, a run with conditions is left for other nodes)."""
+        self._conditions = monitor
+        monitor.setParent(self)
+        monitor.conditions_changed.connect(self._on_conditions_changed)
+        monitor.start()
 
     def shutdown(self, grace: float = SHUTDOWN_GRACE, reason: str = "taskgui stopped") -> None:
         """Leave the schedule: see the module docstring."""
@@ -167,10 +191,25 @@ class ClusterNodeService(QObject):
         self.loop.step()
         try:
             self._repository.changed()  # drains; a broken feed connects again
+            self._look_at_idle()
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
         self._listen()
         self._work()
+
+    def _look_at_idle(self) -> None:
+        """Read the idle time when a waiting run's idle condition could hold (the
+        user's idleness moves no signal)."""
+        if self._conditions is not None:
+            machine = self.claimer.machine
+            self._conditions.look_at_idle_in(machine.idle_look_in(self._runs.idle_wanted()))
+
+    @service_slot
+    def _on_conditions_changed(self, system: SystemConditions) -> None:
+        try:  # while the node stops too: it claims nothing more, and stops what it must
+            self.claimer.conditions_changed(system)
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
 
     @service_slot
     def _on_notifier_activated(self, *_: object) -> None:

@@ -30,6 +30,8 @@ from typing import Any
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.task import TaskId
 from taskgui.store import codec
+from taskgui.store.postgres.placement import NOWHERE, Here
+from taskgui.store.postgres.schema import RUN_KEY
 from taskgui.store.postgres.session import Session
 
 RESCUED_ERROR = "rescued from node {node}, which stopped answering; it will be retried"
@@ -241,8 +243,7 @@ class Cluster:
                 row = connection.execute(
                     "INSERT INTO runs (task_id, attempt, kind, scheduled_at, started_at, epoch, "
                     "priority, concurrency_key) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT (task_id, kind, scheduled_at, attempt) WHERE missed IS NULL "
-                    "DO NOTHING RETURNING id",
+                    f"ON CONFLICT {RUN_KEY} DO NOTHING RETURNING id",
                     (
                         run.task_id,
                         run.attempt,
@@ -260,13 +261,14 @@ class Cluster:
 
     # ----------------------------------------------------------------- claim
 
-    def claim(self, limit: int) -> list[ClaimedRun]:
+    def claim(self, limit: int, here: Here = NOWHERE) -> list[ClaimedRun]:
         """Take up to ``limit`` dispatched runs for this node, highest priority first.
 
         Rows other nodes are claiming are skipped, not waited for (SKIP LOCKED); a run
-        whose concurrency key a run in progress holds is left for later. The key check
-        takes a transaction-level advisory lock per key, so two nodes claiming at once
-        cannot both start a run of the same key.
+        whose concurrency key a run in progress holds is left for later, and so is one
+        whose run conditions this node's machine does not meet (``here``). The key
+        check takes a transaction-level advisory lock per key, so two nodes claiming
+        at once cannot both start a run of the same key.
         """
         if limit < 1:
             return []
@@ -276,8 +278,10 @@ class Cluster:
                 "SELECT id, task_id, kind, scheduled_at, attempt, epoch, concurrency_key "
                 "FROM runs WHERE outcome IS NULL AND node IS NULL "
                 "AND (on_node IS NULL OR on_node = %s) AND (on_tag IS NULL OR on_tag = ANY(%s)) "
+                "AND (needs IS NULL OR needs <@ %s::text[]) "
+                "AND (needs_idle_s IS NULL OR needs_idle_s <= %s) "
                 "ORDER BY priority DESC, id LIMIT %s FOR UPDATE SKIP LOCKED",
-                (self.node, self.tags, limit * 4),
+                (self.node, self.tags, list(here.met), here.idle_s, limit * 4),
             ).fetchall()
             held: set[str] = set()
             for row in candidates:

@@ -166,6 +166,9 @@ class PostgresReads:
     def take_over_checkpoints(self) -> None:
         return None  # the server folds its own log back
 
+    def task_stream(self) -> None:
+        return None  # a start loads the tasks whole (see load_for_start)
+
     def verify_file(self, *, companions: bool = True) -> None:
         pass  # no file under this process that could be replaced
 
@@ -214,16 +217,8 @@ class PostgresReads:
         rows = self._session.query(f"{SELECT_TASKS} WHERE id = %s", (task_id,))
         if not rows:
             raise TaskNotFoundError(task_id)
-        try:
-            return codec.RowDecoder().snapshot(rows[0])
-        except CodecError as error:
-            problem = str(error)
-            if not problem.startswith(f"task {task_id}: "):
-                problem = f"task {task_id}: {problem}"
-            raise CodecError(
-                f"{problem}; it is kept in the database but left out of the schedule: repair "
-                f"its row in the schema {self.schema} with psql, or restore a backup"
-            ) from None
+        repair = f"repair its row in the schema {self.schema} with psql, or restore a backup"
+        return codec.one_snapshot(rows[0], repair)
 
     def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
         if state is None:

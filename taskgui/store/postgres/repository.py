@@ -37,6 +37,7 @@ from taskgui.core.status import RunId, RunRecord, RunResult
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
 from taskgui.store.errors import StoreError
+from taskgui.store.postgres.placement import Placement
 from taskgui.store.postgres.reads import (
     INSERT_MANY,
     INSERT_ONE,
@@ -45,6 +46,7 @@ from taskgui.store.postgres.reads import (
     PostgresReads,
     pg_text,
 )
+from taskgui.store.postgres.schema import RUN_KEY
 from taskgui.store.protocols import (
     INTERRUPTED_ERROR,
     cap_output,
@@ -128,7 +130,7 @@ class PostgresRepository(PostgresReads):
                     "over); nothing was changed: try again"
                 )
             return
-        self._write(events, now, results=results, fence=None, pins={}, pids=pids)
+        self._write(events, now, results=results, fence=None, placements={}, pids=pids)
 
     def apply_fenced(
         self,
@@ -138,7 +140,7 @@ class PostgresRepository(PostgresReads):
         node: str,
         epoch: int,
         results: Mapping[RunId, RunResult] | None = None,
-        pins: Mapping[TaskId, tuple[str | None, str | None]] | None = None,
+        placements: Mapping[TaskId, Placement] | None = None,
     ) -> bool:
         """As a shared schedule's leader: ``apply``, only while ``node`` leads with
         fencing token ``epoch`` (read FOR SHARE in the same transaction, so a takeover
@@ -146,14 +148,17 @@ class PostgresRepository(PostgresReads):
 
         A run is dispatched with its epoch, priority and key, for any node to claim; an
         occurrence some dispatch already committed (``runs_once``) rolls the whole
-        transaction back. ``pins``: the (node, tag) a task's runs are kept for. False
+        transaction back. ``placements``: where a task's runs may go (its pin, the
+        conditions the claiming node's machine must meet). False
         when nothing was written: the caller's engine no longer matches the store and is
         rebuilt from it.
         """
         if not events:
             return True
         try:
-            self._write(events, now, results=results, fence=(node, epoch), pins=pins or {})
+            self._write(
+                events, now, results=results, fence=(node, epoch), placements=placements or {}
+            )
         except _FencedError:
             return False
         return True
@@ -165,7 +170,7 @@ class PostgresRepository(PostgresReads):
         *,
         results: Mapping[RunId, RunResult] | None,
         fence: tuple[str, int] | None,
-        pins: Mapping[TaskId, tuple[str | None, str | None]],
+        placements: Mapping[TaskId, Placement],
         pids: Mapping[RunId, int] | None = None,
     ) -> None:
         changed = [event.task.spec for event in events if isinstance(event, TaskChanged)]
@@ -184,7 +189,7 @@ class PostgresRepository(PostgresReads):
                     connection.execute("UPDATE runs SET pid = %s WHERE id = %s", (pid, row_id))
             for event in events:
                 if fence is not None and isinstance(event, RunDispatched):
-                    _dispatch_fenced(connection, event, fence[1], pins, dispatched)
+                    _dispatch_fenced(connection, event, fence[1], placements, dispatched)
                 else:
                     self._apply_one(connection, event, now_us, results, dispatched)
         # Known only once committed: a rolled-back dispatch has no row.
@@ -326,10 +331,18 @@ class PostgresRepository(PostgresReads):
         return [run_record(row) for row in rows]
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:
+        """A single process's start: close the runs a single process left open.
+
+        Only those: a run a node claimed (``node``) or a leader dispatched under its
+        fencing token (``epoch``) belongs to the shared schedule, whose nodes go on
+        running it; a node closes its own leftovers (``SharedRuns.interrupt_own``) and
+        the leader rescues a silent node's. Closing them here would end another
+        machine's run in progress, and a retry would run it twice."""
         with self._session.transaction() as connection:
             rows = connection.execute(
                 f"UPDATE runs SET outcome = %s, finished_at = %s, error = %s "
-                f"WHERE outcome IS NULL RETURNING {RUN_COLUMNS}",
+                f"WHERE outcome IS NULL AND node IS NULL AND epoch IS NULL "
+                f"RETURNING {RUN_COLUMNS}",
                 (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),
             ).fetchall()
             connection.execute("UPDATE tasks SET waiting = NULL WHERE waiting IS NOT NULL")
@@ -344,6 +357,9 @@ class PostgresRepository(PostgresReads):
             ),
             key=lambda record: record.id,
         )
+
+
+_ANYWHERE = Placement()
 
 
 class _FencedError(Exception):
@@ -363,23 +379,22 @@ def _dispatch_fenced(
     connection: Connection[Any],
     event: RunDispatched,
     epoch: int,
-    pins: Mapping[TaskId, tuple[str | None, str | None]],
+    placements: Mapping[TaskId, Placement],
     dispatched: list[tuple[RunId, int]],
 ) -> None:
     ticket = event.run
     row = connection.execute(
         "INSERT INTO runs (task_id, attempt, kind, scheduled_at, started_at, epoch, priority, "
-        "concurrency_key, on_node, on_tag) SELECT t.id, %s, %s, %s, %s, %s, t.priority, "
-        "t.concurrency_key, %s, %s FROM tasks t WHERE t.id = %s "
-        "ON CONFLICT (task_id, kind, scheduled_at, attempt) WHERE missed IS NULL "
-        "DO NOTHING RETURNING id",
+        "concurrency_key, on_node, on_tag, needs, needs_idle_s) SELECT t.id, %s, %s, %s, %s, "
+        "%s, t.priority, t.concurrency_key, %s, %s, %s, %s FROM tasks t WHERE t.id = %s "
+        f"ON CONFLICT {RUN_KEY} DO NOTHING RETURNING id",
         (
             ticket.attempt,
             ticket.kind.value,
             codec.to_us(ticket.scheduled_at),
             codec.to_us(ticket.dispatched_at),
             epoch,
-            *(pins.get(ticket.task_id) or (None, None)),
+            *(placements.get(ticket.task_id) or _ANYWHERE).values,
             ticket.task_id,
         ),
     ).fetchone()

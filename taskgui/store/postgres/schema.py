@@ -158,6 +158,22 @@ MIGRATIONS: Sequence[str] = (
     ALTER TABLE nodes ADD COLUMN tags TEXT[] NOT NULL DEFAULT '{}';
     ALTER TABLE runs ADD COLUMN on_node TEXT, ADD COLUMN on_tag TEXT;
     """,
+    # 7: run conditions on a shared schedule (store.postgres.placement). A run carries
+    # the conditions the claiming node's machine must meet; a run stopped because one
+    # ended (outcome 'stopped') leaves the run key, so the same attempt can be
+    # dispatched again when they hold, as a file's schedule runs it again.
+    """
+    ALTER TABLE runs ADD COLUMN needs TEXT[], ADD COLUMN needs_idle_s DOUBLE PRECISION;
+    DROP INDEX runs_once;
+    CREATE UNIQUE INDEX runs_once ON runs (task_id, kind, scheduled_at, attempt)
+        WHERE missed IS NULL AND outcome IS DISTINCT FROM 'stopped';
+    """,
+)
+
+# A dispatch's ON CONFLICT names the run key's index by its columns and predicate.
+RUN_KEY = (
+    "(task_id, kind, scheduled_at, attempt) "
+    "WHERE missed IS NULL AND outcome IS DISTINCT FROM 'stopped'"
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

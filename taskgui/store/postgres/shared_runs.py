@@ -97,12 +97,14 @@ class SharedRuns:
 
     def capacity(self, dead_after: timedelta) -> int:
         """Free workers on the nodes that answer, less the runs open (claimed, or free
-        for any node: a run pinned to a node that is away waits without a worker)."""
+        for any node: a run pinned to a node that is away, or waiting for a machine
+        that meets its conditions, waits without a worker)."""
         rows = self._session.query(
             "SELECT (SELECT coalesce(sum(workers), 0) FROM nodes WHERE stopped_at IS NULL "
             "AND last_heartbeat > clock_timestamp() - %s) - "
             "(SELECT count(*) FROM runs WHERE outcome IS NULL AND (node IS NOT NULL "
-            "OR (on_node IS NULL AND on_tag IS NULL)))",
+            "OR (on_node IS NULL AND on_tag IS NULL AND needs IS NULL "
+            "AND needs_idle_s IS NULL)))",
             (dead_after,),
         )
         return max(0, int(rows[0][0]))
@@ -131,16 +133,35 @@ class SharedRuns:
             )
         return carried
 
-    def ended(self, run_ids: Sequence[int]) -> list[tuple[int, RunOutcome, datetime]]:
-        """Which of these runs ended (on whichever node), how and when."""
+    def ended(self, run_ids: Sequence[int]) -> list[tuple[int, RunOutcome, datetime, RunResult]]:
+        """Which of these runs ended (on whichever node), how and when, and what the
+        node that ran it recorded (its exit status and error; the output is left in
+        the row: only the log and the notifications read this)."""
         if not run_ids:
             return []
         rows = self._session.query(
-            "SELECT id, outcome, coalesce(finished_at, started_at) FROM runs "
-            "WHERE id = ANY(%s) AND outcome IS NOT NULL ORDER BY id",
+            "SELECT id, outcome, coalesce(finished_at, started_at), exit_code, error "
+            "FROM runs WHERE id = ANY(%s) AND outcome IS NOT NULL ORDER BY id",
             (list(run_ids),),
         )
-        return [(int(row[0]), RunOutcome(row[1]), codec.from_us(row[2])) for row in rows]
+        return [
+            (
+                int(row[0]),
+                RunOutcome(row[1]),
+                codec.from_us(row[2]),
+                RunResult(exit_code=None if row[3] is None else int(row[3]), error=row[4]),
+            )
+            for row in rows
+        ]
+
+    def idle_wanted(self) -> float | None:
+        """The shortest idle time (seconds) a run waiting for a claim needs; None when
+        none waits for the user to be idle (then nobody need read the idle time)."""
+        rows = self._session.query(
+            "SELECT min(needs_idle_s) FROM runs WHERE outcome IS NULL AND node IS NULL "
+            "AND needs_idle_s IS NOT NULL"
+        )
+        return None if rows[0][0] is None else float(rows[0][0])
 
     def tasks_after(self, task_id: TaskId) -> list[TaskSnapshot]:
         """Tasks added since ``task_id`` (ids only grow), unreadable ones left out."""

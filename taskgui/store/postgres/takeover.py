@@ -13,6 +13,7 @@ from datetime import datetime
 
 from taskgui.core.engine.engine import Engine
 from taskgui.core.events import Event
+from taskgui.store.postgres.placement import EVERYTHING_HOLDS
 from taskgui.store.postgres.repository import PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
 
@@ -22,6 +23,7 @@ def take_over(
 ) -> list[Event]:
     """Load every task into ``engine``, carrying on the open runs; the load's events
     (to commit, fenced). The repository then knows the carried runs' rows."""
+    engine.conditions_changed(EVERYTHING_HOLDS, now)  # the claiming machine judges them
     loaded = repository.load_for_start(now)
     carried = runs.carried_on()
     events = engine.load(loaded.tasks, now, loaded.deferred, carried_on=carried)

@@ -5,7 +5,7 @@ and the change feed, shared by its reads (``reads``) and its writes (``repositor
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
@@ -19,11 +19,13 @@ from taskgui.store import codec
 from taskgui.store.errors import DatabaseCorruptError
 from taskgui.store.protocols import (
     DEFAULT_HISTORY_LIMIT,
+    TaskBatch,
     unstorable_text_error,
 )
 from taskgui.store.sqlite.connection import connect, translate_errors
 from taskgui.store.sqlite.file_identity import OpenFiles, save_open_database
 from taskgui.store.sqlite.schema import migrate
+from taskgui.store.sqlite.task_stream import stream_tasks
 from taskgui.store.sqlite.wal_checkpoints import WalCheckpointer
 
 SELECT_TASKS = f"SELECT {', '.join(codec.TASK_COLUMNS)} FROM tasks"
@@ -127,6 +129,9 @@ class SqliteBase:
         # history is pruned only when a task goes over its limit, not with a DELETE
         # after every run.
         self._finished: dict[tuple[TaskId, bool], int] = {}
+        # The definition last written whole for each task lately, by identity: a change
+        # of status alone then writes the status columns only (see repository.py).
+        self._written_specs: dict[TaskId, TaskSpec] = {}
 
     # ------------------------------------------------------------ plumbing
 
@@ -191,6 +196,11 @@ class SqliteBase:
         # A commit appends to the -wal (and a checkpoint or a rollback-journal commit
         # writes the file itself), so a file watcher on both wakes for every commit.
         return (str(self.path), f"{self.path}-wal")
+
+    def task_stream(self) -> Callable[[], Iterator[TaskBatch]]:
+        """Every task read on a read-only connection of its own (see task_stream)."""
+        path = self.path
+        return lambda: stream_tasks(path)
 
     def take_over_checkpoints(self) -> Callable[[], WalCheckpointer]:
         """Stop SQLite checkpointing inside commits; the owner checkpoints instead.

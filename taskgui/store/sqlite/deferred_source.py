@@ -62,8 +62,27 @@ _NOT_QUARANTINED = "id NOT IN (SELECT task_id FROM quarantine)"
 # only for a task with upstreams; few have one).
 # (Each term as its partial index says it, tasks_running and tasks_after: no scan.)
 _AFTER = "instr(rules, '\"after\":') > 0"
+# Read whole at the start too, from the same scan as the deferred ones: a task paused
+# for a while (the engine's resume heap must hold it, or it would never resume) and
+# a row whose raw columns are not exactly as taskgui writes them. A cold task is read
+# only when it nears its time, so the start's view of it must be the decoded task's:
+# for a row as written it is (``_QUEUED_AT`` is ``Engine._should_queue``); for any
+# other, only decoding it says whether and when it runs. One CASE, so that each row
+# is judged once: its run time (queued), NULL (not queued) or READ_WHOLE.
+READ_WHOLE = "whole"
+_ANY_STATE = _sql_list(state.value for state in TaskState if state is not TaskState.RUNNING)
+_START_COLUMN = (
+    f"CASE WHEN rules IS NOT NULL AND instr(rules, '\"paused_until\":') > 0 "
+    f"THEN '{READ_WHOLE}' "
+    + _QUEUED_AT.removeprefix("CASE ").removesuffix(" END")
+    + f" WHEN state IN ({_ANY_STATE}) AND typeof(paused) = 'integer' AND paused IN (0, 1) "
+    f"AND (slot_kind IS NULL OR slot_kind IN ({_SLOT_KINDS})) "
+    "AND (next_run_at IS NULL OR (typeof(next_run_at) = 'integer' "
+    f"AND next_run_at BETWEEN {_MIN_US} AND {_MAX_US})) THEN NULL "
+    f"ELSE '{READ_WHOLE}' END"
+)
 SELECT_DEFERRED = (
-    f"SELECT id, {_QUEUED_AT} FROM tasks WHERE state != 'running' "
+    f"SELECT id, {_START_COLUMN} FROM tasks WHERE state != 'running' "
     f"AND (rules IS NULL OR NOT {_AFTER}) AND {_NOT_QUARANTINED} ORDER BY id"
 )
 SELECT_LOADED_WHOLE = (

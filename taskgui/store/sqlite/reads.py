@@ -11,6 +11,7 @@ from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
+from taskgui.core.engine.cold import ColdTasks
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.states import TaskState, WaitReason
@@ -115,7 +116,9 @@ class SqliteReads(SqliteBase):
         return LoadResult(tasks, self.quarantined())
 
     def load_for_start(self, now: datetime) -> StartLoad:
-        """Running tasks whole; every other task by id and next run time only.
+        """Running tasks whole, and those that run after others, are paused for a while
+        or whose row is not as taskgui writes it; every other task by id and next run
+        time only.
 
         The rest of a row is read and decoded when the engine first needs it, through
         a ``SqliteTaskSource`` on this connection (so, from this thread). That keeps a
@@ -132,10 +135,14 @@ class SqliteReads(SqliteBase):
                 bad.append((row, error))
         if bad:
             self._quarantine(bad, now)
-        with collector_paused():
-            queued = self._query(SELECT_DEFERRED)
         source = SqliteTaskSource(self._query, lambda rows: self._quarantine(rows, now))
-        return StartLoad(whole, DeferredTasks(queued, source), self.quarantined())
+        # Straight from the cursor into flat arrays: no list of 100,000 tuples between.
+        with collector_paused(), translate_errors(self.path):
+            cold = ColdTasks(self._connection.execute(SELECT_DEFERRED))
+        if cold.judge_whole:  # READ_WHOLE: decoded now (any bad row set aside)
+            found, _errors = source.fetch_many(cold.judge_whole)
+            whole = sorted([*whole, *found], key=lambda snapshot: snapshot.spec.id)
+        return StartLoad(whole, DeferredTasks(cold, source), self.quarantined())
 
     def _quarantine(self, bad: list[tuple[tuple[Any, ...], CodecError]], now: datetime) -> None:
         now_us = codec.to_us(now)
@@ -161,18 +168,11 @@ class SqliteReads(SqliteBase):
         rows = self._query(SELECT_TASKS + " WHERE id = ?", (task_id,))
         if not rows:
             raise TaskNotFoundError(task_id)
-        try:
-            return codec.RowDecoder().snapshot(rows[0])
-        except CodecError as error:
-            problem = str(error)
-            if not problem.startswith(f"task {task_id}: "):
-                problem = f"task {task_id}: {problem}"
-            raise CodecError(
-                f"{problem}; it is kept on disk but left out of the schedule: repair its "
-                f"row in {self.path} with an SQLite tool, restore the file from a backup, "
-                f"or delete it ('taskgui delete {task_id}')",
-                self.path,
-            ) from None
+        repair = (
+            f"repair its row in {self.path} with an SQLite tool, restore the file from a "
+            f"backup, or delete it ('taskgui delete {task_id}')"
+        )
+        return codec.one_snapshot(rows[0], repair, self.path)
 
     def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]:
         """Tasks in id order, without rows that cannot be decoded.

@@ -23,12 +23,13 @@ from taskgui.core.events import (
     TaskDropped,
     TaskRemoved,
 )
-from taskgui.core.states import RunOutcome, SlotKind, WaitReason
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
 from taskgui.store.protocols import (
     INTERRUPTED_ERROR,
+    NEVER_STARTED_ERROR,
     RunRecord,
     cap_output,
     storable_text,
@@ -48,6 +49,17 @@ _UPDATE_TASK = (
     + ", ".join(f"{column} = ?" for column in codec.TASK_COLUMNS[1:])
     + ", updated_at = ?, waiting = ? WHERE id = ?"
 )
+# The same without the definition, for a change of status only: the definition this
+# connection last wrote for the task is the very object being written (see
+# ``_written_specs``), and the scheduler's process is the only writer of its tasks.
+_UPDATE_STATUS = (
+    "UPDATE tasks SET "
+    + ", ".join(f"{column} = ?" for column in codec.STATUS_COLUMNS)
+    + ", updated_at = ?, waiting = ? WHERE id = ?"
+)
+# How many definitions ``_written_specs`` remembers: a run's dispatch, start and end
+# are written within moments of each other; older ones are written whole again.
+_WRITTEN_SPECS = 4096
 # A row set aside once keeps its first reason; a row already deleted has nothing to keep.
 _SET_ASIDE = (
     "INSERT OR IGNORE INTO quarantine (task_id, error, at) "
@@ -114,25 +126,55 @@ class SqliteRepository(SqliteReads):
         results: Mapping[RunId, RunResult],
         pids: Mapping[RunId, int],
     ) -> None:
+        written = self._written_specs
+        wrote: dict[TaskId, TaskSpec] = {}
         with self._transaction() as connection:
             execute = connection.execute
+            ending = {event.run.run_id for event in events if type(event) is RunFinished}
             for run_id, pid in pids.items():  # first: a run may end in this transaction
                 row_id = self._run_rows.get(run_id)
-                if row_id is not None:
-                    execute("UPDATE runs SET pid = ? WHERE id = ?", (pid, row_id))
-            for event in events:
+                if row_id is not None and run_id not in ending:  # else with its end
+                    # A queued run's start is known from here (see RunDispatched).
+                    execute(
+                        "UPDATE runs SET pid = ?, started_at = coalesce(started_at, ?) "
+                        "WHERE id = ?",
+                        (pid, now_us, row_id),
+                    )
+            # A task's row is written once per transaction, as its last change left it
+            # (a queued run's start and its end often come in the same one).
+            last = {
+                event.task.spec.id: index
+                for index, event in enumerate(events)
+                if type(event) is TaskChanged
+            }
+            for index, event in enumerate(events):
                 if isinstance(event, TaskChanged):
                     snapshot = event.task
+                    spec = snapshot.spec
+                    if last[spec.id] != index:
+                        continue
+                    if written.get(spec.id) is spec:
+                        execute(
+                            _UPDATE_STATUS,
+                            (
+                                *codec.status_values(snapshot.status),
+                                now_us,
+                                _waiting_value(snapshot.status.waiting),
+                                spec.id,
+                            ),
+                        )
+                        continue
                     execute(
                         _UPDATE_TASK,
                         (
-                            *codec.spec_values(snapshot.spec),
+                            *codec.spec_values(spec),
                             *codec.status_values(snapshot.status),
                             now_us,
                             _waiting_value(snapshot.status.waiting),
-                            snapshot.spec.id,
+                            spec.id,
                         ),
                     )
+                    wrote[spec.id] = spec
                 elif isinstance(event, RunDispatched):
                     ticket = event.run
                     cursor = execute(
@@ -143,7 +185,9 @@ class SqliteRepository(SqliteReads):
                             ticket.attempt,
                             ticket.kind.value,
                             codec.to_us(ticket.scheduled_at),
-                            codec.to_us(ticket.dispatched_at),
+                            # Queued: not started until its pid says so (a crash before
+                            # that dispatches it again; see interrupt_open_runs).
+                            None if event.queued else codec.to_us(ticket.dispatched_at),
                         ),
                     )
                     assert cursor.lastrowid is not None
@@ -153,7 +197,8 @@ class SqliteRepository(SqliteReads):
                     if row_id is not None:
                         execute("DELETE FROM runs WHERE id = ?", (row_id,))
                 elif isinstance(event, RunFinished):
-                    self._finish_run(connection, event, results.get(event.run.run_id))
+                    run_id = event.run.run_id
+                    self._finish_run(connection, event, results.get(run_id), pids.get(run_id))
                 elif isinstance(event, OccurrencesSkipped):
                     count = f"{event.count}" if event.exact else f"at least {event.count}"
                     plural = "s" if event.count != 1 else ""
@@ -173,13 +218,25 @@ class SqliteRepository(SqliteReads):
                     self._kept_one_more(connection, event.task_id, missed=True)
                 elif isinstance(event, TaskRemoved):
                     execute("DELETE FROM tasks WHERE id = ?", (event.task_id,))
+                    written.pop(event.task_id, None)
                     self._finished.pop((event.task_id, False), None)
                     self._finished.pop((event.task_id, True), None)
                 elif isinstance(event, TaskDropped):  # kept, and left out from now on
                     execute(_SET_ASIDE, (event.task_id, event.reason, now_us, event.task_id))
+        self._remember_written(wrote)
+
+    def _remember_written(self, wrote: dict[TaskId, TaskSpec]) -> None:
+        """After a commit: the definitions now on disk (see ``_UPDATE_STATUS``)."""
+        if len(self._written_specs) + len(wrote) > _WRITTEN_SPECS:
+            self._written_specs.clear()
+        self._written_specs.update(wrote)
 
     def _finish_run(
-        self, connection: sqlite3.Connection, event: RunFinished, result: RunResult | None
+        self,
+        connection: sqlite3.Connection,
+        event: RunFinished,
+        result: RunResult | None,
+        pid: int | None,
     ) -> None:
         row_id = self._run_rows.pop(event.run.run_id, None)
         if row_id is None:
@@ -187,13 +244,17 @@ class SqliteRepository(SqliteReads):
         result = result or RunResult()
         connection.execute(
             "UPDATE runs SET finished_at = ?, outcome = ?, exit_code = ?, error = ?, "
-            "output = ? WHERE id = ?",
+            "output = ?, started_at = coalesce(started_at, ?), pid = coalesce(?, pid) "
+            "WHERE id = ?",
             (
                 codec.to_us(event.finished_at),
                 event.outcome.value,
                 result.exit_code,
                 None if result.error is None else storable_text(result.error),
                 cap_output(result.output),
+                # A queued run whose start comes with its end (or that could not start).
+                codec.to_us(result.started_at or event.finished_at),
+                pid,  # its start was heard of with its end
                 row_id,
             ),
         )
@@ -271,6 +332,18 @@ class SqliteRepository(SqliteReads):
             rows = connection.execute(
                 f"SELECT {RUN_COLUMNS} FROM runs WHERE outcome IS NULL ORDER BY id"
             ).fetchall()
+            # A queued run that never started (no start time): its task is loaded whole
+            # with the running ones, for recovery to dispatch the run again.
+            connection.execute(
+                "UPDATE tasks SET state = ? WHERE id IN "
+                "(SELECT task_id FROM runs WHERE outcome IS NULL AND started_at IS NULL)",
+                (TaskState.RUNNING.value,),
+            )
+            connection.execute(
+                "UPDATE runs SET outcome = ?, finished_at = ?, error = ? "
+                "WHERE outcome IS NULL AND started_at IS NULL",
+                (RunOutcome.INTERRUPTED.value, codec.to_us(now), NEVER_STARTED_ERROR),
+            )
             connection.execute(
                 "UPDATE runs SET outcome = ?, finished_at = ?, error = ? WHERE outcome IS NULL",
                 (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR),

@@ -15,11 +15,14 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from taskgui.core import defaults
 from taskgui.core.wake import WakePolicy
-from taskgui.runtime.notify_settings import NOTIFY_EXHAUSTED, NOTIFY_FAILURES, NotifySettings
+from taskgui.runtime.notify_settings import (
+    NOTIFY_EXHAUSTED,
+    NOTIFY_FAILURES,
+    NotifySettings,
+    user_settings,
+)
 from taskgui.runtime.wake_settings import read_wake_policy, write_wake_policy
 
-ORGANIZATION = "taskgui"
-APPLICATION = "taskgui"
 DEFAULT_WORKERS = defaults.DEFAULT_WORKERS  # the one definition, named here for readers
 MAX_WORKERS = 64
 
@@ -41,14 +44,7 @@ class Settings:
 
     @classmethod
     def for_user(cls) -> Settings:
-        return cls(
-            QSettings(
-                QSettings.Format.NativeFormat,
-                QSettings.Scope.UserScope,
-                ORGANIZATION,
-                APPLICATION,
-            )
-        )
+        return cls(user_settings())
 
     @classmethod
     def at(cls, path: str) -> Settings:

@@ -74,12 +74,16 @@ class RunTableModel(QAbstractTableModel):
         return self._runs[row] if 0 <= row < len(self._runs) else None
 
     def row_of_ticket(self, ticket: RunTicket) -> int | None:
-        """The row of a run in progress (its start is the ticket's dispatch time)."""
+        """The row of a run in progress (its start is the ticket's dispatch time, or for
+        a run that was queued for a worker, later: then its occurrence and attempt)."""
         for row, run in enumerate(self._runs):
             if (
                 run.outcome is None
                 and run.task_id == ticket.task_id
-                and run.started_at == ticket.dispatched_at
+                and (
+                    run.started_at == ticket.dispatched_at
+                    or (run.scheduled_at == ticket.scheduled_at and run.attempt == ticket.attempt)
+                )
             ):
                 return row
         return None

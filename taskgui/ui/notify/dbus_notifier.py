@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import SLOT, QObject, QProcess, QTimer, Slot
 from PySide6.QtDBus import QDBus, QDBusConnection, QDBusMessage
 
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.notify.notifier import Notice, Notifier
 from taskgui.ui.plain_text import escape_markup, inert_markup
 
@@ -306,18 +307,20 @@ class DBusNotifier(Notifier):
 
     def _on_process_finished(self, process: QProcess, code: int, task_id: int | None) -> None:
         try:
-            output = bytes(process.readAllStandardOutput().data()).decode("utf-8", "replace")
-            if code != 0:
-                error = bytes(process.readAllStandardError().data()).decode("utf-8", "replace")
-                self._warn(f"{self._sender.program} failed ({code}): {error.strip()}")
-            elif task_id is not None:
-                notification_id = parse_notification_id(output)
-                if notification_id is not None:
-                    self.remember(notification_id, task_id)
-        except Exception:
-            log.exception("reading the notification service's answer failed")
+            self._read_answer(process, code, task_id)
         finally:
             process.deleteLater()
+
+    @never_raises("reading the notification service's answer")
+    def _read_answer(self, process: QProcess, code: int, task_id: int | None) -> None:
+        output = bytes(process.readAllStandardOutput().data()).decode("utf-8", "replace")
+        if code != 0:
+            error = bytes(process.readAllStandardError().data()).decode("utf-8", "replace")
+            self._warn(f"{self._sender.program} failed ({code}): {error.strip()}")
+        elif task_id is not None:
+            notification_id = parse_notification_id(output)
+            if notification_id is not None:
+                self.remember(notification_id, task_id)
 
     def _on_process_error_occurred(self, process: QProcess) -> None:
         self._warn(f"cannot run {self._sender.program}: {process.errorString()}")
@@ -328,15 +331,13 @@ class DBusNotifier(Notifier):
             log.warning("desktop notification not shown: %s", message)
 
     @Slot("uint", str)
+    @never_raises("handling a notification click")
     def _on_bus_action_invoked(self, notification_id: int, action_key: str) -> None:
-        try:
-            task_id = self.tasks_by_id.get(int(notification_id))
-            if task_id is not None and action_key == DEFAULT_ACTION:
-                self.activated.emit(task_id)
-            elif task_id is not None and action_key in ACTION_KEYS:
-                self.action_requested.emit(task_id, action_key)
-        except Exception:
-            log.exception("handling a notification click failed")
+        task_id = self.tasks_by_id.get(int(notification_id))
+        if task_id is not None and action_key == DEFAULT_ACTION:
+            self.activated.emit(task_id)
+        elif task_id is not None and action_key in ACTION_KEYS:
+            self.action_requested.emit(task_id, action_key)
 
     @Slot("uint", "uint")
     def _on_bus_notification_closed(self, notification_id: int, _reason: int) -> None:

@@ -16,7 +16,6 @@ Signals:
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -26,6 +25,7 @@ from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.core.notify_rules import Trigger
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
+from taskgui.runtime.guard import never_raises
 from taskgui.runtime.notify_relay import Notification, NotifyRelay
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.system.notify.dispatcher import Dispatcher
@@ -36,8 +36,6 @@ from taskgui.ui.notify.notifier import (
     notice_for_exhausted,
     notice_for_retry,
 )
-
-log = logging.getLogger(__name__)
 
 _KINDS = {Trigger.FAILING: NoticeKind.FAILING, Trigger.RECOVERED: NoticeKind.RECOVERED}
 
@@ -104,17 +102,20 @@ class News(QObject):
         self.relay.close()
 
     def _on_relay_notified(self, notification: Notification) -> None:
-        try:
-            recurring = False
-            if isinstance(notification.event, TaskExhausted):
-                with contextlib.suppress(TaskguiError):  # deleted meanwhile
-                    recurring = self._recurring(notification.message.task_id)
-            self.notifier.notify(notice_for(notification, recurring))
-        except Exception:
-            log.exception("showing a notification failed")
+        # The desktop notice may fail on its own; the outside channels are told anyway.
+        self._show_notice(notification)
         if self.outside is not None and self.runs_here:
             self.outside.submit(notification.message)
 
+    @never_raises("showing a notification")
+    def _show_notice(self, notification: Notification) -> None:
+        recurring = False
+        if isinstance(notification.event, TaskExhausted):
+            with contextlib.suppress(TaskguiError):  # deleted meanwhile
+                recurring = self._recurring(notification.message.task_id)
+        self.notifier.notify(notice_for(notification, recurring))
+
+    @never_raises("a notification action")
     def _on_notifier_action_requested(self, task_id: int, key: str) -> None:
         try:
             if key == "retry":
@@ -125,5 +126,3 @@ class News(QObject):
                 self.relay.snooze(task_id)
         except TaskguiError as error:
             self.problem_occurred.emit(str(error))
-        except Exception:
-            log.exception("a notification action failed")

@@ -16,7 +16,6 @@ the same thing.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from enum import Enum
 
@@ -25,11 +24,10 @@ from PySide6.QtWidgets import QSystemTrayIcon
 
 from taskgui.core.duration import countdown_text
 from taskgui.core.events import RetryScheduled, TaskExhausted
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.notify.banner import Banner
 from taskgui.ui.plain_text import inert_markup
 from taskgui.ui.table.formatting import outcome_text
-
-log = logging.getLogger(__name__)
 
 BALLOON_MS = 10_000
 
@@ -116,10 +114,11 @@ class Notifier(QObject):
 
     def notify(self, notice: Notice) -> None:
         self.raised = [*self.raised[-49:], notice]
-        try:
-            self.show_notice(notice)
-        except Exception:
-            log.exception("could not show a notification: %s", notice.title)
+        self._show_guarded(notice)
+
+    @never_raises("showing a notification")
+    def _show_guarded(self, notice: Notice) -> None:
+        self.show_notice(notice)
 
     def show_notice(self, notice: Notice) -> None:
         raise NotImplementedError

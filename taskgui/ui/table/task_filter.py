@@ -17,7 +17,6 @@ persistent index moved to its task's new row, for a sort or a large filter chang
 
 from __future__ import annotations
 
-import logging
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, overload
@@ -41,7 +40,6 @@ from taskgui.ui.table.task_model import Column, TaskTableModel
 
 __all__ = ["StateFilter", "TaskFilterProxy", "count_for"]
 
-log = logging.getLogger(__name__)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -327,12 +325,14 @@ class TaskFilterProxy(ShownRows):
 
     def _on_tasks_model_reset(self) -> None:
         try:
-            self._count_found("")
-            self._rebuild()
-        except Exception:
-            log.exception("task filter: following a reset failed")
+            self._follow_reset()
         finally:
-            self.endResetModel()
+            self.endResetModel()  # always: Qt's views wait for the end of every begin
+
+    @never_raises("task filter: following a reset")
+    def _follow_reset(self) -> None:
+        self._count_found("")
+        self._rebuild()
 
     @never_raises("task filter: following inserted rows")
     def _on_tasks_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:

@@ -301,13 +301,13 @@ class TaskTableModel(QAbstractTableModel):
         self.counts_changed.emit()
 
     @never_raises("task table: adding a task")
-    def on_task_added(self, snapshot: TaskSnapshot) -> None:
+    def on_task_added(self, snapshot: TaskSnapshot, last_run: LastRun | None = None) -> None:
         """A new task: cached now, inserted as a row on a coming event-loop turn."""
         task_id = snapshot.spec.id
         if task_id in self._entries:
             self.on_task_changed(snapshot)
             return
-        self._entries[task_id] = RowEntry(snapshot, None)
+        self._entries[task_id] = RowEntry(snapshot, last_run)
         self._batches.add(task_id)
 
     @never_raises("task table: changing a task")

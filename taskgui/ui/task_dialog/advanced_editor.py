@@ -10,15 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QGroupBox,
     QLineEdit,
-    QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -42,6 +38,7 @@ from taskgui.ui.task_dialog.fields import (
     new_form,
     parse_env_lines,
 )
+from taskgui.ui.task_dialog.foldout import Foldout
 
 _PROBE_COMMAND = Command(line="true")
 _PROBE_TIME = datetime(2000, 1, 1, tzinfo=UTC)
@@ -128,23 +125,15 @@ class AdvancedValues:
     on_wake: WakePolicy | None = None
 
 
-class AdvancedEditor(QWidget):
+class AdvancedEditor(Foldout):
     """Timeout, concurrency key, overlap and misfire policy, environment, shell, paused.
 
     Signals:
         changed(): any field in the section was edited.
     """
 
-    changed = Signal()
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.toggle = named(QToolButton(), "advanced_toggle", "Advanced settings")
-        self.toggle.setText("Ad&vanced")
-        self.toggle.setCheckable(True)
-        self.toggle.setAutoRaise(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        super().__init__("advanced_toggle", "Advanced settings", "Ad&vanced", parent)
 
         self.timeout = named(
             DurationEdit(optional=True), "timeout", "Timeout", "Stop a run after this long"
@@ -192,7 +181,6 @@ class AdvancedEditor(QWidget):
         self.on_wake = _wake_combo()
 
         # A frame like the Retries group beside it, so the columns line up.
-        self.content = QGroupBox()
         self.content.setObjectName("advanced")
         form = new_form(self.content)
         add_row(form, "T&imeout", self.timeout, field_cell(self.timeout, self.timeout_error))
@@ -204,13 +192,7 @@ class AdvancedEditor(QWidget):
         add_row(form, "&Queue after a sleep", self.on_wake)
         form.addRow("", self.use_shell)
         form.addRow("", self.paused)
-        self.content.hide()
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        column.addWidget(self.content)
 
-        self.toggle.toggled.connect(self._on_toggle_toggled)
         for line in (self.timeout, self.concurrency_key):
             line.textChanged.connect(self._on_field_changed)
         self.env.textChanged.connect(self._on_field_changed)
@@ -236,12 +218,6 @@ class AdvancedEditor(QWidget):
             self.use_shell,
             self.paused,
         ]
-
-    def set_expanded(self, expanded: bool) -> None:
-        self.toggle.setChecked(expanded)  # toggled shows or hides the content
-
-    def is_expanded(self) -> bool:
-        return self.toggle.isChecked()
 
     def set_values(self, spec: TaskSpec) -> None:
         """Show a task's advanced settings; expand the section if any is not default."""
@@ -290,9 +266,7 @@ class AdvancedEditor(QWidget):
             self.env_error,
             lambda: Command(line="true", env=parse_env_lines(self.env.toPlainText())).env,
         )
-        # Say so on the collapsed header too, or the disabled Create would be a riddle.
-        hidden_problem = not self.is_expanded() and (timeout is None or env is None)
-        self.toggle.setText("Ad&vanced — needs attention" if hidden_problem else "Ad&vanced")
+        self.show_attention(timeout is None or env is None)
         if timeout is None or env is None:
             return None
         return AdvancedValues(
@@ -306,12 +280,6 @@ class AdvancedEditor(QWidget):
             notify=self.notify.rule(),
             on_wake=parse_wake_policy(wake) if (wake := self.on_wake.currentData()) else None,
         )
-
-    @never_raises
-    def _on_toggle_toggled(self, expanded: bool) -> None:
-        self.content.setVisible(expanded)
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
-        self.changed.emit()
 
     @never_raises
     def _on_field_changed(self, *_args: object) -> None:

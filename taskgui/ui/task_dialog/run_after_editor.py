@@ -15,15 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QGroupBox,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -34,6 +32,7 @@ from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.task_dialog.fields import MessageLabel, combo_box, named
+from taskgui.ui.task_dialog.foldout import Foldout
 
 _OUTCOMES = (
     ("succeeds", After.SUCCEEDED, "Run when it succeeds"),
@@ -51,22 +50,14 @@ class RunAfter:
     only_after: bool
 
 
-class RunAfterEditor(QWidget):
+class RunAfterEditor(Foldout):
     """Run after other tasks. Signals: changed(): the list or the box was edited."""
 
-    changed = Signal()
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__("run_after_toggle", "Run after", "Run after", parent)
         self._own_id: TaskId = 0
         self._names: dict[TaskId, str] = {}
         self._upstreams_of: dict[TaskId, list[TaskId]] = {}
-        self.toggle = named(QToolButton(), "run_after_toggle", "Run after")
-        self.toggle.setText("Run after")
-        self.toggle.setCheckable(True)
-        self.toggle.setAutoRaise(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.edges = named(
             QListWidget(), "run_after_list", "Runs after", "It runs once all of these have ended"
         )
@@ -86,7 +77,6 @@ class RunAfterEditor(QWidget):
         self.error = MessageLabel(lines=2)
         self.error.setObjectName("run_after_error")
         self._lay_out()
-        self.toggle.toggled.connect(self._on_toggle_toggled)
         self.add_button.clicked.connect(self._on_add_clicked)
         self.remove_button.clicked.connect(self._on_remove_clicked)
         self.only_after.toggled.connect(self._on_field_changed)
@@ -95,7 +85,6 @@ class RunAfterEditor(QWidget):
         self._follow()
 
     def _lay_out(self) -> None:
-        self.content = QGroupBox()
         self.content.setObjectName("run_after")
         column = QVBoxLayout(self.content)
         column.addWidget(self.edges)
@@ -108,11 +97,6 @@ class RunAfterEditor(QWidget):
         column.addLayout(row)
         column.addWidget(self.only_after)
         column.addWidget(self.error)
-        self.content.hide()
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        outer.addWidget(self.content)
 
     def focus_order(self) -> list[QWidget]:
         return [
@@ -166,8 +150,7 @@ class RunAfterEditor(QWidget):
                 message = f"this would make a cycle: {path}"
         self.error.show_message(message)
         self.error.reveal()
-        needs_attention = message is not None and not self.toggle.isChecked()
-        self.toggle.setText("Run after — needs attention" if needs_attention else "Run after")
+        self.show_attention(message is not None)
         return None if message is not None else RunAfter(after=after, only_after=only)
 
     def _edge(self, row: int) -> Upstream:
@@ -209,12 +192,6 @@ class RunAfterEditor(QWidget):
     @never_raises
     def _on_picked(self, *_args: object) -> None:
         self._follow()
-
-    @never_raises
-    def _on_toggle_toggled(self, expanded: bool) -> None:
-        self.content.setVisible(expanded)
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
-        self.changed.emit()
 
     @never_raises
     def _on_field_changed(self, *_args: object) -> None:

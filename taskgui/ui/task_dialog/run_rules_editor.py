@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 
 from taskgui.core.conditions import Condition, RunConditions, SystemConditions
 from taskgui.core.duration import format_duration
@@ -33,6 +32,7 @@ from taskgui.ui.task_dialog.fields import (
     named,
     new_form,
 )
+from taskgui.ui.task_dialog.foldout import Foldout
 
 _CANNOT_CHECK = {
     Condition.AC_POWER: "power",
@@ -50,22 +50,14 @@ class RunRules:
     spread: Spread | None
 
 
-class RunRulesEditor(QWidget):
-    """Run conditions and spread. Signals: changed(): any field was edited."""
-
-    changed = Signal()
+class RunRulesEditor(Foldout):
+    """Run conditions and spread. Signals: changed() (Foldout's): any field was edited."""
 
     def __init__(
         self, system: SystemConditions | None = None, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
+        super().__init__("rules_toggle", "Conditions and spread", "Conditions && spread", parent)
         self._system = system
-        self.toggle = named(QToolButton(), "rules_toggle", "Conditions and spread")
-        self.toggle.setText("Conditions && spread")
-        self.toggle.setCheckable(True)
-        self.toggle.setAutoRaise(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
 
         self.ac_power = named(
             QCheckBox("Only on AC power"),
@@ -131,7 +123,6 @@ class RunRulesEditor(QWidget):
 
         self._lay_out()
 
-        self.toggle.toggled.connect(self._on_toggle_toggled)
         for box in (
             self.ac_power,
             self.network,
@@ -148,7 +139,6 @@ class RunRulesEditor(QWidget):
     def _lay_out(self) -> None:
         # Few letters are left for mnemonics in this dialog (each must be unique): the
         # boxes go without, and Tab reaches every one of them in order.
-        self.content = QGroupBox()
         self.content.setObjectName("run_rules")
         form = new_form(self.content)
         form.addRow("", self.ac_power)
@@ -172,11 +162,6 @@ class RunRulesEditor(QWidget):
             self.spread,
             field_cell(spread_row, self.spread_error, self.spread_note),
         )
-        self.content.hide()
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        column.addWidget(self.content)
 
     def focus_order(self) -> list[QWidget]:
         return [
@@ -191,12 +176,6 @@ class RunRulesEditor(QWidget):
             self.spread,
             self.spread_fixed,
         ]
-
-    def set_expanded(self, expanded: bool) -> None:
-        self.toggle.setChecked(expanded)
-
-    def is_expanded(self) -> bool:
-        return self.toggle.isChecked()
 
     def set_values(self, spec: TaskSpec) -> None:
         """Show a task's conditions and spread; expand the section if it has any."""
@@ -224,10 +203,7 @@ class RunRulesEditor(QWidget):
         )
         give_up = checked(self.give_up_error, lambda: (self.give_up.duration(),))
         spread = checked(self.spread_error, self._spread)
-        hidden = not self.is_expanded() and None in (idle, give_up, spread)
-        self.toggle.setText(
-            "Conditions && spread — needs attention" if hidden else "Conditions && spread"
-        )
+        self.show_attention(None in (idle, give_up, spread))
         if idle is None or give_up is None or spread is None:
             return None
         try:
@@ -304,12 +280,6 @@ class RunRulesEditor(QWidget):
         if not missing:
             return None
         return f"Cannot be checked here: {', '.join(missing)}. The task would wait, saying so"
-
-    @never_raises
-    def _on_toggle_toggled(self, expanded: bool) -> None:
-        self.content.setVisible(expanded)
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
-        self.changed.emit()
 
     @never_raises
     def _on_field_changed(self, *_args: object) -> None:

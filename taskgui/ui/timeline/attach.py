@@ -27,6 +27,7 @@ from taskgui.core.recurrence import Once
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId
+from taskgui.runtime.guard import never_raises
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
@@ -138,34 +139,29 @@ class TimelineLink(QObject):
     def show(self) -> None:
         self.tabs.setCurrentWidget(self.panel)
 
+    @never_raises("refreshing the timeline after a run")
     def _on_service_run_finished(
         self, ticket: RunTicket, _outcome: RunOutcome, _result: RunResult
     ) -> None:
-        try:
-            self.runs.forget(ticket.task_id)
-            if shiboken6.isValid(self.view):
-                self.view.viewport().update()
-        except Exception:
-            log.exception("refreshing the timeline after a run failed")
+        self.runs.forget(ticket.task_id)
+        if shiboken6.isValid(self.view):
+            self.view.viewport().update()
 
+    @never_raises("following the table's selection")
     def _on_table_selection_changed(self, *_args: QItemSelection) -> None:
-        try:
-            tasks = self.window.selected_tasks()
-            self.view.set_selected(tasks[0].id if tasks else None)
-        except Exception:
-            log.exception("following the table's selection failed")
+        tasks = self.window.selected_tasks()
+        self.view.set_selected(tasks[0].id if tasks else None)
 
+    @never_raises("selecting a task from the timeline")
     def _on_view_task_selected(self, task_id: int) -> None:
-        try:
-            self.window.select_task(task_id)
-        except Exception:
-            log.exception("selecting task %s failed", task_id)
+        self.window.select_task(task_id)
 
     def _on_view_new_task_requested(self, at: datetime) -> None:
         # After the click is handled: the dialog runs its own event loop, which must
         # not start inside the view's mouse event.
         QTimer.singleShot(0, self.panel, lambda: self._new_task(at))
 
+    @never_raises("creating a task from the timeline")
     def _new_task(self, at: datetime) -> None:
         """The New Task dialog with its first run at ``at``; the task is selected."""
         try:
@@ -176,9 +172,8 @@ class TimelineLink(QObject):
                 self.window.select_task(stored.id)
         except TaskguiError as error:
             self.window.statusBar().showMessage(str(error), 15_000)
-        except Exception:
-            log.exception("creating a task from the timeline failed")
 
+    @never_raises("rescheduling a task from the timeline")
     def _on_view_reschedule_requested(self, task_id: int, at: datetime) -> None:
         try:
             snapshot = self.window.model.snapshot_of(task_id)
@@ -187,8 +182,6 @@ class TimelineLink(QObject):
             self.window.service.update_task(replace(snapshot.spec, first_run_at=at))
         except TaskguiError as error:
             self.window.statusBar().showMessage(str(error), 15_000)
-        except Exception:
-            log.exception("rescheduling task %s failed", task_id)
 
 
 def attach_timeline(window: MainWindow, clock: Clock) -> TimelineLink:

@@ -21,7 +21,6 @@ Signals:
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -44,6 +43,7 @@ from taskgui.core.duration import format_duration
 from taskgui.core.recurrence import Once
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
+from taskgui.runtime.guard import never_raises
 from taskgui.ui.plain_text import plain_tooltip
 from taskgui.ui.table.formatting import local_time_text, outcome_text
 from taskgui.ui.timeline.lanes import Bar, bars_of, expected_duration, upcoming
@@ -61,8 +61,6 @@ from taskgui.ui.timeline.painting import (
 )
 from taskgui.ui.timeline.runs import RunCache
 from taskgui.ui.timeline.scale import PRESETS, TimeScale
-
-log = logging.getLogger(__name__)
 
 
 class LaneSource(Protocol):
@@ -156,12 +154,10 @@ class TimelineView(QAbstractScrollArea):
         bar.setPageStep(max(LANE_HEIGHT, visible))
         self.viewport().update()
 
+    @never_raises("refreshing the timeline")
     def on_lanes_changed(self, *_args: object) -> None:
         """A slot for the lane source's model signals."""
-        try:
-            self.refresh()
-        except Exception:
-            log.exception("refreshing the timeline failed")
+        self.refresh()
 
     def lane_rows(self) -> range:
         """The lanes in view, by index."""
@@ -258,11 +254,13 @@ class TimelineView(QAbstractScrollArea):
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self.viewport())
         try:
-            self.paint(painter)
-        except Exception:
-            log.exception("drawing the timeline failed")
+            self._paint_guarded(painter)
         finally:
             painter.end()
+
+    @never_raises("drawing the timeline")
+    def _paint_guarded(self, painter: QPainter) -> None:
+        self.paint(painter)
 
     def paint(self, painter: QPainter) -> None:
         """Everything in view, onto ``painter`` (the benchmark paints into an image)."""

@@ -207,6 +207,7 @@ class MainWindow(QMainWindow):
             (service.task_added, self.model.on_task_added),
             (service.task_changed, self.model.on_task_changed),
             (service.task_removed, self.model.on_task_removed),
+            (service.tasks_loaded, self.tasks.add_loaded),
             (service.run_finished, self.model.on_run_finished),
             (service.run_finished, self._on_service_run_finished),
             (service.run_output, self._on_service_run_output),
@@ -217,8 +218,8 @@ class MainWindow(QMainWindow):
         ]
 
     def _load_tasks(self) -> None:
-        """Every task as the service has it now, with the latest result of each."""
-        self.tasks.load(self.service.snapshot(), self.service.last_runs())
+        """The tasks at hand, with the latest result of each; the rest follow."""
+        self.tasks.load(self.service.first_snapshot(), self.service.last_runs())
 
     def _connect(self) -> None:
         for signal, slot in self._service_links():

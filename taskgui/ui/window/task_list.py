@@ -66,6 +66,7 @@ class TaskList(QStackedWidget):
         self.addWidget(self.table)
         # (the first deleted row, the deleted ids) until the deleted rows are gone
         self._place_after_delete: tuple[int, set[TaskId]] | None = None
+        self._last_runs: dict[TaskId, LastRun] = {}
         self.proxy.rowsRemoved.connect(self.keep_place)
 
     def load(self, snapshots: Iterable[TaskSnapshot], runs: Mapping[TaskId, RunRecord]) -> None:
@@ -75,6 +76,14 @@ class TaskList(QStackedWidget):
             if (last := _last_run(record)) is not None:
                 last_runs[task_id] = last
         self.model.reset_tasks(snapshots, last_runs)
+        self._last_runs = last_runs  # for the tasks that follow (add_loaded)
+
+    def add_loaded(self, snapshots: Iterable[TaskSnapshot]) -> None:
+        """Tasks read after the first snapshot (``tasks_loaded``): each becomes a row
+        on a coming turn, with its latest result from ``load``'s runs."""
+        last_runs = self._last_runs
+        for snapshot in snapshots:
+            self.model.on_task_added(snapshot, last_runs.pop(snapshot.spec.id, None))
 
     def show_fitting_page(self, search_text: str) -> None:
         """The table, or why it is empty: no tasks at all, or none the filters show."""

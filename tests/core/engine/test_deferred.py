@@ -14,7 +14,7 @@ from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import InvalidTaskError, UnreadableTaskError
 from taskgui.core.events import Event, RunDispatched, TaskDropped
 from taskgui.core.recurrence import Every
-from taskgui.core.states import TaskState
+from taskgui.core.states import RunOutcome, TaskState
 from taskgui.core.status import TaskSnapshot
 from tests.helpers.deferred import UNREADABLE, DictSource, deferred
 from tests.helpers.factories import T0, at, make_spec
@@ -141,3 +141,117 @@ def test_ids_must_be_unique_across_whole_and_deferred_tasks() -> None:
     engine, _ = lazy(snapshots)
     with pytest.raises(InvalidTaskError, match="already exists"):
         engine.add(make_spec(2))
+
+
+def test_reading_ahead_loads_the_earliest_first_and_ties_break_as_a_full_load() -> None:
+    # Two equal run times with different priorities, one read ahead and one read at
+    # its deadline: the backlog still runs the higher priority first.
+    snapshots = stored((1, 0, 10), (2, 9, 10), (3, 5, 40), (4, 0, 30))
+    engine, source = lazy(snapshots)
+
+    assert engine.load_due_by(at(10), limit=1) == []
+    assert source.fetched == [1] and engine.next_cold_run() == at(10)
+    assert engine.load_due_by(at(35)) == []
+    assert sorted(source.fetched) == [1, 2, 4] and engine.next_cold_run() == at(40)
+    assert engine.next_deadline() == at(10)  # the loaded head and the cold one agree
+
+    events = engine.due(at(45), free_workers=4)
+    assert runs(events) == runs(eager(snapshots).due(at(45), free_workers=4))
+    assert runs(events) == [(2, 1), (3, 1), (1, 1), (4, 1)]
+    assert engine.deferred_count == 0 and engine.next_cold_run() is None
+
+
+def test_tasks_read_elsewhere_are_taken_and_a_change_made_meanwhile_is_kept() -> None:
+    snapshots = stored((1, 0, 10), (2, 0, 20), (3, 0, 30))
+    engine, source = lazy(snapshots)
+    engine.cancel(2)  # read here, then changed: the batch below has its old row
+
+    events, known = engine.adopt(snapshots[:2], unreadable=[3])
+
+    assert source.fetched == [2, 3]  # 1 was taken from the batch, 3 read again here
+    assert events == [] and engine.deferred_count == 0
+    assert {s.id: s.state for s in known} == {
+        1: TaskState.PENDING,
+        2: TaskState.CANCELLED,
+        3: TaskState.PENDING,
+    }
+    assert engine.due(at(30), 4) == eager(snapshots[:1] + snapshots[2:]).due(at(30), 4)
+
+
+def test_a_row_met_unreadable_when_read_ahead_is_dropped() -> None:
+    snapshots = stored((1, 0, 10), (2, 0, 20))
+    engine, _ = lazy(snapshots, unreadable={2})
+
+    assert engine.load_due_by(at(25)) == [TaskDropped(2, UNREADABLE)]
+    assert 2 not in engine and engine.next_deadline() == at(10)
+
+
+def finish_all(engine: Engine, events: list[Event], now_s: float, source: DictSource) -> None:
+    """End every dispatched run, and commit (``source.store``) what the engine holds."""
+    for event in events:
+        if isinstance(event, RunDispatched):
+            engine.finished(event.run.run_id, RunOutcome.SUCCEEDED, at(now_s))
+    source.store(engine.snapshots(load_deferred=False))
+
+
+def test_a_task_given_back_after_its_run_is_read_again_and_runs_at_its_time() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(10), recurrence=Every(timedelta(seconds=100))))
+    engine.add(make_spec(2, first_run_at=at(50)))
+    snapshots = list(engine.snapshots())
+    lazy_engine, source = lazy(snapshots)
+    eager_engine = eager(snapshots)
+
+    events = lazy_engine.due(at(10), 4)
+    eager_events = eager_engine.due(at(10), 4)
+    assert runs(events) == runs(eager_events) == [(1, 1)]
+    finish_all(lazy_engine, events, 11, source)
+    finish_all(eager_engine, eager_events, 11, DictSource([]))
+
+    assert lazy_engine.give_back_idle(at(11)) == 1  # next run at 110: not due soon
+    assert lazy_engine.deferred_count == 2 and len(lazy_engine) == 2
+    assert lazy_engine.next_deadline() == eager_engine.next_deadline() == at(50)
+    fetched = len(source.fetched)
+
+    assert runs(lazy_engine.due(at(50), 4)) == runs(eager_engine.due(at(50), 4)) == [(2, 1)]
+    assert lazy_engine.next_deadline() == at(110)  # from the kept key: nothing read
+    assert lazy_engine.load_due_by(at(60)) == [] and len(source.fetched) == fetched + 1
+    assert lazy_engine.load_due_by(at(110)) == [] and lazy_engine.deferred_count == 0
+    later = lazy_engine.due(at(110), 4)
+    assert runs(later) == runs(eager_engine.due(at(110), 4)) == [(1, 1)]
+    [again] = [e.run for e in later if isinstance(e, RunDispatched)]
+    assert again.scheduled_at == at(110)  # no drift: from the occurrence
+
+
+def test_only_idle_tasks_are_given_back_and_a_touched_one_is_read_again() -> None:
+    engine = Engine()
+    for task_id in (1, 2, 3):
+        engine.add(make_spec(task_id, first_run_at=at(10), recurrence=Every(timedelta(hours=1))))
+    snapshots = list(engine.snapshots())
+    lazy_engine, source = lazy(snapshots)
+    events = lazy_engine.due(at(10), 3)
+    runs_by_task = {e.run.task_id: e.run for e in events if isinstance(e, RunDispatched)}
+    lazy_engine.finished(runs_by_task[1].run_id, RunOutcome.SUCCEEDED, at(11))
+    lazy_engine.finished(runs_by_task[2].run_id, RunOutcome.SUCCEEDED, at(11))
+    lazy_engine.run_now(2, at(11))  # waits for a worker: not idle
+    source.store(lazy_engine.snapshots(load_deferred=False))
+
+    assert lazy_engine.give_back_idle(at(20)) == 1  # 1 only: 2 is queued, 3 still runs
+    assert lazy_engine.give_back_idle(at(20)) == 0  # each end is looked at once
+    lazy_engine.cancel(1)  # read again to be changed
+    assert lazy_engine.snapshot(1).state is TaskState.CANCELLED
+    assert lazy_engine.deferred_count == 0
+
+
+def test_a_row_given_back_that_turns_out_unreadable_is_dropped_when_due() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(10), recurrence=Every(timedelta(seconds=100))))
+    engine.add(make_spec(2, first_run_at=at(120)))
+    lazy_engine, source = lazy(list(engine.snapshots()))
+    finish_all(lazy_engine, lazy_engine.due(at(10), 1), 11, source)
+    assert lazy_engine.give_back_idle(at(11)) == 1
+    source.unreadable.add(1)  # edited by hand meanwhile
+
+    events = lazy_engine.due(at(130), 4)
+    assert [e for e in events if isinstance(e, TaskDropped)] == [TaskDropped(1, UNREADABLE)]
+    assert runs(events) == [(2, 1)] and 1 not in lazy_engine

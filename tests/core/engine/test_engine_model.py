@@ -124,6 +124,17 @@ class EngineMatchesNaiveModel(RuleBasedStateMachine):
         for snapshot in [*whole, *sorted(rest, key=lambda s: s.id)]:
             self.model[snapshot.id].seq = next(self.seq)
 
+    @rule(data=st.data())
+    def give_back(self, data: st.DataObject) -> None:
+        """What a daemon does once the ends of runs are committed: the tasks that ran
+        and are idle go back to id and run time (after a restart gave it a store to
+        read them from again): nothing may change. Either those whose runs ended, or
+        every idle task (what it does with the first, it must be able to do with any)."""
+        loaded = list(self.engine.snapshots(load_deferred=False))
+        self.source.store(loaded)
+        among = None if data.draw(st.booleans()) else [s.id for s in loaded]
+        self.engine.give_back_idle(T0 + timedelta(seconds=self.now), among)
+
     @rule(seconds=st.sampled_from([0.5, 1.0, 5.0, 20.0]))
     def time_passes(self, seconds: float) -> None:
         self.now += seconds

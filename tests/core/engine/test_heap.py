@@ -599,3 +599,21 @@ def test_ids_with_key_at_most_finds_exactly_the_live_entries_up_to_the_bound(
 
     assert sorted(found) == sorted(expected)
     assert len(heap) == len(keys) - len(discarded & set(range(len(keys))))  # nothing removed
+
+
+def test_pop_at_most_skips_lazily_discarded_heads() -> None:
+    heap: IndexedHeap[int, Key] = IndexedHeap()
+    for item_id in range(6):
+        heap.push(item_id, (item_id, item_id))
+    heap.discard(0)
+    heap.discard(1)
+    assert heap.pop_at_most((1, 99)) is None  # only dead entries are that early
+    assert heap.pop_at_most((2, 2)) == (2, (2, 2))
+    check_internals(heap)
+    assert [heap.pop_at_most((9, 9)) for _ in range(4)] == [
+        (3, (3, 3)),
+        (4, (4, 4)),
+        (5, (5, 5)),
+        None,
+    ]
+    assert not heap and len(heap) == 0

@@ -71,6 +71,17 @@ def machine_for(name: str) -> type[RuleBasedStateMachine]:
             del self.model[expected[0]]
             self.base = expected[1][0]  # time moves on to what was due
 
+        @rule(offset=offsets)
+        def pop_at_most(self, offset: float) -> None:
+            bound = (self.base + offset, 2**62)
+            got = self.queue.pop_at_most(bound)
+            if not self.model or self.model_min()[1] > bound:
+                assert got is None
+                return
+            expected = self.model_min()
+            assert got == expected
+            del self.model[expected[0]]
+
         @rule()
         def peek(self) -> None:
             if not self.model:

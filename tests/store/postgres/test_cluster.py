@@ -346,3 +346,27 @@ def _take_lead(node: Cluster, lease: timedelta) -> object:
             return lead
         time.sleep(0.05)
     return None
+
+
+# ------------------------------------------------------- a single process's start
+
+
+def test_a_single_process_start_leaves_the_shared_schedules_runs_alone(
+    nodes: list[Cluster], repositories: list[PostgresRepository]
+) -> None:
+    """``interrupt_open_runs`` (``control.recovery``, a single process's start) closes
+    only runs no node holds and no leader dispatched: another node's run in progress
+    and a dispatched run waiting for a claim go on."""
+    claimed, waiting = repositories[0].add_tasks([make_spec(0), make_spec(0)], T0)
+    a, b, _ = nodes
+    lease = a.lead(LEASE)
+    assert lease is not None
+    assert a.dispatch(lease.epoch, [_occurrence(claimed.id, 0, priority=5)], T0)
+    [run] = b.claim(1)
+    assert a.dispatch(lease.epoch, [_occurrence(waiting.id, 0)], T0)
+
+    assert repositories[2].interrupt_open_runs(at(9)) == []
+
+    assert [r.outcome for r in repositories[2].runs(claimed.id)] == [None]
+    assert [r.outcome for r in repositories[2].runs(waiting.id)] == [None]
+    assert b.finish(run.run_id, RunOutcome.SUCCEEDED, at(1))  # still b's to finish

@@ -163,7 +163,7 @@ def test_nodes_warns_of_a_node_whose_clock_is_off_by_more_than_a_second(
 
 
 def test_commands_not_made_for_a_shared_schedule_yet_say_so(tmp_path: Path, dsn: str) -> None:
-    result = _taskgui(tmp_path, "--db", dsn, "export", str(tmp_path / "out.json"))
+    result = _taskgui(tmp_path, "--db", dsn, "edit", "1", "--notify", "never")
     assert result.returncode == 1
     assert "not available on a PostgreSQL schedule yet" in result.stderr
     missing = _taskgui(tmp_path, "--db", dsn, "cancel", "1")  # a change: no such task

@@ -14,7 +14,7 @@ from psycopg import sql
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
-from taskgui.store.errors import ForeignDatabaseError, NewerSchemaError
+from taskgui.store.errors import CodecError, ForeignDatabaseError, NewerSchemaError
 from taskgui.store.postgres.connection import (
     PostgresConnectionLostError,
     PostgresUnavailableError,
@@ -263,3 +263,22 @@ def test_a_name_with_a_lone_surrogate_is_refused_and_nothing_is_added(
     with pytest.raises(InvalidTaskError, match="cannot be saved"):
         repository.add_tasks([make_spec(0, name="bad \udcff name")], T0)
     assert repository.list_tasks() == []
+
+
+def test_an_unreadable_row_asked_for_says_where_it_stays_and_how_to_repair_it(
+    postgres: PostgresServer, schema: str, repository: PostgresRepository
+) -> None:
+    [good, bad] = repository.add_tasks([make_spec(0), make_spec(0)], T0)
+    with postgres.connect() as admin:
+        admin.execute(
+            sql.SQL("UPDATE {}.tasks SET command = 'not json' WHERE id = %s").format(
+                sql.Identifier(schema)
+            ),
+            (bad.id,),
+        )
+    with pytest.raises(CodecError) as caught:
+        repository.get(bad.id)
+    message = str(caught.value)
+    assert message.startswith(f"task {bad.id}: ") and "not valid JSON" in message
+    assert f"left out of the schedule: repair its row in the schema {schema}" in message
+    assert [task.id for task in repository.list_tasks()] == [good.id]

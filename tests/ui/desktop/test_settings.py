@@ -235,3 +235,9 @@ def test_another_process_s_change_of_the_wake_policy_is_read(tmp_path: Path) -> 
     assert read_wake_policy(daemon_side) == parse_wake_policy("spread:10m")
     Settings.at(path).wake_policy = parse_wake_policy("now")  # the window, elsewhere
     assert read_wake_policy(daemon_side) == parse_wake_policy("now")
+
+
+def test_the_window_and_a_daemon_read_the_same_preferences_file() -> None:
+    window_file = Settings.for_user().store.fileName()
+    assert window_file == NotifySettings.for_user().store.fileName()
+    assert window_file.endswith("taskgui/taskgui.conf")

@@ -641,3 +641,20 @@ def test_a_failing_slot_is_logged_not_raised(
         proxy.sort(Column.PRIORITY, ASC)
     assert "following inserted rows failed" in caplog.text
     assert "sorting by column" in caplog.text
+
+
+def test_a_failure_while_following_a_reset_still_ends_the_reset(
+    model: TaskTableModel, proxy: TaskFilterProxy, caplog: Any, monkeypatch: Any
+) -> None:
+    model.reset_tasks([snap(1)], {})
+
+    def broken(*_args: Any) -> Any:
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(proxy, "_count_found", broken)
+    with caplog.at_level("ERROR"):
+        model.reset_tasks([snap(1), snap(2)], {})
+    assert "following a reset failed" in caplog.text
+    monkeypatch.undo()
+    model.reset_tasks([snap(1), snap(2), snap(3)], {})  # begin and end stayed paired
+    assert proxy.rowCount() == 3

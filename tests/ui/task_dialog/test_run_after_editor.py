@@ -112,3 +112,18 @@ def test_an_upstream_that_was_deleted_must_be_removed(qtbot: QtBot) -> None:
     dialog.run_after.edges.setCurrentRow(1)
     click(qtbot, dialog.run_after.remove_button)
     assert accept(qtbot, dialog).after == (Upstream(1),)
+
+
+def test_a_problem_in_the_folded_section_is_said_on_its_header(qtbot: QtBot) -> None:
+    a = make_spec(1, name="A")
+    b = make_spec(2, name="B", after=(Upstream(1), Upstream(7)), only_after=True)
+    dialog = _dialog(qtbot, _tasks(a, b), spec=b)
+    editor = dialog.run_after
+    editor.set_expanded(False)
+    assert not editor.content.isVisible()
+    assert editor.values() is None
+    assert editor.toggle.text() == "Run after — needs attention"
+    editor.set_expanded(True)
+    assert editor.content.isVisible()
+    editor.values()
+    assert editor.toggle.text() == "Run after"  # unfolded, the message under the list says it

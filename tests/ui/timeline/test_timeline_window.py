@@ -207,3 +207,28 @@ def test_a_hostile_name_is_drawn_and_described_as_text(window: MainWindow, qtbot
     hit = view.hit(lane_point(view, 0, LABEL_WIDTH + 5))
     assert hit is not None and hit.task_id == task.id
     assert view.describe(hit).startswith(name)
+
+
+def test_a_failure_in_drawing_or_following_is_logged_and_the_window_goes_on(
+    window: MainWindow,
+    qtbot: QtBot,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    view = window.timeline.view
+    task = window.service.add_task(spec("Drawn"))
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("broken on purpose")
+
+    monkeypatch.setattr(view, "paint", broken)
+    monkeypatch.setattr(view, "refresh", broken)
+    with caplog.at_level("ERROR"):
+        view.viewport().repaint()  # a paint event through Qt: the painter is still ended
+        view.on_lanes_changed()
+        window.select_task(task.id)
+    assert "drawing the timeline failed" in caplog.text
+    assert "refreshing the timeline failed" in caplog.text
+    monkeypatch.undo()
+    view.refresh()
+    assert view.lanes.lane_of(task.id) is not None  # still following the table
