@@ -70,6 +70,7 @@ class FollowWorker(QObject):
         self._soon.setInterval(FAST_POLL_MS)
         self._soon.timeout.connect(self._look)
         self._watch.start()
+        self._look()  # what was committed between the first read and the watch
 
     @Slot(object)
     def run_job(self, job: Job) -> None:
