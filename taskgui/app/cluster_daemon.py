@@ -54,13 +54,13 @@ def run_cluster_daemon(
     clock = SystemClock()
     name = node_name(node)
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     try:
         repository = PostgresRepository(dsn, application_name=f"taskgui node {name}"[:63])
     except TaskguiError as error:
         print(f"taskgui: error: {error}", file=sys.stderr)
         log.error("the daemon could not start: %s", error, extra={"file_only": True})
         return 1
+    MainThreadCollector(app).start()  # before the node's threads start (system.collector)
     service = ClusterNodeService(
         repository, clock, node=name, version=__version__, workers=workers, tags=tags
     )

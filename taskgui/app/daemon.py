@@ -73,7 +73,6 @@ def run_daemon(
     log_file = configure_logging()
     clock = SystemClock()
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    MainThreadCollector(app).start()  # before any thread starts (system.collector)
     lock = SchedulerLock(db_path)
     try:
         # In this order: the lock file lives in the folder, which a new account lacks.
@@ -90,6 +89,10 @@ def run_daemon(
         log.warning("the damaged database was moved to %s; started a fresh one", moved)
     # A CLI started while we run on a file deleted under us must be able to tell.
     lock.record_files(repository.files)
+    # Before the service's threads start (system.collector); not before the lock and the
+    # file: its timer is Qt's first use of logging, and a start that fails there must
+    # print only its one line (Qt would add a warning where it cannot read its config).
+    MainThreadCollector(app).start()
     service = SchedulerService(
         repository, clock, workers=workers, queue_per_worker=QUEUE_PER_WORKER
     )
