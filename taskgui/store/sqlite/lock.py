@@ -93,8 +93,12 @@ class SchedulerLock:
         """Say, in the lock file, which database files the holder has open."""
         if self._fd is None:
             return
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, f"{os.getpid()}\n{_FILES} {files.encode()}\n".encode(), 0)
+        # Written over the pid line, then cut to length, never truncated first: a
+        # reader between a truncate and the write found no holder (the window that
+        # had just handed its schedule to a daemon was told nobody held it).
+        record = f"{os.getpid()}\n{_FILES} {files.encode()}\n".encode()
+        os.pwrite(self._fd, record, 0)
+        os.ftruncate(self._fd, len(record))
 
     def release_and_remove(self) -> None:
         """Release, and remove the lock file if this lock made it: for a database that
