@@ -24,6 +24,7 @@ from typing import Any
 
 from taskgui.core.dependency_text import waiting_for
 from taskgui.core.duration import format_duration
+from taskgui.core.node_text import node_wanted
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.shape import task as shape
 from taskgui.core.states import TaskState, WaitReason
@@ -151,6 +152,8 @@ def wait_words(
         return NONE_TEXT
     if waiting == WaitReason.UPSTREAM.value:
         return waiting_for(snapshot, names or {}).removeprefix("waiting ")
+    if waiting == WaitReason.NODE.value:
+        return node_wanted(snapshot.spec)
     words = _WAIT_WORDS.get(waiting, waiting.replace("_", " "))
     key = snapshot.spec.concurrency_key
     return f"{words} {key}" if waiting == WaitReason.CONCURRENCY_KEY.value and key else words

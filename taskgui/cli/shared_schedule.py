@@ -112,13 +112,20 @@ def _add(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
 
 
 def _list(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
-    print_list(args, repository, clock.now(), scheduled=_led(repository))
+    print_list(args, _as_they_wait(repository), clock.now(), scheduled=_led(repository))
     return 0
 
 
 def _show(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
-    print_show(args, repository, clock.now(), scheduled=_led(repository))
+    print_show(args, _as_they_wait(repository), clock.now(), scheduled=_led(repository))
     return 0
+
+
+def _as_they_wait(repository: Any) -> Any:
+    """A task whose dispatched run no node has taken reads as waiting, and why."""
+    from taskgui.store.postgres.waiting import AsTheyWait  # noqa: PLC0415
+
+    return AsTheyWait(repository)
 
 
 def _led(repository: Any) -> bool:

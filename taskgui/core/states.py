@@ -99,6 +99,9 @@ class WaitReason(StrEnum):
     UNCHECKABLE = "uncheckable"  # this machine cannot report what a condition needs
     WAKE_ANSWER = "wake_answer"  # held after a wake-up until a person answers (core/wake.py)
     UPSTREAM = "upstream"  # it runs after other tasks (core/dependencies.py), not yet
+    # On a shared schedule: dispatched, and no node (or not the one it is pinned to)
+    # has taken it yet, though a machine that meets its conditions answers.
+    NODE = "node"
 
 
 class SlotKind(StrEnum):

@@ -7,30 +7,20 @@ machine is on battery and the other plugged in, and either can change.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.private_bus import FakeDesktopServices, private_bus
+from tests.helpers.private_bus import FakeDesktopServices
 from tests.helpers.shared_nodes import Nodes, wait_for
+from tests.helpers.shared_power import powered
 
 
 @pytest.fixture
 def power(nodes: Nodes) -> Iterator[dict[str, FakeDesktopServices]]:
     """Nodes "a" and "b", each with a UPower of its own: "a" on battery, "b" on AC."""
-    with ExitStack() as stack:
-        fakes: dict[str, FakeDesktopServices] = {}
-        for name, battery in (("a", "true"), ("b", "false")):
-            address = stack.enter_context(private_bus())
-            fake = FakeDesktopServices(address, ["upower"])
-            stack.callback(fake.stop)
-            fake.command(f"set upower OnBattery {battery}")
-            fakes[name] = fake
-            nodes.environment[name] = {"DBUS_SYSTEM_BUS_ADDRESS": address}
-        nodes.join("a", "b")
+    with powered(nodes, {"a": True, "b": False}) as fakes:
         yield fakes
-        nodes.stop_all()  # before the buses go
 
 
 def _runs(nodes: Nodes, task_id: int) -> list[tuple[str | None, str | None, int, str | None]]:

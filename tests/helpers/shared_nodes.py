@@ -99,6 +99,10 @@ class Nodes:
         """Start these nodes and wait until each beats and one leads."""
         for name in names:
             self.start(name)
+        self.wait_joined(*names)
+
+    def wait_joined(self, *names: str) -> None:
+        """Wait until each of these started nodes beats and one leads."""
 
         def joined() -> bool:
             try:

@@ -26,9 +26,30 @@ from taskgui.core.events import (
 )
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunId, RunTicket
+from taskgui.core.task import TaskSpec
 
 # How often the idle time is read while a run that stops when the user returns is going.
 IDLE_WATCH = timedelta(seconds=10)
+
+
+def give_up_at(
+    spec: TaskSpec, kind: SlotKind | None, due_at: datetime, scheduled: datetime | None = None
+) -> datetime | None:
+    """Until when a due run may wait for its conditions: its own limit (``--give-up-
+    after``, from ``due_at``), else the task's next occurrence after ``scheduled`` (a
+    one-off task or a manual run without a limit waits as long as it takes), whichever
+    is first. The rule of a file's engine and of a shared schedule's leader alike."""
+    limit_at: datetime | None = None
+    limit = spec.conditions.give_up_after
+    if limit is not None:
+        with contextlib.suppress(OverflowError):  # past year 9999: no limit
+            limit_at = due_at + limit
+    if kind is not SlotKind.OCCURRENCE:
+        return limit_at
+    next_at = spec.recurrence.next_after(scheduled or due_at)
+    if next_at is None or limit_at is None:
+        return next_at or limit_at
+    return min(next_at, limit_at)
 
 
 class ConditionRuns(EngineBase):
@@ -162,20 +183,8 @@ class ConditionRuns(EngineBase):
 
     @staticmethod
     def _give_up_at(entry: TaskEntry) -> datetime | None:
-        """Until when a waiting run may wait: its own limit, else the next occurrence
-        (a one-off task or a manual run without a limit waits as long as it takes)."""
         assert entry.slot_at is not None
-        limit_at: datetime | None = None
-        limit = entry.spec.conditions.give_up_after
-        if limit is not None:
-            with contextlib.suppress(OverflowError):  # past year 9999: no limit
-                limit_at = entry.slot_at + limit
-        if entry.slot_kind is not SlotKind.OCCURRENCE:
-            return limit_at
-        next_at = entry.spec.recurrence.next_after(entry.slot_scheduled or entry.slot_at)
-        if next_at is None or limit_at is None:
-            return next_at or limit_at
-        return min(next_at, limit_at)
+        return give_up_at(entry.spec, entry.slot_kind, entry.slot_at, entry.slot_scheduled)
 
     def _give_up_waiting(self, now: datetime, events: list[Event]) -> None:
         """Occurrences that waited for their conditions until their time ran out are

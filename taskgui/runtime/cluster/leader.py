@@ -21,11 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from taskgui.control.operations import Operations
+from taskgui.core.engine.condition_runs import give_up_at
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event, RunDispatched
 from taskgui.core.status import RunId, RunResult
 from taskgui.store.errors import StoreError
+from taskgui.store.postgres import waiting
 from taskgui.store.postgres.cluster import Lease
 from taskgui.store.postgres.placement import Placement, placement_of
 from taskgui.store.postgres.repository import FencedOffError, PostgresRepository
@@ -86,6 +88,9 @@ class Leader:
                 self._take_over(lease, now)
             engine = self.engine
             assert engine is not None
+            # Judged at the dispatch's moment: a waiting occurrence gives way to the next
+            # one dispatched ahead of its time, rather than have it skipped as overlap.
+            give_up_next = self._give_up(engine, lease, now, max(now, ahead or now))
             events = self._ended(engine) + self._added(engine)
             events += engine.due(max(now, ahead or now), self._runs.capacity(self._dead_after))
             if not self._commit(lease, events, now, tell=True):
@@ -94,7 +99,39 @@ class Leader:
             log.warning("node %s: %s; the schedule is read again", self._runs.node, error)
             self.drop()
             return None
-        return engine.next_deadline()
+        deadline = engine.next_deadline()
+        if give_up_next is not None and (deadline is None or give_up_next < deadline):
+            return give_up_next
+        return deadline
+
+    def _give_up(
+        self, engine: Engine, lease: Lease, now: datetime, by: datetime
+    ) -> datetime | None:
+        """Record as missed the dispatched runs whose conditions no answering node's
+        machine met before their time ran out (``--give-up-after``, else the task's
+        next occurrence: ``give_up_at``, the rule a file's engine keeps) by ``by``,
+        read back by ``_ended``; when the next of the others runs out (None: none
+        waits for its conditions)."""
+        soonest: datetime | None = None
+        expired: list[int] = []
+        for run in waiting.unmet_runs(self._repository.session, self._dead_after):
+            if run.task_id not in engine:
+                continue
+            spec = engine.spec(run.task_id)
+            until = give_up_at(spec, run.kind, run.scheduled_at, run.scheduled_at)
+            if until is None:
+                continue
+            if until <= by:
+                expired.append(run.run_id)
+            elif soonest is None or until < soonest:
+                soonest = until
+        closed = waiting.give_up(
+            self._repository.session, node=self._runs.node, epoch=lease.epoch,
+            run_ids=expired, now=now,
+        )  # fmt: skip
+        for run_id in closed:
+            log.info("node %s: run %d waited for its conditions in vain", self._runs.node, run_id)
+        return soonest
 
     def drop(self) -> None:
         """Forget the engine (the lead is lost, or it may no longer match the store)."""

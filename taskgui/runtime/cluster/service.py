@@ -46,6 +46,7 @@ from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.pool import WorkerPool
 from taskgui.store.errors import StoreError
+from taskgui.store.postgres import waiting
 from taskgui.store.postgres.cluster import Cluster
 from taskgui.store.postgres.repository import PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
@@ -208,6 +209,8 @@ class ClusterNodeService(QObject):
     def _on_conditions_changed(self, system: SystemConditions) -> None:
         try:  # while the node stops too: it claims nothing more, and stops what it must
             self.claimer.conditions_changed(system)
+            # What this machine offers, for the leader's give-up and a window's reasons.
+            waiting.publish(self._repository.session, self.node, self.claimer.machine.system)
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
 

@@ -21,6 +21,7 @@ from taskgui.core.task import TaskId
 from taskgui.store import codec
 from taskgui.store.postgres.cluster import Cluster, NodeInfo
 from taskgui.store.postgres.repository import PostgresRepository
+from taskgui.store.postgres.waiting import UNCLAIMED_WAITS, as_waiting, unclaimed_wait
 from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, ScheduleHolder, TaskChanges
 from taskgui.store.run_rows import RUN_COLUMNS, run_record
 from taskgui.store.sqlite import follow as rows
@@ -33,20 +34,27 @@ SILENT_AFTER = timedelta(seconds=10)
 # The task rows as stored, their wait reason, and their runs in progress: how many,
 # since when, on which nodes (in the row, so a run a node claims or starts is news
 # even when the task's row is the same; the leader's engine stores the dispatch, the
-# node that claims a run its start).
+# node that claims a run its start); and, for a task whose dispatched runs no node has
+# taken, why they wait (``store.postgres.waiting``: the nodes' offers are in the row
+# too, so a node plugged in is news to the waiting task's row).
 _SELECT_MARKED = (
     f"SELECT {', '.join(f't.{c}' for c in codec.TASK_COLUMNS)}, t.waiting, o.open, o.since, "
-    "o.nodes FROM tasks t LEFT JOIN (SELECT task_id, count(*) AS open, "
+    "o.nodes, u.reason, u.kind, u.at FROM tasks t LEFT JOIN (SELECT task_id, count(*) AS open, "
     "min(started_at) AS since, array_agg(DISTINCT node ORDER BY node) "
     "FILTER (WHERE node IS NOT NULL) AS nodes FROM runs WHERE outcome IS NULL "
     "GROUP BY task_id) o ON o.task_id = t.id "
+    f"LEFT JOIN ({UNCLAIMED_WAITS}) u (task_id, reason, kind, at) ON u.task_id = t.id "
     "WHERE t.id NOT IN (SELECT task_id FROM quarantine) ORDER BY t.id"
 )
 
 
 def _runs_in_progress(snapshot: TaskSnapshot, extra: tuple[Any, ...]) -> TaskSnapshot:
-    """Lay a task's runs in progress over its stored status (see ``_SELECT_MARKED``)."""
-    count, since, nodes = extra
+    """Lay a task's runs in progress over its stored status (see ``_SELECT_MARKED``),
+    or, when no node has taken them, why they wait."""
+    count, since, nodes, reason, kind, at = extra
+    wait = unclaimed_wait(reason, kind, at)
+    if wait is not None:
+        return as_waiting(snapshot, wait)
     if not count:
         return snapshot
     status = snapshot.status

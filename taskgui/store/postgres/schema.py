@@ -168,6 +168,16 @@ MIGRATIONS: Sequence[str] = (
     CREATE UNIQUE INDEX runs_once ON runs (task_id, kind, scheduled_at, attempt)
         WHERE missed IS NULL AND outcome IS DISTINCT FROM 'stopped';
     """,
+    # 8: what each node's machine offers now (store.postgres.waiting): the conditions it
+    # meets by name (NULL: it reads nothing) and how long its user has been idle, so
+    # the leader can tell a run no machine can take from one waiting for a worker
+    # (and give it up in time), and a window can say why a dispatched run waits. A
+    # change of them is news to every node and window, as a change of a run is.
+    """
+    ALTER TABLE nodes ADD COLUMN offers TEXT[], ADD COLUMN offers_idle_s DOUBLE PRECISION;
+    CREATE TRIGGER nodes_offers_changed AFTER UPDATE OF offers, offers_idle_s ON nodes
+        FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
+    """,
 )
 
 # A dispatch's ON CONFLICT names the run key's index by its columns and predicate.

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from taskgui.core.duration import ago_text, clock_text, countdown_text
+from taskgui.core.node_text import node_wanted
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
@@ -92,6 +93,8 @@ def waiting_text(snapshot: TaskSnapshot) -> str:
         return "waiting for the previous run"
     if reason is WaitReason.WAKE_ANSWER:
         return "waiting for your answer"
+    if reason is WaitReason.NODE:  # a shared schedule's run no node has taken yet
+        return f"waiting for {node_wanted(snapshot.spec)}"
     if reason is WaitReason.UPSTREAM:  # the table names them (ui/table/links.py)
         return "waiting for the tasks it runs after"
     return CONDITION_WAIT_TEXT.get(reason, "") if reason is not None else ""

@@ -1,0 +1,115 @@
+"""Why a shared schedule's dispatched run waits, judged in SQL from what each node
+publishes of its machine, against the engine's own judgement (``RunConditions.unmet``)
+on the same readings; and the leader's give-up, fenced and never over a claim."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from taskgui.core.conditions import RunConditions, SystemConditions
+from taskgui.core.states import SlotKind, WaitReason
+from taskgui.store.postgres import waiting
+from taskgui.store.postgres.cluster import Cluster, Dispatch
+from taskgui.store.postgres.placement import placement_of
+from taskgui.store.postgres.repository import PostgresRepository
+from tests.helpers.factories import at, make_spec
+from tests.helpers.postgres import PostgresServer
+from tests.store.postgres.test_placement import CONDITIONS, READINGS
+
+LEASE = timedelta(seconds=30)
+
+
+@pytest.fixture
+def repository(postgres: PostgresServer) -> Iterator[PostgresRepository]:
+    opened = PostgresRepository(postgres.dsn, schema=postgres.new_schema())
+    yield opened
+    opened.close()
+
+
+def _node(repository: PostgresRepository, name: str, system: SystemConditions | None) -> Cluster:
+    node = Cluster(repository.session, name)
+    node.heartbeat(host="h", pid=1, version="t", node_now=datetime.now(UTC), workers=1)
+    waiting.publish(repository.session, name, system)
+    return node
+
+
+def _dispatch(repository: PostgresRepository, conditions: RunConditions, **pin: str) -> int:
+    """A task with these conditions (and pin), its run dispatched by leader "lead"."""
+    [spec] = repository.add_tasks([make_spec(0, conditions=conditions, **pin)], at(0))
+    lead = Cluster(repository.session, "lead")
+    lease = lead.lead(LEASE)
+    assert lease is not None
+    run = Dispatch(task_id=spec.id, kind=SlotKind.OCCURRENCE, scheduled_at=at(0), attempt=1)
+    [run_id] = lead.dispatch(lease.epoch, [run], at(0)) or []
+    placement = placement_of(spec)
+    values = (None, None, None, None) if placement is None else placement.values
+    repository.session.execute(
+        "UPDATE runs SET on_node = %s, on_tag = %s, needs = %s, needs_idle_s = %s WHERE id = %s",
+        (*values, run_id),
+    )
+    return spec.id
+
+
+def _expected(conditions: RunConditions, system: SystemConditions) -> WaitReason:
+    unmet = conditions.unmet(system)
+    if unmet is None:
+        return WaitReason.NODE
+    return WaitReason(unmet.condition.value) if unmet.checkable else WaitReason.UNCHECKABLE
+
+
+@pytest.mark.parametrize("system", READINGS)
+@pytest.mark.parametrize("conditions", CONDITIONS)
+def test_the_reason_a_run_waits_is_the_engine_s_on_the_one_node(
+    repository: PostgresRepository, system: SystemConditions, conditions: RunConditions
+) -> None:
+    _node(repository, "only", system)
+    task_id = _dispatch(repository, conditions)
+    assert waiting.unclaimed_waits(repository.session)[task_id].reason is _expected(
+        conditions, system
+    )
+    unmet = conditions.unmet(system) is not None
+    assert bool(waiting.unmet_runs(repository.session, timedelta(seconds=10))) is unmet
+
+
+def test_a_run_waits_for_a_node_when_any_machine_meets_it_and_for_the_pinned_one(
+    repository: PostgresRepository,
+) -> None:
+    _node(repository, "battery", SystemConditions(on_battery=True, online=True))
+    _node(repository, "cannot tell", SystemConditions())
+    needs_power = _dispatch(repository, RunConditions(ac_power=True))
+    waits = waiting.unclaimed_waits(repository.session)
+    assert waits[needs_power].reason is WaitReason.AC_POWER  # one node knows it is on battery
+    _node(repository, "plugged", SystemConditions(on_battery=False, online=True))
+    pinned = _dispatch(repository, RunConditions(), on_node="away")
+    waits = waiting.unclaimed_waits(repository.session)
+    assert waits[needs_power].reason is WaitReason.NODE  # "plugged" could take it
+    assert waits[pinned].reason is WaitReason.NODE
+    assert waiting.unmet_runs(repository.session, timedelta(seconds=10)) == []
+
+
+def test_the_give_up_is_fenced_and_leaves_a_claimed_run_alone(
+    repository: PostgresRepository,
+) -> None:
+    _node(repository, "battery", SystemConditions(on_battery=True))
+    first = _dispatch(repository, RunConditions(ac_power=True))
+    second = _dispatch(repository, RunConditions(ac_power=True))
+    rows = {r.task_id: r.run_id for r in waiting.unmet_runs(repository.session, LEASE)}
+    lead = Cluster(repository.session, "lead")
+    lease = lead.lead(LEASE)
+    assert lease is not None
+    stale = waiting.give_up(
+        repository.session, node="lead", epoch=lease.epoch - 1, run_ids=list(rows.values()),
+        now=at(10),
+    )  # fmt: skip
+    assert stale == []  # an old epoch writes nothing
+    repository.session.execute("UPDATE runs SET node = 'battery' WHERE id = %s", (rows[second],))
+    closed = waiting.give_up(
+        repository.session, node="lead", epoch=lease.epoch, run_ids=list(rows.values()),
+        now=at(10),
+    )  # fmt: skip
+    assert closed == [rows[first]]
+    outcome = repository.session.query("SELECT task_id, outcome, error FROM runs ORDER BY task_id")
+    assert outcome == [(first, "missed", waiting.GAVE_UP), (second, None, None)]
