@@ -237,7 +237,10 @@ class RemoteScheduler(ScheduleSignals):
         node of a shared schedule hears of them by NOTIFY, as from the CLI)."""
         announce = self._change is None and bool(self.owner)
         specs = list(specs)
-        added = self._run(lambda reader: reader.add(specs, announce), self._on_added)
+        added = self._run(
+            lambda reader: reader.add(specs, announce),
+            lambda answer: self._on_added(specs, answer),
+        )
         if isinstance(added, list):
             return [snapshot.spec for snapshot in added]
         return specs
@@ -319,7 +322,7 @@ class RemoteScheduler(ScheduleSignals):
         except Exception:  # a slot must never raise into Qt
             log.exception("applying a change's answer failed")
 
-    def _on_added(self, added: object) -> None:
+    def _on_added(self, asked: Sequence[TaskSpec], added: object) -> None:
         if isinstance(added, Exception):
             self.error_occurred.emit(f"Could not add the task: {added}")
             return
@@ -329,6 +332,8 @@ class RemoteScheduler(ScheduleSignals):
                 self._tasks[snapshot.id] = snapshot
                 self.task_added.emit(snapshot)
         self._pending = self._reader.pending
+        if added:  # stored in the order asked (one transaction)
+            self.tasks_stored.emit(list(zip(asked, added, strict=True)))
 
     def _on_submitted(self, answer: object) -> None:
         if isinstance(answer, Exception):

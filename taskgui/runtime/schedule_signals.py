@@ -28,6 +28,10 @@ Signals:
     stopped(): shutdown finished; every run is recorded.
     history_read(int): a task's history was read anew (only a client that reads it on
         another thread emits it; ``history`` then answers with it).
+    tasks_stored(object): the tasks this process asked to add are stored, as a list of
+        (the TaskSpec passed to ``add_task``/``add_tasks``, its stored TaskSnapshot)
+        pairs, after their ``task_added`` (only a client that stores them on another
+        thread emits it: its ``add_task`` returned before the ids were known).
 """
 
 from __future__ import annotations
@@ -53,3 +57,4 @@ class ScheduleSignals(QObject):
     owner_changed = Signal(str)
     stopped = Signal()
     history_read = Signal(int)
+    tasks_stored = Signal(object)

@@ -22,12 +22,15 @@ from taskgui.runtime import feed_watch
 from taskgui.runtime.remote import RemoteScheduler
 from taskgui.ui.history.run_table import RunColumn
 from taskgui.ui.table.columns import Column
+from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.window.actions import Verb
 from taskgui.ui.window.main_window import MainWindow
 from taskgui.ui.window.nodes_view import HEADERS
 from taskgui.ui.window.schedule_banner import NO_NODE
 from tests.helpers.factories import make_spec
 from tests.helpers.rich_text import rendered
 from tests.helpers.shared_nodes import Nodes
+from tests.ui.window.test_main_window import when_dialog_opens
 
 # The offscreen platform cannot raise or size a dialog's window; nothing here needs it.
 pytestmark = pytest.mark.qt_log_ignore(
@@ -164,3 +167,31 @@ def test_the_window_hears_a_change_by_listen_not_by_polling(
     finally:
         service.shutdown()
         repository.close()
+
+
+def test_a_task_added_in_the_window_is_selected_once_it_arrives(
+    nodes: Nodes, shown: Shown, qtbot: QtBot
+) -> None:
+    window = shown.window
+    nodes.join("a")
+    before = nodes.add("--name", "before", "--in", "1h", "--command", "true")
+    qtbot.waitUntil(lambda: window.model.row_of(before) is not None, timeout=10_000)
+    assert window.select_task(before)
+
+    def fill(dialog: TaskDialog) -> None:
+        qtbot.keyClicks(dialog.name, "from the dialog")
+        qtbot.keyClicks(dialog.command, "true")
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    when_dialog_opens(qtbot, fill)
+    window.actions_[Verb.NEW].trigger()  # stored on the follower's thread: no id yet
+    qtbot.waitUntil(
+        lambda: [task.spec.name for task in window.selected_tasks()] == ["from the dialog"],
+        timeout=15_000,
+    )
+    [(stored,)] = nodes.query("SELECT id FROM tasks WHERE name = 'from the dialog'")
+    assert [task.id for task in window.selected_tasks()] == [stored]
+    # A task added elsewhere meanwhile (the CLI) leaves the selection alone.
+    other = nodes.add("--name", "from the cli", "--in", "1h", "--command", "true")
+    qtbot.waitUntil(lambda: window.model.row_of(other) is not None, timeout=10_000)
+    assert [task.id for task in window.selected_tasks()] == [stored]

@@ -215,6 +215,7 @@ class MainWindow(QMainWindow):
             (service.error_occurred, self._on_service_error_occurred),
             (service.store_lost, self._on_service_store_lost),
             (service.history_read, self.histories.run_finished),  # read off the GUI thread
+            (service.tasks_stored, self.commands.on_tasks_stored),  # its id came later
         ]
 
     def _load_tasks(self) -> None:

@@ -16,7 +16,7 @@ from taskgui.core.clock import Clock
 from taskgui.core.conditions import SystemConditions
 from taskgui.core.errors import TaskguiError
 from taskgui.core.status import TaskSnapshot
-from taskgui.core.task import TaskId
+from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.plain_text import isolated
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
@@ -54,6 +54,7 @@ class TaskCommands:
         self._confirm = confirm
         self._report = report
         self._acted = acted
+        self._awaited: TaskSpec | None = None  # added here, its id not known yet
 
     def handlers(self) -> dict[Verb, Callable[[], None]]:
         """What each verb's action does (but History, which the window shows)."""
@@ -103,9 +104,24 @@ class TaskCommands:
             tasks=self._everything(),
         )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
-            stored = self._service().add_task(spec)
-            if stored.id:  # a followed schedule's id comes later, with ``task_added``
-                self._tasks.select_task(stored.id)
+            self._add_and_select(spec)
+
+    def _add_and_select(self, spec: TaskSpec) -> None:
+        """Add the task and select it: now, or, on a followed schedule (the id comes
+        later), once it is stored (``on_tasks_stored``)."""
+        self._awaited = spec
+        stored = self._service().add_task(spec)
+        if stored.id:
+            self._awaited = None
+            self._tasks.select_task(stored.id)
+
+    def on_tasks_stored(self, pairs: Sequence[tuple[TaskSpec, TaskSnapshot]]) -> None:
+        """Select the task added from a dialog here, now that it has its id (tasks
+        imported or added elsewhere meanwhile leave the selection alone)."""
+        for asked, snapshot in pairs:
+            if asked is self._awaited:
+                self._awaited = None
+                self._tasks.select_task(snapshot.id)
 
     def edit_selected(self) -> None:
         tasks = self._tasks.selected_tasks()
@@ -127,9 +143,7 @@ class TaskCommands:
             system=self._system(), tasks=self._everything(),
         )  # fmt: skip
         if dialog.exec() and (spec := dialog.result_spec()) is not None:
-            stored = self._service().add_task(spec)
-            if stored.id:  # a followed schedule's id comes later, with ``task_added``
-                self._tasks.select_task(stored.id)
+            self._add_and_select(spec)
 
     def cancel_selected(self) -> None:
         """Cancel the selected tasks; asks first only when other tasks run after them."""
