@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from taskgui.core.nodes import NodeInfo
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.task import TaskId
 from taskgui.store import codec
@@ -35,24 +36,6 @@ from taskgui.store.postgres.schema import RUN_KEY
 from taskgui.store.postgres.session import Session
 
 RESCUED_ERROR = "rescued from node {node}, which stopped answering; it will be retried"
-# A node whose clock differs from the database's by more than this is warned about.
-CLOCK_WARNING_MS = 1000.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NodeInfo:
-    """A row of ``taskgui nodes``."""
-
-    name: str
-    leader: bool
-    pid: int
-    host: str
-    last_heartbeat: datetime
-    running: int
-    version: str
-    clock_offset_ms: float
-    alive: bool
-    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
