@@ -77,6 +77,18 @@ class RescuedRun:
     attempt: int
 
 
+def holds_lease(connection: Any, node: str, epoch: int) -> bool:
+    """Inside a transaction: ``node`` leads with fencing token ``epoch`` and its lease
+    has not run out. The row is read FOR SHARE, so a takeover waits until this
+    transaction commits and then bumps the epoch: every later fenced write fails."""
+    row = connection.execute(
+        "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
+        "AND expires_at > clock_timestamp() FOR SHARE",
+        (node, epoch),
+    ).fetchone()
+    return row is not None
+
+
 def _seconds(value: timedelta) -> float:
     return value.total_seconds()
 
@@ -214,12 +226,7 @@ class Cluster:
         """
         now_us = codec.to_us(now)
         with self._session.transaction() as connection:
-            fence = connection.execute(
-                "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
-                "AND expires_at > clock_timestamp() FOR SHARE",
-                (self.node, epoch),
-            ).fetchone()
-            if fence is None:
+            if not holds_lease(connection, self.node, epoch):
                 return None
             ids: list[int] = []
             for run in runs:
@@ -329,12 +336,7 @@ class Cluster:
         was only cut off, and its command still ran) is visible.
         """
         with self._session.transaction() as connection:
-            fence = connection.execute(
-                "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
-                "AND expires_at > clock_timestamp() FOR SHARE",
-                (self.node, epoch),
-            ).fetchone()
-            if fence is None:
+            if not holds_lease(connection, self.node, epoch):
                 return None
             rows = connection.execute(
                 "UPDATE runs r SET outcome = %s, finished_at = %s, "
