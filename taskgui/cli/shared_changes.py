@@ -39,7 +39,8 @@ def shared_client(repository: Any, clock: Clock, timeout: float = REQUEST_TIMEOU
 
     def recovering(engine: Engine, now: datetime) -> None:
         runs = SharedRuns(repository.session, lock.name)
-        repository.apply(take_over(repository, runs, engine, now), now)  # fenced
+        taken = take_over(repository, runs, engine, now)
+        repository.apply(taken.events, now, results=taken.results)  # fenced
 
     return StoreClient(
         store=repository,

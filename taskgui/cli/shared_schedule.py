@@ -162,7 +162,7 @@ def _import(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
 
 
 def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
-    from taskgui.store.postgres.cluster import CLOCK_WARNING_MS, Cluster  # noqa: PLC0415
+    from taskgui.store.postgres.cluster import Cluster  # noqa: PLC0415
 
     listed = Cluster(repository.session, "").nodes(SILENT_AFTER)
     rows = [
@@ -175,14 +175,14 @@ def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
             "running": node.running,
             "version": node.version,
             "clock_offset_ms": round(node.clock_offset_ms, 1),
-            "clock_off": abs(node.clock_offset_ms) > CLOCK_WARNING_MS,
+            "clock_off": node.clock_off,
             "answering": node.alive,
             "tags": list(node.tags),
         }
         for node in listed
     ]
     for node in listed:  # on stderr, so a script reading the JSON still sees it
-        if abs(node.clock_offset_ms) > CLOCK_WARNING_MS:
+        if node.clock_off:
             note(
                 f"node {visible(node.name)}'s clock is {node.clock_offset_ms:+.0f} ms off the "
                 "database's (more than 1 s): leases do not depend on it, but the times it "

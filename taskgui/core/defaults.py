@@ -10,11 +10,14 @@ from __future__ import annotations
 # How many tasks may run at once unless the person says otherwise (settings, --workers).
 DEFAULT_WORKERS = 4
 
-# Under a backlog, runs queued a worker beyond the free ones (runtime/pool.py): a worker
+# Under a backlog, runs queued per worker beyond the free ones (runtime/pool.py): a worker
 # that finishes takes the next without a round trip through the service thread. On the
 # stores that record a queued run as not yet started (SQLite), so that a crash gives it
-# back rather than counting it a failed attempt (control/recovery.py).
-QUEUE_PER_WORKER = 1
+# back rather than counting it a failed attempt (control/recovery.py). Four: the queue
+# must carry the workers through the service thread's sleep between two takings of
+# their reports (BACKLOG_REPORT_MS) and its work on them; with one or two they ran dry
+# (measured: 0.55-0.63x APScheduler's memory store with two, 0.67-0.70x with four).
+QUEUE_PER_WORKER = 4
 
 # Seconds a starting scheduler waits for the SQLite scheduler lock: a CLI command holds
 # it briefly while it performs an operation, and a start should not fail over that.
