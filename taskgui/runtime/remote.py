@@ -43,6 +43,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -238,13 +239,8 @@ class RemoteScheduler(ScheduleSignals):
         node of a shared schedule hears of them by NOTIFY, as from the CLI)."""
         announce = self._change is None and bool(self.owner)
         specs = list(specs)
-        added = self._run(
-            lambda reader: reader.add(specs, announce),
-            lambda answer: self._on_added(specs, answer),
-        )
-        if isinstance(added, list):
-            return [snapshot.spec for snapshot in added]
-        return specs
+        added = self._run(lambda reader: reader.add(specs, announce), partial(self._added, specs))
+        return [snapshot.spec for snapshot in added] if isinstance(added, list) else specs
 
     def update_task(self, spec: TaskSpec) -> None:
         self._request(Op.UPDATE, spec.id, encode_spec(spec))
@@ -323,7 +319,7 @@ class RemoteScheduler(ScheduleSignals):
         except Exception:  # a slot must never raise into Qt
             log.exception("applying a change's answer failed")
 
-    def _on_added(self, asked: Sequence[TaskSpec], added: object) -> None:
+    def _added(self, asked: Sequence[TaskSpec], added: object) -> None:
         if isinstance(added, Exception):
             self.error_occurred.emit(f"Could not add the task: {added}")
             return
@@ -333,8 +329,7 @@ class RemoteScheduler(ScheduleSignals):
                 self._tasks[snapshot.id] = snapshot
                 self.task_added.emit(snapshot)
         self._pending = self._reader.pending
-        if added:  # stored in the order asked (one transaction)
-            self.tasks_stored.emit(list(zip(asked, added, strict=True)))
+        self.tasks_stored.emit(list(zip(asked, added, strict=True)))  # in the order asked
 
     def _on_submitted(self, answer: object) -> None:
         if isinstance(answer, Exception):
