@@ -334,13 +334,22 @@ def _wait(check: Callable[[], bool], timeout: float) -> bool:
     return False
 
 
-def bench_lateness(dsn: str, profile: Profile, folder: Path) -> list[float]:
+def bench_lateness(
+    dsn: str, profile: Profile, folder: Path, probe: Path | None = None
+) -> list[float]:
     """ms from each one-off task's time to its command's start (the claiming node
     records it when the process is there), on three real ``taskgui daemon`` nodes;
-    the tasks come one at a time, ``late_spacing_ms`` apart."""
+    the tasks come one at a time, ``late_spacing_ms`` apart. ``probe``: start them
+    through ``lateness_probe.py``, which stamps each step of each run into that file,
+    and print where the time went."""
+    launch = (
+        [sys.executable, str(ROOT / "benchmarks" / "lateness_probe.py"), str(probe), "--"]
+        if probe is not None
+        else [sys.executable, "-m", "taskgui"]
+    )
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "taskgui", "--db", dsn, "daemon", "--node", name],
+            [*launch, "--db", dsn, "daemon", "--node", name],
             cwd=ROOT,
             env=_quiet_env(folder / f"home-{name}"),
             stdout=subprocess.DEVNULL,
@@ -384,12 +393,49 @@ def bench_lateness(dsn: str, profile: Profile, folder: Path) -> list[float]:
 
         _wait(done, 30 + profile.late_tasks * profile.late_spacing_ms / 1000)
         rows = watch.execute(
-            "SELECT started_at - scheduled_at FROM runs WHERE outcome = 'succeeded'"
+            "SELECT task_id, scheduled_at, started_at - scheduled_at FROM runs "
+            "WHERE outcome = 'succeeded'"
         ).fetchall()
     finally:
         watch.close()
         _stop(processes)  # type: ignore[arg-type]
-    return [row[0] / 1000 for row in rows]
+    if probe is not None:
+        _print_probe(probe, {int(row[0]): int(row[1]) for row in rows})
+    return [row[2] / 1000 for row in rows]
+
+
+PROBE_STEPS = ("dispatched", "claimed", "woke", "spawned")
+
+
+def _print_probe(probe: Path, scheduled: dict[int, int]) -> None:
+    """Each step's time relative to the run's scheduled time (ms; negative: ahead),
+    at the median, p99 and max, and the steps of the latest runs."""
+    steps: dict[int, dict[str, float]] = {}
+    sent: list[int] = []
+    for line in probe.read_text(encoding="utf-8").splitlines():
+        at, _pid, step, task = line.split()
+        if step == "statements":
+            sent.append(int(task))
+        if step in PROBE_STEPS and task.isdigit() and int(task) in scheduled:
+            steps.setdefault(int(task), {}).setdefault(step, float(at))
+    relative = {
+        task: {step: (at * 1e6 - scheduled[task]) / 1000 for step, at in found.items()}
+        for task, found in steps.items()
+    }
+    each = ", ".join(f"{count / len(scheduled):.1f}" for count in sent)
+    print(f"probe: SQL statements a run, by node: {each}")
+    print("probe: ms from each run's time (negative: before it)")
+    for step in PROBE_STEPS:
+        values = [found[step] for found in relative.values() if step in found]
+        if values:
+            print(
+                f"  {step:<11} median {statistics.median(values):8.2f}  "
+                f"p99 {_percentile(values, 0.99):8.2f}  max {max(values):8.2f}  (n={len(values)})"
+            )
+    latest = sorted(relative.items(), key=lambda item: -item[1].get("spawned", 0.0))[:8]
+    for task_id, found in latest:
+        shown = "  ".join(f"{step} {found[step]:.1f}" for step in PROBE_STEPS if step in found)
+        print(f"  late: task {task_id}: {shown}")
 
 
 def bench_lateness_apscheduler(
@@ -480,50 +526,15 @@ def _drop(admin_dsn: str, name: str) -> None:
         )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--smoke", action="store_true", help="a tiny run, to test the script")
-    parser.add_argument(
-        "--admin-dsn",
-        default=os.environ.get("TASKGUI_TEST_POSTGRES", DEFAULT_ADMIN),
-        help="a server where this role may CREATE DATABASE",
-    )
-    parser.add_argument(
-        "--apscheduler-python",
-        default=os.environ.get("TASKGUI_BENCH_APSCHEDULER_PYTHON"),
-        metavar="PYTHON",
-        help="an interpreter with APScheduler 4, SQLAlchemy and psycopg (a throwaway "
-        "venv): measures APScheduler's lateness beside taskgui's (else not measured)",
-    )
-    args = parser.parse_args(argv)
-    mode = "smoke" if args.smoke else "full"
-    profile = PROFILES[mode]
-    name, dsn = _database(args.admin_dsn)
-    server = "?"
-    try:
-        with psycopg.connect(dsn) as connection:
-            server = str(connection.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
-        with tempfile.TemporaryDirectory() as folder:
-            rows = bench_add_cancel(dsn, profile)
-            rate, firings, duplicates = bench_firings(dsn, profile, Path(folder))
-            failover = bench_failover(dsn, profile, Path(folder))
-            late = bench_lateness(dsn, profile, Path(folder))
-            peer = (
-                bench_lateness_apscheduler(
-                    args.apscheduler_python, args.admin_dsn, profile, Path(folder)
-                )
-                if args.apscheduler_python
-                else None
-            )
-    finally:
-        _drop(args.admin_dsn, name)
+def _print_store_rows(
+    rows: list[tuple[str, float, float]],
+    firing: tuple[float, int, int],
+    failover: list[float],
+    profile: Profile,
+) -> int:
+    """The add, cancel, firing and fail-over rows; how many goals were missed."""
     missed = 0
-    print(
-        f"taskgui PostgreSQL benchmark ({mode}); PostgreSQL {server}, psycopg {psycopg.__version__}"
-    )
-    print(
-        f"{'operation':<32} {'taskgui µs':>11} {'raw psycopg µs':>15} {'ratio':>7}  goal   verdict"
-    )
+    rate, firings, duplicates = firing
     for label, ours, raw in rows:
         ratio = ours / raw
         ok = ratio <= 2.0
@@ -545,6 +556,68 @@ def main(argv: list[str] | None = None) -> int:
         f"{'':>15} {'':>7}  ≤2x    {'met' if ok else 'MISSED'}  "
         f"(median of {len(failover)}, worst {worst:.2f}x, lease {profile.lease_ms} ms)"
     )
+    return missed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="a tiny run, to test the script")
+    parser.add_argument(
+        "--admin-dsn",
+        default=os.environ.get("TASKGUI_TEST_POSTGRES", DEFAULT_ADMIN),
+        help="a server where this role may CREATE DATABASE",
+    )
+    parser.add_argument(
+        "--apscheduler-python",
+        default=os.environ.get("TASKGUI_BENCH_APSCHEDULER_PYTHON"),
+        metavar="PYTHON",
+        help="an interpreter with APScheduler 4, SQLAlchemy and psycopg (a throwaway "
+        "venv): measures APScheduler's lateness beside taskgui's (else not measured)",
+    )
+    parser.add_argument(
+        "--probe",
+        type=Path,
+        metavar="FILE",
+        help="start the lateness daemons through benchmarks/lateness_probe.py, stamping "
+        "each step of each run into FILE, and print where the time went",
+    )
+    parser.add_argument(
+        "--only-lateness",
+        action="store_true",
+        help="measure the lateness rows only (taskgui's and, if asked, APScheduler's)",
+    )
+    args = parser.parse_args(argv)
+    mode = "smoke" if args.smoke else "full"
+    profile = PROFILES[mode]
+    name, dsn = _database(args.admin_dsn)
+    server = "?"
+    try:
+        with psycopg.connect(dsn) as connection:
+            server = str(connection.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
+        with tempfile.TemporaryDirectory() as folder:
+            if not args.only_lateness:
+                rows = bench_add_cancel(dsn, profile)
+                firing = bench_firings(dsn, profile, Path(folder))
+                failover = bench_failover(dsn, profile, Path(folder))
+            late = bench_lateness(dsn, profile, Path(folder), args.probe)
+            peer = (
+                bench_lateness_apscheduler(
+                    args.apscheduler_python, args.admin_dsn, profile, Path(folder)
+                )
+                if args.apscheduler_python
+                else None
+            )
+    finally:
+        _drop(args.admin_dsn, name)
+    missed = 0
+    print(
+        f"taskgui PostgreSQL benchmark ({mode}); PostgreSQL {server}, psycopg {psycopg.__version__}"
+    )
+    print(
+        f"{'operation':<32} {'taskgui µs':>11} {'raw psycopg µs':>15} {'ratio':>7}  goal   verdict"
+    )
+    if not args.only_lateness:
+        missed += _print_store_rows(rows, firing, failover, profile)
     missed += _print_lateness(late, peer, profile)
     print(f"(its database {name} was dropped)")
     print("all goals met" if not missed else f"{missed} goal(s) missed")

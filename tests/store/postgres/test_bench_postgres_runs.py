@@ -3,6 +3,8 @@ the test server. It checks the script works and prints its table, never its spee
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.helpers import benchmarks
 from tests.helpers.postgres import PostgresServer
 
@@ -29,3 +31,19 @@ def test_the_smoke_run_prints_the_table(postgres: PostgresServer) -> None:
             "SELECT count(*) FROM pg_database WHERE datname = %s", (name,)
         ).fetchone()
     assert name.startswith("taskgui_bench_") and left == (0,)
+
+
+def test_the_lateness_probe_says_where_each_run_spent_its_time(
+    postgres: PostgresServer, tmp_path: Path
+) -> None:
+    stamps = tmp_path / "probe.txt"
+    out = benchmarks.run_smoke(
+        "bench_postgres.py", "--admin-dsn", postgres.admin_dsn, "--only-lateness",
+        "--probe", str(stamps),
+    )  # fmt: skip
+    assert "durable add" not in out and "lateness p99, single task" in out
+    assert "probe: SQL statements a run, by node:" in out
+    for step in ("dispatched", "claimed", "spawned"):
+        assert f"  {step} " in out
+    steps = {line.split()[2] for line in stamps.read_text(encoding="utf-8").splitlines()}
+    assert {"approach", "dispatched", "notified", "claimed", "spawned", "statements"} <= steps
