@@ -3,7 +3,8 @@
 Runs until SIGINT or SIGTERM, then leaves cleanly (``ClusterNodeService.shutdown``):
 the lead passes on at once and the node's runs get the grace period. While it leads,
 its log has a line for each failed attempt and each task that gives up, and it sends
-the outside notifications (webhook, mail), as a file's daemon does (``news``). The node's name
+the outside notifications (webhook, mail), as a file's daemon does (``news``), once
+per run's end across changes of leader (the outbox: ``store.postgres.news``). The node's name
 is ``--node``, else TASKGUI_NODE, else user@host; two processes must not share one
 (each would close the other's runs as its own at start).
 """
@@ -71,6 +72,8 @@ def run_cluster_daemon(
     outside = OutsideNotifications(
         service.news, repository.get, clock, NotifySettings.for_user()
     )  # webhook, mail
+    # A decision counts as told (its outbox row is deleted) once these were sent.
+    service.news.hold_until_sent(outside.dispatcher.after_sent)
     # Run conditions are judged on the machine that claims the run: this one's state.
     service.watch_conditions(ConditionMonitor.of_this_machine())
     service.stopped.connect(app.quit)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import QApplication
 from taskgui.cli.shared_changes import shared_client
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
-from taskgui.runtime.follow_reader import NodeFacts
 from taskgui.runtime.remote import RemoteScheduler
 from taskgui.store.postgres.connection import redact
 from taskgui.store.postgres.follow import FollowedPostgres
@@ -46,26 +45,6 @@ log = logging.getLogger("taskgui.app.window")
 def start_command(dsn: str) -> str:
     """How to start a node of this schedule, its password masked."""
     return f"taskgui --db {shlex.quote(redact(dsn))} daemon"
-
-
-def _nodes_of(repository: FollowedPostgres) -> Callable[[], Sequence[NodeFacts]]:
-    def nodes() -> list[NodeFacts]:
-        return [
-            NodeFacts(
-                name=node.name,
-                leader=node.leader,
-                pid=node.pid,
-                host=node.host,
-                last_heartbeat=node.last_heartbeat,
-                running=node.running,
-                version=node.version,
-                clock_offset_ms=node.clock_offset_ms,
-                alive=node.alive,
-            )
-            for node in repository.nodes()
-        ]
-
-    return nodes
 
 
 # A lead can lapse for a moment while nodes start or hand it over; "no node runs it"
@@ -131,7 +110,7 @@ def follower(
         clock,
         owner=_Leader(repository, clock),
         change=client.change,
-        nodes=_nodes_of(repository),
+        nodes=repository.nodes,
         safety_ms=safety_ms,
     )
     return repository, service

@@ -8,11 +8,10 @@ requested of the process that does, and waited for.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from taskgui.cli import dependencies as cli_after
+from taskgui.cli import editing
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
@@ -21,17 +20,15 @@ from taskgui.cli.context import (
     EXIT_OK,
     Context,
     OperationFailedError,
-    UsageError,
     note,
     print_json,
 )
 from taskgui.cli.database import client, exists, open_database, reader, scheduled
 from taskgui.cli.shared_schedule import shared_dsn
+from taskgui.cli.task_views import print_list, print_show
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
-from taskgui.core.states import TaskState
-from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
 from taskgui.store.protocols import TaskRepository
 
@@ -54,57 +51,15 @@ def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
         return client(ctx, repository).add_task(spec)
 
 
-def _waiting(
-    repository: TaskRepository, snapshots: Sequence[TaskSnapshot], ctx: Context
-) -> dict[int, str]:
-    """What each task waits for, as the window says it (see ``cli_format.wait_reasons``)."""
-    return cli_format.wait_reasons(
-        snapshots,
-        repository.wait_reasons(),
-        ctx.clock.now(),
-        scheduled=scheduled(ctx),
-    )
-
-
 def cmd_list(args: argparse.Namespace, ctx: Context) -> int:
-    state = TaskState(args.state) if args.state else None
     with reader(ctx) as repository:
-        snapshots = repository.list_tasks(state)
-        waiting = _waiting(repository, snapshots, ctx)
-        names = None
-        if state is not None and cli_after.UPSTREAM in waiting.values():
-            names = cli_after.names_of(repository.list_tasks())  # upstreams of any state
-        set_aside = [task.task_id for task in repository.quarantined()]
-    if args.json:
-        print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
-    elif not snapshots:
-        print(f"no {state.value} tasks" if state else "no tasks")
-    else:
-        print("\n".join(cli_format.task_table(snapshots, waiting, names)))
-    if set_aside:
-        ids = ", ".join(str(task_id) for task_id in set_aside[:10])
-        more = f" and {len(set_aside) - 10} more" if len(set_aside) > 10 else ""
-        note(
-            f"{len(set_aside)} task(s) set aside because they cannot be read (id {ids}"
-            f"{more}): 'taskgui show ID' says why, 'taskgui delete ID' removes one"
-        )
+        print_list(args, repository, ctx.clock.now(), scheduled=scheduled(ctx))
     return EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     with reader(ctx) as repository:
-        snapshot = repository.get(args.id)
-        waiting = _waiting(repository, [snapshot], ctx).get(snapshot.spec.id)
-        tasks = repository.list_tasks()  # names, and who runs after this one
-    if args.json:
-        print_json(
-            {**cli_format.task_json(snapshot, waiting), **cli_after.show_json(snapshot, tasks)}
-        )
-    else:
-        pairs = cli_after.show_pairs(snapshot, tasks)
-        names = cli_after.names_of(tasks)
-        lines = cli_format.task_lines(snapshot, ctx.clock.now(), waiting, pairs, names)
-        print("\n".join(lines))
+        print_show(args, repository, ctx.clock.now(), scheduled=scheduled(ctx))
     return EXIT_OK
 
 
@@ -157,27 +112,13 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_edit(args: argparse.Namespace, ctx: Context) -> int:
     """Change the task's own notification rule or wake-up policy ("default": none), or
     the tasks it runs after (checked for tasks that do not exist and for cycles)."""
-    changes_after = args.after is not None or args.no_after or args.only_after is not None
-    if args.notify is None and args.on_wake is None and not changes_after:
-        raise UsageError(
-            "say what to change: --notify RULE, --on-wake POLICY, --after ID or --only-after"
-        )
+    editing.changes_after(args)  # a usage error before any database is looked at
     if not exists(ctx.database):
         raise TaskNotFoundError(args.id)
     with open_database(ctx) as repository:
-        spec = repository.get(args.id).spec
-        if args.notify is not None:
-            spec = replace(spec, notify=None if args.notify == "default" else args.notify)
-        if args.on_wake is not None:
-            spec = replace(spec, on_wake=None if args.on_wake == "default" else args.on_wake)
-        if changes_after:
-            spec = cli_after.edited(spec, args.after, args.no_after, args.only_after)
-            cli_after.check_upstreams(spec, repository.list_tasks())
+        spec = editing.edited_spec(args, repository)
         client(ctx, repository).update_task(spec)
-    notify = spec.notify.text if spec.notify else "default"
-    on_wake = spec.on_wake.text if spec.on_wake else "default"
-    after = f", {cli_after.after_words(spec)}" if changes_after else ""
-    print(f"task {args.id} changed: notify {notify}, on wake {on_wake}{after}")
+    print(editing.edited_words(args, spec))
     return EXIT_OK
 
 

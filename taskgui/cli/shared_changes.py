@@ -1,5 +1,5 @@
-"""``cancel``, ``pause``, ``resume``, ``run-now``, ``retry`` and ``delete`` on a shared
-(PostgreSQL) schedule.
+"""``cancel``, ``pause``, ``resume``, ``run-now``, ``retry``, ``delete`` and ``edit`` on a
+shared (PostgreSQL) schedule.
 
 As on a file (``control.store_client``): when a node leads, the change is filed in
 the request queue (its NOTIFY wakes the leader), which the leader's engine performs
@@ -17,6 +17,7 @@ import time
 from datetime import datetime
 from typing import Any
 
+from taskgui.cli import editing
 from taskgui.cli.change_rules import pause_end, unchanged_note
 from taskgui.cli.context import note
 from taskgui.cli.output import local
@@ -38,7 +39,8 @@ def shared_client(repository: Any, clock: Clock, timeout: float = REQUEST_TIMEOU
 
     def recovering(engine: Engine, now: datetime) -> None:
         runs = SharedRuns(repository.session, lock.name)
-        repository.apply(take_over(repository, runs, engine, now), now)  # fenced
+        taken = take_over(repository, runs, engine, now)
+        repository.apply(taken.events, now, results=taken.results)  # fenced
 
     return StoreClient(
         store=repository,
@@ -77,4 +79,13 @@ def change(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
         )
     done = args.done if until is None else f"{args.done} until {local(until)}"
     print(f"task {args.id} {done}")
+    return 0
+
+
+def edit(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
+    """``cmd_edit`` on a shared schedule: the same checks and words (``cli.editing``),
+    the new definition performed by the leading node's engine (or here)."""
+    spec = editing.edited_spec(args, repository)
+    shared_client(repository, clock).update_task(spec)
+    print(editing.edited_words(args, spec))
     return 0

@@ -3,9 +3,9 @@
 A PostgreSQL schedule has no file, no lock and no single process that runs it: nodes
 share it (``taskgui.runtime.cluster``). These commands work on one: ``add``, ``list``,
 ``show``, ``history`` read and write the database directly (a node hears of a change
-by NOTIFY), ``cancel``, ``pause``, ``resume``, ``run-now``, ``retry`` and ``delete``
-go through the leading node's engine (``shared_changes``), ``daemon`` joins as a node,
-and ``nodes`` lists the nodes. ``migrate --to`` moves a SQLite file's schedule into
+by NOTIFY), ``cancel``, ``pause``, ``resume``, ``run-now``, ``retry``, ``delete`` and
+``edit`` go through the leading node's engine (``shared_changes``), ``daemon`` joins as
+a node, and ``nodes`` lists the nodes. ``migrate --to`` moves a SQLite file's schedule into
 one. ``export`` reads the database; ``import`` adds its tasks in one transaction (the
 leader hears of them by NOTIFY and by a request each) and, with ``--replace``, has the
 replaced tasks deleted by the leading node's engine, or here, leading for a moment,
@@ -21,11 +21,12 @@ import os
 from datetime import timedelta
 from typing import Any
 
+from taskgui.cli import editing, shared_changes
 from taskgui.cli import output as cli_format
-from taskgui.cli import shared_changes
 from taskgui.cli import transfer as cli_transfer
 from taskgui.cli.add_arguments import spec_from_args
 from taskgui.cli.context import note
+from taskgui.cli.task_views import print_list, print_show
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.terminal_text import visible
@@ -87,9 +88,11 @@ def run(args: argparse.Namespace, dsn: str, clock: Clock) -> int:
     if handler is None:
         raise NotOnPostgresError(
             f"this command is not available on a PostgreSQL schedule yet ({redact(dsn)}); "
-            "add, list, show, history, cancel, pause, resume, run-now, retry, delete, "
-            "export, import, daemon and nodes are"
+            "add, list, show, history, edit, cancel, pause, resume, run-now, retry, "
+            "delete, export, import, daemon and nodes are"
         )
+    if handler is shared_changes.edit:
+        editing.changes_after(args)  # a usage error before the server is asked
     if handler is _import:  # the whole file is checked before a database is opened
         args.parsed_import = cli_transfer.read_import(args, clock)
     elif handler is _export:
@@ -109,26 +112,20 @@ def _add(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
 
 
 def _list(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
-    from taskgui.core.states import TaskState  # noqa: PLC0415
-
-    state = TaskState(args.state) if args.state else None
-    snapshots = repository.list_tasks(state)
-    if args.json:
-        print(cli_format.json_text([cli_format.task_json(s) for s in snapshots]))
-    elif not snapshots:
-        print(f"no {state.value} tasks" if state else "no tasks")
-    else:
-        print("\n".join(cli_format.task_table(snapshots, {})))
+    print_list(args, repository, clock.now(), scheduled=_led(repository))
     return 0
 
 
 def _show(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
-    snapshot = repository.get(args.id)
-    if args.json:
-        print(cli_format.json_text(cli_format.task_json(snapshot)))
-    else:
-        print("\n".join(cli_format.task_lines(snapshot, clock.now())))
+    print_show(args, repository, clock.now(), scheduled=_led(repository))
     return 0
+
+
+def _led(repository: Any) -> bool:
+    """Whether a node leads the schedule now (else a due task waits for one)."""
+    from taskgui.store.postgres.cluster import Cluster  # noqa: PLC0415
+
+    return Cluster(repository.session, "").leader()[0] is not None
 
 
 def _history(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
@@ -158,7 +155,7 @@ def _import(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
 
 
 def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
-    from taskgui.store.postgres.cluster import CLOCK_WARNING_MS, Cluster  # noqa: PLC0415
+    from taskgui.store.postgres.cluster import Cluster  # noqa: PLC0415
 
     listed = Cluster(repository.session, "").nodes(SILENT_AFTER)
     rows = [
@@ -171,14 +168,14 @@ def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
             "running": node.running,
             "version": node.version,
             "clock_offset_ms": round(node.clock_offset_ms, 1),
-            "clock_off": abs(node.clock_offset_ms) > CLOCK_WARNING_MS,
+            "clock_off": node.clock_off,
             "answering": node.alive,
             "tags": list(node.tags),
         }
         for node in listed
     ]
     for node in listed:  # on stderr, so a script reading the JSON still sees it
-        if abs(node.clock_offset_ms) > CLOCK_WARNING_MS:
+        if node.clock_off:
             note(
                 f"node {visible(node.name)}'s clock is {node.clock_offset_ms:+.0f} ms off the "
                 "database's (more than 1 s): leases do not depend on it, but the times it "
@@ -244,6 +241,7 @@ _SHARED = {
     "show": _show,
     "history": _history,
     "change": shared_changes.change,
+    "edit": shared_changes.edit,
     "export": _export,
     "import": _import,
 }

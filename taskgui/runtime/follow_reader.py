@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from taskgui.core.clock import Clock
+from taskgui.core.nodes import NodeInfo
 from taskgui.core.operation import Op
 from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
@@ -39,21 +39,6 @@ def verb(op: Op) -> str:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NodeFacts:
-    """One node of a shared schedule, as ``taskgui nodes --json`` lists it."""
-
-    name: str
-    leader: bool
-    pid: int
-    host: str
-    last_heartbeat: datetime
-    running: int
-    version: str
-    clock_offset_ms: float
-    alive: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Look:
     """What one look found (empty when the store had no news)."""
 
@@ -64,7 +49,7 @@ class Look:
     output: Mapping[int, tuple[RunRecord, str]] = field(default_factory=dict)  # new output
     problems: Sequence[str] = ()  # refused or unanswered requests, for a person
     pending: int = 0
-    nodes: Sequence[NodeFacts] | None = None  # a shared schedule's, else None
+    nodes: Sequence[NodeInfo] | None = None  # a shared schedule's, else None
     lost: str = ""  # the store is gone for good (its file was replaced)
 
 
@@ -89,7 +74,7 @@ class FollowReader:
         *,
         owner: Callable[[], str],
         answer_timeout: float,
-        nodes: Callable[[], Sequence[NodeFacts]] | None = None,
+        nodes: Callable[[], Sequence[NodeInfo]] | None = None,
     ) -> None:
         self.repository = repository
         self._clock = clock

@@ -34,7 +34,7 @@ Made with ``threaded=False`` (tests, benchmarks), ``poll`` looks once on the cal
 thread, and changes are made there; QtCore only.
 
 Signals: those of ``ScheduleSignals``, and
-    nodes_changed(object): the nodes of a shared schedule (a list of ``NodeFacts``).
+    nodes_changed(object): the nodes of a shared schedule (a list of ``NodeInfo``).
 """
 
 from __future__ import annotations
@@ -52,11 +52,12 @@ from taskgui.core.conditions import SystemConditions
 from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.errors import TaskguiError, TaskNotFoundError
 from taskgui.core.events import RetryScheduled, TaskExhausted
+from taskgui.core.nodes import NodeInfo
 from taskgui.core.operation import Op
 from taskgui.core.states import TaskState
 from taskgui.core.status import RunRecord, RunResult, RunTicket, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
-from taskgui.runtime.follow_reader import FollowReader, Look, NodeFacts, verb
+from taskgui.runtime.follow_reader import FollowReader, Look, verb
 from taskgui.runtime.follow_worker import FollowThread, FollowWorker, Job
 from taskgui.runtime.schedule_signals import ScheduleSignals
 from taskgui.store.errors import StoreError
@@ -106,7 +107,7 @@ class RemoteScheduler(ScheduleSignals):
         owner: Callable[[], str] | None = None,
         answer_timeout: float = ANSWER_TIMEOUT,
         change: Change | None = None,
-        nodes: Callable[[], Sequence[NodeFacts]] | None = None,
+        nodes: Callable[[], Sequence[NodeInfo]] | None = None,
         safety_ms: int | None = None,
         threaded: bool = True,
         parent: QObject | None = None,
@@ -131,7 +132,7 @@ class RemoteScheduler(ScheduleSignals):
         self._follow: FollowThread | None = None
         self._lost = False
         self.owner = ""
-        self.nodes: list[NodeFacts] | None = None  # a shared schedule's, as last read
+        self.nodes: list[NodeInfo] | None = None  # a shared schedule's, as last read
 
     # ----------------------------------------------------------------- life
 

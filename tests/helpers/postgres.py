@@ -43,6 +43,15 @@ class PostgresServer:
 
         return psycopg.connect(self.dsn, autocommit=True)
 
+    def query_in(self, schema: str, statement: str) -> list[tuple[Any, ...]]:
+        """Run ``statement`` in ``schema`` on a connection of its own; its rows."""
+        from psycopg import sql  # noqa: PLC0415 - optional dependency
+
+        with self.connect() as connection:
+            connection.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+            cursor = connection.execute(statement)
+            return cursor.fetchall() if cursor.description else []
+
 
 _SKIP_REASON = "PostgreSQL tests need a server"
 

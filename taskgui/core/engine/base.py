@@ -72,6 +72,9 @@ class EngineBase:
         self._stopping_for: dict[RunId, str] = {}
         # What the machine last reported for run conditions; None until it has.
         self._system: SystemConditions | None = None
+        # Tasks read from the store with their spread drawn just then (added while no
+        # scheduler ran): their start is reported by the next ``_drawn_on_read``.
+        self._spread_on_read: list[TaskId] = []
         # Who runs after whom, indexed by upstream (see ``triggers``).
         self._deps = Dependencies()
         self._seq = itertools.count(1)
@@ -109,11 +112,23 @@ class EngineBase:
                 self._time.discard(task_id)
             return
         assert entry.slot_at is not None
+        if entry.spec.spread is not None and unspread(entry):
+            # Added while no scheduler ran: the store wrote its first start without
+            # the spread. A full load draws it (``Engine.load``); so does this read,
+            # and the start is committed with the events of the call that read it.
+            self._set_occurrence(entry, entry.slot_at)
+            self._spread_on_read.append(task_id)
         key = (entry.slot_at.timestamp(), entry.seq)
         if kept is None:
             self._time.push(task_id, key)
         elif kept != key:
             self._time.update(task_id, key)
+
+    def _drawn_on_read(self) -> list[Event]:
+        """The changes of the tasks whose spread was drawn as they were read."""
+        drawn, self._spread_on_read = self._spread_on_read, []
+        tasks = self._tasks
+        return [TaskChanged(self._snapshot(tasks[t])) for t in drawn if t in tasks]
 
     def _follow_pause(self, entry: TaskEntry) -> None:
         """Keep the resume heap in step with the task's pause (for a while, or not)."""
@@ -199,6 +214,7 @@ class EngineBase:
         self._queued.clear()
         self._run_keys.clear()
         self._ended.clear()
+        self._spread_on_read.clear()
         self._deps = type(self._deps)()
 
     def _snapshot(self, entry: TaskEntry) -> TaskSnapshot:
@@ -221,3 +237,12 @@ class EngineBase:
 
 
 _NO_MARKS: frozenset[TaskId] = frozenset()
+
+
+def unspread(entry: TaskEntry) -> bool:
+    """A pending occurrence whose start is its occurrence time: no spread drawn yet."""
+    return (
+        entry.slot_kind is SlotKind.OCCURRENCE
+        and entry.slot_at is not None
+        and entry.slot_at == entry.slot_scheduled
+    )

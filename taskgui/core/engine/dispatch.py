@@ -55,7 +55,9 @@ class Dispatching(ConditionRuns, Triggering):
         events: list[Event] = []
         now_ts = now.timestamp()
         tasks = self._tasks
-        if tasks.deferred_count:
+        # (Also for tasks read since the last call, by a person's change or a view,
+        # whose spread was drawn then: their start is committed with these events.)
+        if tasks.deferred_count or self._spread_on_read:
             self._load_due(now_ts, events)
         if self._resumes or self._queues.conditions:
             self._wake_the_waiting(now, events)
@@ -145,6 +147,7 @@ class Dispatching(ConditionRuns, Triggering):
         # In batches: a backlog (a laptop waking, a long downtime) can make thousands due.
         events.extend(self._drop(error) for error in self._tasks.load_due(now_ts))
         events.extend(self._drop(error) for error in self._load_returned_due(now_ts))
+        events.extend(self._drawn_on_read())
 
     def _load_returned_due(self, until_ts: float) -> list[UnreadableTaskError]:
         """Load the returned tasks (given back after a run) due by ``until_ts``: they

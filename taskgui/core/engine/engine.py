@@ -33,7 +33,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.engine import policies
-from taskgui.core.engine.base import DEFAULT_RUN_ALL_LIMIT
+from taskgui.core.engine.base import DEFAULT_RUN_ALL_LIMIT, unspread
 from taskgui.core.engine.carry_on import CarriedRun
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.engine.entry import TaskEntry as _Entry
@@ -127,7 +127,8 @@ class Engine(GivingBack):
         Returns a ``TaskDropped`` for each one that could not be read: the store set
         its row aside, and the engine forgets it.
         """
-        return [self._drop(error) for error in self._tasks.load_deferred(limit)]
+        events: list[Event] = [self._drop(e) for e in self._tasks.load_deferred(limit)]
+        return events + self._drawn_on_read()
 
     def adopt(
         self, snapshots: Sequence[TaskSnapshot], unreadable: Iterable[TaskId] = ()
@@ -142,6 +143,7 @@ class Engine(GivingBack):
         tasks.adopt(snapshots)
         again = list(unreadable)
         events: list[Event] = [self._drop(error) for error in tasks.load_these(again)]
+        events += self._drawn_on_read()
         ids = [snapshot.spec.id for snapshot in snapshots] + again
         known = (tasks.get(task_id) for task_id in ids)
         return events, [self._snapshot(entry) for entry in known if entry is not None]
@@ -158,7 +160,7 @@ class Engine(GivingBack):
         until_ts = until.timestamp()
         errors = self._tasks.load_due(until_ts, limit)
         errors += self._load_returned_due(until_ts)  # few: those that ran meanwhile
-        return [self._drop(error) for error in errors]
+        return [self._drop(error) for error in errors] + self._drawn_on_read()
 
     def has_ready(self) -> bool:
         """True when a due task waits only for a free worker."""
@@ -228,7 +230,7 @@ class Engine(GivingBack):
             if snapshot.status.state is TaskState.RUNNING:
                 (carried if carried_on and task_id in carried_on else interrupted).append(entry)
             elif should_queue(entry):
-                if entry.spec.spread is not None and _unspread(entry):
+                if entry.spec.spread is not None and unspread(entry):
                     # Added while no scheduler ran: the store wrote its first start
                     # without the spread, which is drawn now (and committed).
                     self._set_occurrence(entry, entry.slot_at)  # type: ignore[arg-type]
@@ -430,12 +432,3 @@ class Engine(GivingBack):
         entry.set_slot(SlotKind.OCCURRENCE, at.astimezone(UTC))
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
-
-
-def _unspread(entry: _Entry) -> bool:
-    """A pending occurrence whose start is its occurrence time: no spread drawn yet."""
-    return (
-        entry.slot_kind is SlotKind.OCCURRENCE
-        and entry.slot_at is not None
-        and entry.slot_at == entry.slot_scheduled
-    )

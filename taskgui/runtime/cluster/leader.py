@@ -11,6 +11,11 @@ Its engine is never trusted past a doubt: when it takes the lead (a new epoch) i
 builds the engine from the store, carrying on the runs other nodes still run; when a
 fenced write fails (it lost the lead, a run key was taken, the connection broke) the
 engine is dropped and built again at the next step, from what was committed.
+
+What it decides about runs' ends is told from the outbox (``store.postgres.news``):
+each fenced commit's row is handed to ``tell`` right after the commit, and the rows
+of tellers that stopped answering are claimed (fenced) when it takes the lead and at
+every step (``tell_orphans``), and told by it.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from taskgui.core.events import Event, RunDispatched
 from taskgui.core.status import RunId, RunResult
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import Lease
+from taskgui.store.postgres.news import NewsItem, NewsRows
 from taskgui.store.postgres.placement import Placement, placement_of
 from taskgui.store.postgres.repository import FencedOffError, PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
@@ -35,9 +41,9 @@ from taskgui.store.requests import Request, answer_request
 
 log = logging.getLogger(__name__)
 
-# Told what the leader committed under its fence: the events and the results of the
-# runs that ended with them (``runtime.cluster.news``).
-Committed = Callable[[Sequence[Event], Mapping[RunId, RunResult]], None]
+# Told the outbox rows to tell: what the leader committed under its fence, or claimed
+# from a teller that stopped answering (``runtime.cluster.news``).
+Tell = Callable[[Sequence[NewsItem]], None]
 
 
 def _perform(operations: Operations, request: Request, now: datetime) -> str | None:
@@ -60,13 +66,14 @@ class Leader:
         *,
         dead_after: timedelta,
         rng: random.Random | None = None,
-        committed: Committed | None = None,
+        tell: Tell | None = None,
     ) -> None:
         self._repository = repository
         self._runs = runs
+        self._news = NewsRows(repository.session, runs.node)
         self._dead_after = dead_after
         self._rng = rng
-        self._committed = committed
+        self._tell = tell
         self._results: dict[RunId, RunResult] = {}  # of the runs read back as ended
         self.engine: Engine | None = None
         self.epoch: int | None = None
@@ -88,7 +95,8 @@ class Leader:
             assert engine is not None
             events = self._ended(engine) + self._added(engine)
             events += engine.due(max(now, ahead or now), self._runs.capacity(self._dead_after))
-            if not self._commit(lease, events, now, tell=True):
+            results, self._results = self._results, {}
+            if not self._commit(lease, events, now, results):
                 return None
         except StoreError as error:
             log.warning("node %s: %s; the schedule is read again", self._runs.node, error)
@@ -103,12 +111,34 @@ class Leader:
         self.engine = None
         self.epoch = None
 
+    def tell_orphans(self, lease: Lease | None) -> None:
+        """Claim and tell the outbox rows whose teller stopped answering (see
+        ``store.postgres.news``); only while this node leads with ``lease``."""
+        if lease is None or self._tell is None:
+            return
+        try:
+            items = self._news.orphaned(lease.epoch, self._dead_after)
+        except StoreError as error:
+            log.warning("node %s: %s", self._runs.node, error)
+            return
+        if items:
+            tellers = sorted({item.teller for item in items})
+            log.info(
+                "node %s tells %d decision(s) %s committed and did not say it told "
+                "(it stopped answering; some may be told twice)",
+                self._runs.node,
+                len(items),
+                ", ".join(tellers),
+            )
+            self._tell(items)
+
     def _take_over(self, lease: Lease, now: datetime) -> None:
+        self.tell_orphans(lease)  # older than anything this engine decides
         engine = Engine(rng=self._rng)
-        events = take_over(self._repository, self._runs, engine, now)
+        taken = take_over(self._repository, self._runs, engine, now)
         self._last_task = highest_task_id(self._repository, engine)
         self.engine, self.epoch = engine, lease.epoch
-        if not self._commit(lease, events, now):
+        if not self._commit(lease, taken.events, now, taken.results):
             return
         log.info(
             "node %s dispatches (epoch %d): %d tasks, %d runs carried on",
@@ -170,9 +200,14 @@ class Leader:
         return events
 
     def _commit(
-        self, lease: Lease, events: list[Event], now: datetime, *, tell: bool = False
+        self,
+        lease: Lease,
+        events: list[Event],
+        now: datetime,
+        results: Mapping[RunId, RunResult],
     ) -> bool:
-        """Commit ``events`` fenced; ``tell``: then hand them to ``committed``."""
+        """Commit ``events`` fenced (``results``: of the runs that ended with them),
+        then tell what the commit put in the outbox."""
         node = self._runs.node
         placements: dict[int, Placement] = {}
         engine = self.engine
@@ -181,12 +216,12 @@ class Leader:
                 placement = placement_of(engine.snapshot(event.run.task_id).spec)
                 if placement is not None:
                     placements[event.run.task_id] = placement
-        if self._repository.apply_fenced(
-            events, now, node=node, epoch=lease.epoch, placements=placements
-        ):
-            results, self._results = self._results, {}
-            if tell and self._committed is not None and events:
-                self._committed(events, results)
+        written = self._repository.apply_fenced(
+            events, now, node=node, epoch=lease.epoch, results=results, placements=placements
+        )
+        if written is not None:
+            if written.news is not None and self._tell is not None:
+                self._tell([written.news])
             return True
         log.info("node %s: a dispatch was fenced off; the schedule is read again", node)
         self.drop()

@@ -9,7 +9,7 @@ paused or cut off and wakes up dispatches nothing.
 
 A lost connection costs a step, never the loop: the step is logged and skipped, and
 the next one connects again. A node whose clock is off from the database's by more
-than ``CLOCK_WARNING_MS`` is warned about once (the lease does not depend on it).
+than ``core.nodes.CLOCK_WARNING_MS`` is warned about once (the lease does not depend on it).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from taskgui.core.clock import Clock
+from taskgui.core.nodes import clock_is_off
 from taskgui.store.errors import StoreError
-from taskgui.store.postgres.cluster import CLOCK_WARNING_MS, Cluster, Lease, RescuedRun
+from taskgui.store.postgres.cluster import Cluster, Lease, RescuedRun
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ class NodeLoop:
         return lease
 
     def _check_clock(self, offset_ms: float) -> None:
-        if abs(offset_ms) > CLOCK_WARNING_MS and not self._warned_clock:
+        if clock_is_off(offset_ms) and not self._warned_clock:
             self._warned_clock = True
             log.warning(
                 "node %s: this machine's clock is %+.0f ms off the database's; leases are "

@@ -14,15 +14,19 @@ timer, and each step looks once more in case a notice was lost with a connection
 
 Stopping: the node gives the lead up at once (another node takes it without waiting
 out the lease), claims nothing more, keeps its heartbeat while its runs finish (so
-nobody rescues them), records them, and only then says it stopped.
+nobody rescues them), records them, waits (up to ``NEWS_GRACE``) until what it
+decided while it led is told (``news``: its outbox rows are its own while it
+answers), and only then says it stopped.
 
 Signals:
     stopped(): every claimed run is recorded and the node left the schedule.
     error_occurred(str): a slot failed (logged; the node goes on).
 
 ``news`` (``LeaderNews``) carries what the engine decided while this node led (a
-run's end wherever it ran, a retry, a task that gave up): ``taskgui daemon`` follows
-it with the same log lines and outside notifications a file's daemon has.
+run's end wherever it ran, a retry, a task that gave up), from the outbox
+(``store.postgres.news``), and what a leader before it decided and did not live to
+tell: ``taskgui daemon`` follows it with the same log lines and outside
+notifications a file's daemon has.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from taskgui.runtime.guard import service_slot
 from taskgui.runtime.pool import WorkerPool
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import Cluster
+from taskgui.store.postgres.news import NewsRows
 from taskgui.store.postgres.repository import PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
 from taskgui.system.orphans import stop_orphaned_runs
@@ -56,6 +61,9 @@ log = logging.getLogger(__name__)
 # The commit of a dispatch, its notice to the other nodes and their claim take a few
 # milliseconds on a LAN; dispatched this much ahead, a run can start on time anywhere.
 DISPATCH_AHEAD = 0.05  # seconds
+# How long a stopping node waits for its news to be sent (a webhook's timeout is 10 s)
+# before it says it stopped; what is left then is the next leader's to tell.
+NEWS_GRACE = 12.0  # seconds
 
 
 class ClusterNodeService(QObject):
@@ -93,12 +101,15 @@ class ClusterNodeService(QObject):
         self.pool = WorkerPool(workers, clock.monotonic, kill_grace=kill_grace, parent=self)
         # What this node's engine decides while it leads, for the log and the relay.
         self.news = LeaderNews(repository, self)
+        self._news_rows = NewsRows(session, node)
+        self._told: list[int] = []  # told, their rows not yet deleted (the store failed)
+        self.news.told.connect(self._on_news_told)
         self.leader = Leader(
             repository,
             self._runs,
             dead_after=self.times.silence,
             rng=rng,
-            committed=self.news.committed,
+            tell=self.news.tell,
         )
         self.claimer = Claimer(repository, self.cluster, self._runs, self.pool, clock, parent=self)
         self.claimer.run_ended.connect(self._on_claimer_run_ended)
@@ -114,6 +125,7 @@ class ClusterNodeService(QObject):
         self._conditions: ConditionMonitor | None = None
         self._stopping = False
         self._done = False
+        self._waited_for_news = False
 
     def start(self) -> int:
         """Join the schedule; return how many of this node's own runs a previous
@@ -188,7 +200,10 @@ class ClusterNodeService(QObject):
 
     @service_slot
     def _on_steps_timeout(self) -> None:
-        self.loop.step()
+        lease = self.loop.step()
+        if not self._stopping:
+            self.leader.tell_orphans(lease)
+        self._forget_told()
         try:
             self._repository.changed()  # drains; a broken feed connects again
             self._look_at_idle()
@@ -238,10 +253,33 @@ class ClusterNodeService(QObject):
             QTimer.singleShot(0, self._on_deadline_fired)  # after the slot that ended it
 
     @service_slot
+    def _on_news_told(self, ids: list[int]) -> None:
+        self._told += ids
+        self._forget_told()
+
+    def _forget_told(self) -> None:
+        """Delete the told rows (again at the next step if the store failed: while
+        this node answers, nobody else tells them)."""
+        if not self._told:
+            return
+        try:
+            self._news_rows.told(self._told)
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
+            return
+        self._told = []
+
+    @service_slot
     def _on_claimer_idle(self) -> None:
         if self._done:
             return
+        if self.news.pending and not self._waited_for_news:
+            self._waited_for_news = True
+            self.news.drained.connect(self._on_claimer_idle)
+            QTimer.singleShot(int(NEWS_GRACE * 1000), self._on_claimer_idle)
+            return
         self._done = True
+        self._forget_told()
         self._steps.stop()
         try:
             self.cluster.stopped()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from taskgui.core.nodes import NodeInfo
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.task import TaskId
 from taskgui.store import codec
@@ -35,24 +36,6 @@ from taskgui.store.postgres.schema import RUN_KEY
 from taskgui.store.postgres.session import Session
 
 RESCUED_ERROR = "rescued from node {node}, which stopped answering; it will be retried"
-# A node whose clock differs from the database's by more than this is warned about.
-CLOCK_WARNING_MS = 1000.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NodeInfo:
-    """A row of ``taskgui nodes``."""
-
-    name: str
-    leader: bool
-    pid: int
-    host: str
-    last_heartbeat: datetime
-    running: int
-    version: str
-    clock_offset_ms: float
-    alive: bool
-    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +75,18 @@ class RescuedRun:
     task_id: TaskId
     node: str
     attempt: int
+
+
+def holds_lease(connection: Any, node: str, epoch: int) -> bool:
+    """Inside a transaction: ``node`` leads with fencing token ``epoch`` and its lease
+    has not run out. The row is read FOR SHARE, so a takeover waits until this
+    transaction commits and then bumps the epoch: every later fenced write fails."""
+    row = connection.execute(
+        "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
+        "AND expires_at > clock_timestamp() FOR SHARE",
+        (node, epoch),
+    ).fetchone()
+    return row is not None
 
 
 def _seconds(value: timedelta) -> float:
@@ -231,12 +226,7 @@ class Cluster:
         """
         now_us = codec.to_us(now)
         with self._session.transaction() as connection:
-            fence = connection.execute(
-                "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
-                "AND expires_at > clock_timestamp() FOR SHARE",
-                (self.node, epoch),
-            ).fetchone()
-            if fence is None:
+            if not holds_lease(connection, self.node, epoch):
                 return None
             ids: list[int] = []
             for run in runs:
@@ -346,12 +336,7 @@ class Cluster:
         was only cut off, and its command still ran) is visible.
         """
         with self._session.transaction() as connection:
-            fence = connection.execute(
-                "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
-                "AND expires_at > clock_timestamp() FOR SHARE",
-                (self.node, epoch),
-            ).fetchone()
-            if fence is None:
+            if not holds_lease(connection, self.node, epoch):
                 return None
             rows = connection.execute(
                 "UPDATE runs r SET outcome = %s, finished_at = %s, "

@@ -16,10 +16,11 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+from taskgui.core.nodes import NodeInfo
 from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.store import codec
-from taskgui.store.postgres.cluster import Cluster, NodeInfo
+from taskgui.store.postgres.cluster import Cluster
 from taskgui.store.postgres.repository import PostgresRepository
 from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, ScheduleHolder, TaskChanges
 from taskgui.store.run_rows import RUN_COLUMNS, run_record

@@ -15,6 +15,7 @@ task reads back exactly as it does from a file. Differences that follow from sha
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +38,9 @@ from taskgui.core.status import RunId, RunRecord, RunResult
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
 from taskgui.store.errors import StoreError
+from taskgui.store.postgres import news
+from taskgui.store.postgres.cluster import holds_lease
+from taskgui.store.postgres.news import NewsItem
 from taskgui.store.postgres.placement import Placement
 from taskgui.store.postgres.reads import (
     INSERT_MANY,
@@ -68,6 +72,14 @@ def _refusal(specs: Iterable[TaskSpec]) -> InvalidTaskError | None:
 
 class FencedOffError(StoreError):
     """A fenced write found that this process no longer leads; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class FencedWrite:
+    """A fenced write committed; ``news``: its outbox row, for its teller to tell
+    (``store.postgres.news``), None when it decided nothing to tell."""
+
+    news: NewsItem | None = None
 
 
 class PostgresRepository(PostgresReads):
@@ -141,7 +153,7 @@ class PostgresRepository(PostgresReads):
         epoch: int,
         results: Mapping[RunId, RunResult] | None = None,
         placements: Mapping[TaskId, Placement] | None = None,
-    ) -> bool:
+    ) -> FencedWrite | None:
         """As a shared schedule's leader: ``apply``, only while ``node`` leads with
         fencing token ``epoch`` (read FOR SHARE in the same transaction, so a takeover
         waits for this commit and every later one of the old leader writes nothing).
@@ -149,19 +161,20 @@ class PostgresRepository(PostgresReads):
         A run is dispatched with its epoch, priority and key, for any node to claim; an
         occurrence some dispatch already committed (``runs_once``) rolls the whole
         transaction back. ``placements``: where a task's runs may go (its pin, the
-        conditions the claiming node's machine must meet). False
-        when nothing was written: the caller's engine no longer matches the store and is
-        rebuilt from it.
+        conditions the claiming node's machine must meet). The ends, retries and
+        give-ups it decides go to the outbox in the same transaction (``news``), for
+        ``node`` to tell. None when nothing was written: the caller's engine no longer
+        matches the store and is rebuilt from it.
         """
         if not events:
-            return True
+            return FencedWrite()
         try:
-            self._write(
+            told = self._write(
                 events, now, results=results, fence=(node, epoch), placements=placements or {}
             )
         except _FencedError:
-            return False
-        return True
+            return None
+        return FencedWrite(told)
 
     def _write(
         self,
@@ -172,7 +185,7 @@ class PostgresRepository(PostgresReads):
         fence: tuple[str, int] | None,
         placements: Mapping[TaskId, Placement],
         pids: Mapping[RunId, int] | None = None,
-    ) -> None:
+    ) -> NewsItem | None:
         changed = [event.task.spec for event in events if isinstance(event, TaskChanged)]
         refusal = _refusal(changed)
         if refusal is not None:
@@ -180,8 +193,9 @@ class PostgresRepository(PostgresReads):
         now_us = codec.to_us(now)
         results = results or {}
         dispatched: list[tuple[RunId, int]] = []
+        told: NewsItem | None = None
         with self._session.transaction() as connection:
-            if fence is not None and not _leads(connection, *fence):
+            if fence is not None and not holds_lease(connection, *fence):
                 raise _FencedError
             for run_id, pid in (pids or {}).items():  # first: a run may end in this one
                 row_id = self._run_rows.get(run_id)
@@ -192,12 +206,17 @@ class PostgresRepository(PostgresReads):
                     _dispatch_fenced(connection, event, fence[1], placements, dispatched)
                 else:
                     self._apply_one(connection, event, now_us, results, dispatched)
+            if fence is not None:  # a shared schedule's decision: told from the outbox
+                told = news.write(
+                    connection, teller=fence[0], epoch=fence[1], events=events, results=results
+                )
         # Known only once committed: a rolled-back dispatch has no row.
         for run_id, row_id in dispatched:
             self._run_rows[run_id] = row_id
         for event in events:
             if isinstance(event, RunFinished | RunWithdrawn):
                 self._run_rows.pop(event.run.run_id, None)
+        return told
 
     def _apply_one(
         self,
@@ -364,15 +383,6 @@ _ANYWHERE = Placement()
 
 class _FencedError(Exception):
     """Raised inside a fenced write to roll it back: not the leader, or a run key taken."""
-
-
-def _leads(connection: Connection[Any], node: str, epoch: int) -> bool:
-    row = connection.execute(
-        "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
-        "AND expires_at > clock_timestamp() FOR SHARE",
-        (node, epoch),
-    ).fetchone()
-    return row is not None
 
 
 def _dispatch_fenced(

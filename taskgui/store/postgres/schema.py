@@ -168,6 +168,19 @@ MIGRATIONS: Sequence[str] = (
     CREATE UNIQUE INDEX runs_once ON runs (task_id, kind, scheduled_at, attempt)
         WHERE missed IS NULL AND outcome IS DISTINCT FROM 'stopped';
     """,
+    # 8: the leader's outbox (store.postgres.news). What an engine decided about runs'
+    # ends (the events its log and notifications tell) is written in the same fenced
+    # commit as the decision, named after the process that will tell it, and deleted
+    # once told; a row whose teller stopped answering is the leader's to tell.
+    """
+    CREATE TABLE news (
+        id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        epoch      BIGINT NOT NULL,  -- the lease under which the decision was committed
+        teller     TEXT   NOT NULL,  -- the node (or CLI) that tells it, and its process
+        teller_pid BIGINT NOT NULL,
+        body       TEXT   NOT NULL   -- versioned JSON: the events and the runs' results
+    );
+    """,
 )
 
 # A dispatch's ON CONFLICT names the run key's index by its columns and predicate.

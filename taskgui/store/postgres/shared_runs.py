@@ -114,7 +114,7 @@ class SharedRuns:
         first (what a new leader needs to carry on; see ``Engine.load``)."""
         rows = self._session.query(
             "SELECT r.id, r.task_id, r.attempt, r.kind, r.scheduled_at, "
-            "coalesce(r.started_at, r.scheduled_at), r.outcome FROM runs r "
+            "coalesce(r.started_at, r.scheduled_at), r.outcome, r.finished_at FROM runs r "
             "JOIN tasks t ON t.id = r.task_id WHERE t.state = 'running' AND r.missed IS NULL "
             "AND (r.outcome IS NULL OR r.id = (SELECT max(id) FROM runs l "
             "WHERE l.task_id = t.id AND l.missed IS NULL)) ORDER BY r.id"
@@ -129,6 +129,7 @@ class SharedRuns:
                     scheduled_at=codec.from_us(row[4]),
                     dispatched_at=codec.from_us(row[5]),
                     outcome=RunOutcome(row[6]) if row[6] else None,
+                    finished_at=None if row[7] is None else codec.from_us(row[7]),
                 )
             )
         return carried

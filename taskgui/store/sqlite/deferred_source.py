@@ -69,10 +69,17 @@ _AFTER = "instr(rules, '\"after\":') > 0"
 # for a row as written it is (``_QUEUED_AT`` is ``Engine._should_queue``); for any
 # other, only decoding it says whether and when it runs. One CASE, so that each row
 # is judged once: its run time (queued), NULL (not queued) or READ_WHOLE.
+# A spread task whose start is its occurrence was written while no scheduler ran
+# (the CLI's insert or edit draws no spread): read whole, so that the start draws it
+# and commits it, and the window and the CLI show the start it will run at.
 READ_WHOLE = "whole"
 _ANY_STATE = _sql_list(state.value for state in TaskState if state is not TaskState.RUNNING)
+_UNSPREAD = (
+    "instr(rules, '\"spread\":{') > 0 "
+    f"AND slot_kind = '{SlotKind.OCCURRENCE.value}' AND next_run_at = scheduled_at"
+)
 _START_COLUMN = (
-    f"CASE WHEN rules IS NOT NULL AND instr(rules, '\"paused_until\":') > 0 "
+    f"CASE WHEN rules IS NOT NULL AND (instr(rules, '\"paused_until\":') > 0 OR ({_UNSPREAD})) "
     f"THEN '{READ_WHOLE}' "
     + _QUEUED_AT.removeprefix("CASE ").removesuffix(" END")
     + f" WHEN state IN ({_ANY_STATE}) AND typeof(paused) = 'integer' AND paused IN (0, 1) "

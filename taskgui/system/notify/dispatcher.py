@@ -9,6 +9,8 @@ channel that is down for a day should not make the app hold a day of failures.
 
 ``delivered`` is called on the sending thread after each attempt with the channel's
 name, the message and the error (None on success): tests wait on it, the app may log.
+``after_sent`` calls back once everything submitted before it was sent or given up on
+(a shared schedule's outbox row is deleted only then).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MAX_QUEUED = 500
 Delivered = Callable[[str, Message, ChannelError | None], None]
+Passed = Callable[[], None]
 
 
 class Dispatcher:
@@ -33,7 +36,8 @@ class Dispatcher:
     def __init__(self, channels: Sequence[Channel], delivered: Delivered | None = None) -> None:
         self._channels = list(channels)
         self._delivered = delivered
-        self._queue: collections.deque[Message] = collections.deque()
+        # Messages, and the callbacks of ``after_sent`` in their place among them.
+        self._queue: collections.deque[Message | Passed] = collections.deque()
         self._ready = threading.Condition()
         self._closed = False
         self._last_problem: dict[str, str] = {}
@@ -51,19 +55,36 @@ class Dispatcher:
 
     def submit(self, message: Message) -> None:
         """Queue ``message`` for every channel; never blocks, never raises."""
+        self._enqueue(message)
+
+    def after_sent(self, passed: Passed) -> None:
+        """Call ``passed`` (on the sending thread, or here when nothing is queued)
+        once every message submitted before this call was sent or given up on."""
+        if not self._enqueue(passed):
+            passed()
+
+    def _enqueue(self, item: Message | Passed) -> bool:
+        """Queue ``item``; False when it was not (closed, or no channel to send to)."""
+        dropped: Passed | None = None
         with self._ready:
             if self._closed or not self._channels:
-                return
+                return False
             if len(self._queue) >= MAX_QUEUED:
-                self._queue.popleft()
-                self.dropped += 1
-            self._queue.append(message)
+                oldest = self._queue.popleft()
+                if isinstance(oldest, Message):
+                    self.dropped += 1
+                else:
+                    dropped = oldest  # what came before it is given up on, or sent
+            self._queue.append(item)
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="taskgui-notify", daemon=True
                 )
                 self._thread.start()
             self._ready.notify()
+        if dropped is not None:
+            _call(dropped)
+        return True
 
     def close(self, timeout: float = 5.0) -> None:
         """Send what is queued (within ``timeout``), then stop the thread."""
@@ -74,7 +95,7 @@ class Dispatcher:
         if thread is not None:
             thread.join(timeout)
 
-    def _next(self) -> tuple[Message, list[Channel]] | None:
+    def _next(self) -> tuple[Message | Passed, list[Channel]] | None:
         with self._ready:
             while not self._queue and not self._closed:
                 self._ready.wait()
@@ -85,6 +106,9 @@ class Dispatcher:
     def _run(self) -> None:
         while (item := self._next()) is not None:
             message, channels = item
+            if not isinstance(message, Message):
+                _call(message)
+                continue
             for channel in channels:
                 self._send(channel, message)
 
@@ -106,3 +130,10 @@ class Dispatcher:
                 self._delivered(channel.name, message, problem)
             except Exception:
                 log.exception("the delivery callback failed")
+
+
+def _call(passed: Passed) -> None:
+    try:
+        passed()
+    except Exception:
+        log.exception("the after-sent callback failed")

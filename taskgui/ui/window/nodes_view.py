@@ -30,12 +30,11 @@ from PySide6.QtWidgets import (
 )
 
 from taskgui.core.duration import ago_text
-from taskgui.runtime.follow_reader import NodeFacts
+from taskgui.core.nodes import NodeInfo, clock_is_off
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.plain_text import plain_tooltip
 from taskgui.ui.table.formatting import local_time_full_text
 
-CLOCK_WARNING_MS = 1000.0  # as ``taskgui nodes`` warns
 HEADERS = (
     "Name", "Leader", "PID", "Host", "Last heartbeat", "Running", "Version", "Clock offset",
 )  # fmt: skip
@@ -51,11 +50,11 @@ class NodesSource(Protocol):
     def nodes_changed(self) -> SignalInstance: ...
 
     @property
-    def nodes(self) -> list[NodeFacts] | None: ...
+    def nodes(self) -> list[NodeInfo] | None: ...
 
 
 def clock_text(offset_ms: float) -> str:
-    off = abs(offset_ms) > CLOCK_WARNING_MS
+    off = clock_is_off(offset_ms)
     rounded = round(offset_ms)
     text = f"{rounded:+d} ms" if rounded else "0 ms"
     return text + (" — more than 1 s off" if off else "")
@@ -69,7 +68,7 @@ class NodesDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self._now = now
-        self._nodes: list[NodeFacts] = []
+        self._nodes: list[NodeInfo] = []
         self.setWindowTitle("Nodes")
         self.resize(900, 320)
         self.summary = QLabel(self)
@@ -99,7 +98,7 @@ class NodesDialog(QDialog):
         source.nodes_changed.connect(self.show_nodes)
         self.show_nodes(source.nodes or [])
 
-    def show_nodes(self, nodes: Sequence[NodeFacts]) -> None:
+    def show_nodes(self, nodes: Sequence[NodeInfo]) -> None:
         self._nodes = list(nodes)
         self.table.setRowCount(len(self._nodes))
         for row, node in enumerate(self._nodes):
@@ -113,7 +112,7 @@ class NodesDialog(QDialog):
                     item.setForeground(_DIM)
                 self.table.setItem(row, column, item)
             offset = items[-1]
-            if abs(node.clock_offset_ms) > CLOCK_WARNING_MS:
+            if node.clock_off:
                 offset.setForeground(_WARN)
                 offset.setToolTip(
                     "This machine's clock differs from the database's by more than a second. "

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from taskgui.core.engine.engine import CarriedRun, Engine
-from taskgui.core.events import RunDispatched
+from taskgui.core.events import RetryScheduled, RunDispatched, RunFinished
 from taskgui.core.recurrence import Every
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import TaskSnapshot
@@ -75,3 +75,24 @@ def test_without_carried_runs_a_running_task_is_interrupted_as_before() -> None:
     leader = Engine()
     leader.load([stored], at(5))
     assert leader.snapshot(1).status.state is TaskState.RETRYING
+
+
+def test_a_carried_run_that_ended_unseen_is_told_as_finished_then_decided() -> None:
+    spec = make_spec(1, retry=fixed_retry(3, 10))
+    _, [stored] = _dispatched([spec])
+    leader = Engine()
+    ended = CarriedRun(ref=5, attempt=1, kind=SlotKind.OCCURRENCE, scheduled_at=T0,
+                       dispatched_at=T0, outcome=RunOutcome.FAILED, finished_at=at(4))  # fmt: skip
+    events = leader.load([stored], at(5), carried_on={1: [ended]})
+    told = [e for e in events if isinstance(e, RunFinished | RetryScheduled)]
+    assert [type(e) for e in told] == [RunFinished, RetryScheduled]  # as finished() tells it
+    finished = told[0]
+    assert isinstance(finished, RunFinished)
+    assert (finished.run.task_id, finished.run.attempt, finished.outcome) == (
+        1, 1, RunOutcome.FAILED,
+    )  # fmt: skip
+    assert finished.finished_at == at(4)
+    going = CarriedRun(ref=6, attempt=1, kind=SlotKind.OCCURRENCE, scheduled_at=T0,
+                       dispatched_at=T0)  # fmt: skip
+    events = Engine().load([stored], at(5), carried_on={1: [going]})
+    assert not any(isinstance(e, RunFinished) for e in events)  # still going: told at its end

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,6 +93,26 @@ class Cluster:
             time.sleep(0.01)
         return time.monotonic() - begun
 
+    def wait_while_progressing(
+        self,
+        check: Callable[[], bool],
+        progress: Callable[[], int],
+        stall: float = 30.0,
+        limit: float = 600.0,
+    ) -> None:
+        """Wait until ``check()``, failing only when ``progress()`` stands still for
+        ``stall`` seconds: how fast a backlog drains is the machine's load, not
+        exactly-once (at a load of 9 the 30,000 runs took over a minute)."""
+        begun = last_move = time.monotonic()
+        seen = progress()
+        while not check():
+            now = time.monotonic()
+            if (moved := progress()) != seen:
+                seen, last_move = moved, now
+            if now - last_move > stall or now - begun > limit:
+                raise AssertionError(f"stuck at {seen} for {now - last_move:.0f} s")
+            time.sleep(0.05)
+
     def stop_all(self) -> None:
         for process in self.processes.values():
             if process.poll() is None:
@@ -128,7 +148,7 @@ class Cluster:
             return set(self.runs_log()) >= expected
 
         expected = {(task, k) for task in self.task_ids for k in range(self.occurrences)}
-        self.wait_for(all_done, timeout=60)
+        self.wait_while_progressing(all_done, lambda: len(self.runs_log()))
         counts = self.runs_log()
         rescued = self.rescued()
         twice = {key for key, count in counts.items() if count > 1}
@@ -180,7 +200,9 @@ def _leader_process(cluster: Cluster) -> tuple[str, int, subprocess.Popen[str]]:
 
 @pytest.mark.slow
 # 1,000 tasks: 30,000 occurrences in 3 s, more than three nodes can run as they come.
-@pytest.mark.parametrize("cluster", [(30, LEASE_MS, 1000)], indirect=True)
+# A longer lease than the fail-over tests': at a load of 15 a node had the CPU so
+# rarely that a 400 ms lease changed hands before a leader could dispatch anything.
+@pytest.mark.parametrize("cluster", [(30, 2000, 1000)], indirect=True)
 def test_three_nodes_run_every_occurrence_exactly_once(cluster: Cluster) -> None:
     cluster.dead_ms = 10_000  # a node slowed by a busy machine is not taken for dead
     for name in ("a", "b", "c"):

@@ -9,12 +9,11 @@ heartbeat) into the past with SQL, so no test sleeps for a lease.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from psycopg import sql
 
 from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.store import codec
@@ -28,28 +27,12 @@ DEAD_AFTER = timedelta(seconds=10)
 
 
 @pytest.fixture
-def schema(postgres: PostgresServer) -> str:
-    return postgres.new_schema()
-
-
-@pytest.fixture
-def repositories(postgres: PostgresServer, schema: str) -> Iterator[list[PostgresRepository]]:
-    opened = [PostgresRepository(postgres.dsn, schema=schema) for _ in range(3)]
-    yield opened
-    for repository in opened:
-        repository.close()
-
-
-@pytest.fixture
 def nodes(repositories: list[PostgresRepository]) -> list[Cluster]:
     return [Cluster(r.session, name) for r, name in zip(repositories, "abc", strict=True)]
 
 
 def _sql(postgres: PostgresServer, schema: str, statement: str) -> list[tuple[Any, ...]]:
-    with postgres.connect() as connection:
-        connection.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
-        cursor = connection.execute(statement)
-        return cursor.fetchall() if cursor.description else []
+    return postgres.query_in(schema, statement)
 
 
 def _expire_lease(postgres: PostgresServer, schema: str) -> None:

@@ -162,10 +162,11 @@ def test_nodes_warns_of_a_node_whose_clock_is_off_by_more_than_a_second(
     assert "right" not in result.stderr
 
 
-def test_commands_not_made_for_a_shared_schedule_yet_say_so(tmp_path: Path, dsn: str) -> None:
-    result = _taskgui(tmp_path, "--db", dsn, "edit", "1", "--notify", "never")
+def test_commands_not_made_for_a_shared_schedule_say_so(tmp_path: Path, dsn: str) -> None:
+    # migrate moves a file's schedule in: from a shared one there is nothing to move.
+    result = _taskgui(tmp_path, "--db", dsn, "migrate", "--to", dsn)
     assert result.returncode == 1
-    assert "not available on a PostgreSQL schedule yet" in result.stderr
+    assert "not available on a PostgreSQL schedule" in result.stderr
     missing = _taskgui(tmp_path, "--db", dsn, "cancel", "1")  # a change: no such task
     assert missing.returncode == 1 and "1" in missing.stderr
 

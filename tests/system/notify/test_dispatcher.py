@@ -70,3 +70,47 @@ def test_without_channels_nothing_starts() -> None:
     dispatcher.submit(message(1))
     dispatcher.close()
     assert dispatcher.channels == []
+
+
+def test_after_sent_calls_back_once_what_came_before_is_sent() -> None:
+    gate = threading.Event()
+    slow = Recording("slow", gate=gate)
+    dispatcher = Dispatcher([slow])
+    passed = threading.Event()
+    sent_when_passed: list[list[int]] = []
+
+    def after() -> None:
+        sent_when_passed.append([task_id for task_id, _ in slow.sent])
+        passed.set()
+
+    dispatcher.submit(message(1))
+    dispatcher.submit(message(2))
+    dispatcher.after_sent(after)
+    dispatcher.submit(message(3))
+    assert not passed.wait(0.05)  # the channel holds message 1 back
+    gate.set()
+    assert passed.wait(10)
+    dispatcher.close()
+    assert sent_when_passed == [[1, 2]]
+
+
+def test_after_sent_without_channels_or_when_closed_calls_back_at_once() -> None:
+    calls: list[str] = []
+    Dispatcher([]).after_sent(lambda: calls.append("none"))
+    closed = Dispatcher([Recording("r")])
+    closed.close()
+    closed.after_sent(lambda: calls.append("closed"))
+    assert calls == ["none", "closed"]
+
+
+def test_a_callback_pushed_out_of_a_full_queue_is_still_called() -> None:
+    gate = threading.Event()
+    dispatcher = Dispatcher([Recording("slow", gate=gate)])
+    calls: list[int] = []
+    dispatcher.submit(message(-1))  # the thread holds it (the gate is shut)
+    dispatcher.after_sent(lambda: calls.append(1))
+    for task_id in range(MAX_QUEUED + 1):
+        dispatcher.submit(message(task_id))
+    assert calls == [1]  # what came before it was given up on (or is being sent)
+    gate.set()
+    dispatcher.close()

@@ -1,0 +1,69 @@
+"""What ``list`` and ``show`` print, from any repository: a file's or a shared schedule's.
+
+Written once so the two schedules answer alike (the same table, the same JSON keys,
+the same wait reasons); the caller says whether anyone runs the schedule now
+(``scheduled``: a process holds the file's lock, or a node leads), because without one
+a due task waits for it rather than for what it last waited for.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from datetime import datetime
+
+from taskgui.cli import dependencies as cli_after
+from taskgui.cli import output as cli_format
+from taskgui.cli.context import note, print_json
+from taskgui.core.states import TaskState
+from taskgui.core.status import TaskSnapshot
+from taskgui.store.protocols import TaskRepository
+
+
+def _waiting(
+    repository: TaskRepository, snapshots: Sequence[TaskSnapshot], now: datetime, scheduled: bool
+) -> dict[int, str]:
+    """What each task waits for, as the window says it (see ``cli_format.wait_reasons``)."""
+    return cli_format.wait_reasons(snapshots, repository.wait_reasons(), now, scheduled=scheduled)
+
+
+def print_list(
+    args: argparse.Namespace, repository: TaskRepository, now: datetime, *, scheduled: bool
+) -> None:
+    state = TaskState(args.state) if args.state else None
+    snapshots = repository.list_tasks(state)
+    waiting = _waiting(repository, snapshots, now, scheduled)
+    names = None
+    if state is not None and cli_after.UPSTREAM in waiting.values():
+        names = cli_after.names_of(repository.list_tasks())  # upstreams of any state
+    set_aside = [task.task_id for task in repository.quarantined()]
+    if args.json:
+        print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
+    elif not snapshots:
+        print(f"no {state.value} tasks" if state else "no tasks")
+    else:
+        print("\n".join(cli_format.task_table(snapshots, waiting, names)))
+    if set_aside:
+        ids = ", ".join(str(task_id) for task_id in set_aside[:10])
+        more = f" and {len(set_aside) - 10} more" if len(set_aside) > 10 else ""
+        note(
+            f"{len(set_aside)} task(s) set aside because they cannot be read (id {ids}"
+            f"{more}): 'taskgui show ID' says why, 'taskgui delete ID' removes one"
+        )
+
+
+def print_show(
+    args: argparse.Namespace, repository: TaskRepository, now: datetime, *, scheduled: bool
+) -> None:
+    snapshot = repository.get(args.id)
+    waiting = _waiting(repository, [snapshot], now, scheduled).get(snapshot.spec.id)
+    tasks = repository.list_tasks()  # names, and who runs after this one
+    if args.json:
+        print_json(
+            {**cli_format.task_json(snapshot, waiting), **cli_after.show_json(snapshot, tasks)}
+        )
+    else:
+        pairs = cli_after.show_pairs(snapshot, tasks)
+        names = cli_after.names_of(tasks)
+        lines = cli_format.task_lines(snapshot, now, waiting, pairs, names)
+        print("\n".join(lines))
