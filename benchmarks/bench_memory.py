@@ -32,7 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -109,12 +110,11 @@ def seed_database(path: Path, count: int) -> float:
     return time.perf_counter() - began
 
 
-def daemon_rss(folder: Path, db: Path) -> tuple[dict[str, int], float]:
-    """Start the daemon on ``db``; its memory once every task is loaded, and seconds
-    to get there."""
+def new_account(folder: Path) -> dict[str, str]:
+    """The environment of a new user whose every folder is under ``folder``."""
     for name in ("home", "data", "state", "config", "runtime", "cache"):
         (folder / name).mkdir(mode=0o700, parents=True, exist_ok=True)
-    env = {
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(folder / "home"),
         "XDG_DATA_HOME": str(folder / "data"),
@@ -125,8 +125,14 @@ def daemon_rss(folder: Path, db: Path) -> tuple[dict[str, int], float]:
         "PYTHONPATH": str(ROOT),
         "QT_QPA_PLATFORM": "offscreen",
     }
-    stderr_path = folder / "daemon.stderr"
-    began = time.perf_counter()
+
+
+@contextmanager
+def daemon_on(
+    db: Path, env: dict[str, str], stderr_path: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``taskgui daemon`` on ``db`` as the account of ``env``, its log in
+    ``stderr_path``; stopped with SIGTERM (then SIGKILL) on leaving."""
     with stderr_path.open("wb") as stderr:
         daemon = subprocess.Popen(
             [sys.executable, "-m", "taskgui", "--db", str(db), "daemon"],
@@ -136,6 +142,23 @@ def daemon_rss(folder: Path, db: Path) -> tuple[dict[str, int], float]:
             stderr=stderr,
         )
     try:
+        yield daemon
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        try:
+            daemon.wait(60)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait()
+
+
+def daemon_rss(folder: Path, db: Path) -> tuple[dict[str, int], float]:
+    """Start the daemon on ``db``; its memory once every task is loaded, and seconds
+    to get there."""
+    env = new_account(folder)
+    stderr_path = folder / "daemon.stderr"
+    began = time.perf_counter()
+    with daemon_on(db, env, stderr_path) as daemon:
         deadline = began + START_TIMEOUT
         running_since: float | None = None
         while time.perf_counter() < deadline:
@@ -158,13 +181,6 @@ def daemon_rss(folder: Path, db: Path) -> tuple[dict[str, int], float]:
         loaded = time.perf_counter() - began
         time.sleep(1.0)  # let the event loop settle after the last chunk
         return vm_status(daemon.pid), loaded
-    finally:
-        daemon.send_signal(signal.SIGTERM)
-        try:
-            daemon.wait(60)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait()
 
 
 # ------------------------------------------------------------------ APScheduler

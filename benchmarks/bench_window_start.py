@@ -17,6 +17,12 @@ The two take turns, and the medians and their ratio are printed. The goal (issue
 is the first rows on screen within 0.4 s at 100,000 tasks, against a daemon start of
 about 0.22 s: a ratio of about 1.8.
 
+Beside each wall-clock median, the CPU seconds the start's threads used by then: on a
+shared machine the wall clock mostly measures waiting for a CPU (a load average of 16
+on 2 CPUs made the same start 10x longer), and the CPU time is what the start itself
+costs, which a quiet machine of the same speed would take about as wall time (the
+threads overlap on 2 CPUs; the file is in the page cache).
+
 This is a benchmark, not a test: it exits 0 unless it crashes.
 """
 
@@ -26,6 +32,7 @@ from __future__ import annotations
 import time
 
 T0 = time.perf_counter()  # before any other import: a start includes its imports
+C0 = time.process_time()  # the CPU time of every thread of the process from here
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -73,8 +80,9 @@ def _populate(path: Path, count: int) -> None:
     repository.close()
 
 
-def _child(kind: str, path: Path) -> float:
-    """One start in this fresh process; seconds from its first statement."""
+def _child(kind: str, path: Path) -> tuple[float, float]:
+    """One start in this fresh process: seconds from its first statement, and the
+    CPU seconds its threads used by then."""
     from taskgui.core.clock import SystemClock
     from taskgui.runtime.service import SchedulerService
     from taskgui.store.sqlite.opening import open_sqlite
@@ -87,7 +95,7 @@ def _child(kind: str, path: Path) -> float:
         repository, _moved = open_sqlite(path, clock.now())
         service = SchedulerService(repository, clock)
         service.start()
-        elapsed = time.perf_counter() - T0
+        elapsed = time.perf_counter() - T0, time.process_time() - C0
         service.shutdown(0.0)
         del app
         return elapsed
@@ -102,12 +110,12 @@ def _child(kind: str, path: Path) -> float:
     service = SchedulerService(repository, clock)
     service.start()
     window = MainWindow(service, clock, location=str(path))
-    painted: list[float] = []
+    painted: list[tuple[float, float]] = []
 
     class FirstRows(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
             if event.type() == QEvent.Type.Paint and window.proxy.rowCount() and not painted:
-                painted.append(time.perf_counter() - T0)
+                painted.append((time.perf_counter() - T0, time.process_time() - C0))
             return False
 
     spy = FirstRows()
@@ -123,7 +131,7 @@ def _child(kind: str, path: Path) -> float:
     return painted[0]
 
 
-def _start(kind: str, path: Path) -> float:
+def _start(kind: str, path: Path) -> tuple[float, float]:
     output = subprocess.run(
         [sys.executable, __file__, "--child", kind, str(path)],
         check=True,
@@ -131,7 +139,8 @@ def _start(kind: str, path: Path) -> float:
         text=True,
         env={**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")},
     ).stdout
-    return float(json.loads(output.strip().splitlines()[-1]))
+    wall, cpu = json.loads(output.strip().splitlines()[-1])
+    return float(wall), float(cpu)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -155,19 +164,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = Path(folder) / "taskgui.sqlite3"
         _populate(path, count)
         times: dict[str, list[float]] = {"daemon": [], "window": []}
+        cpu: dict[str, list[float]] = {"daemon": [], "window": []}
+        load_before = os.getloadavg()[0]
         for repeat in range(repeats):
             kinds = ("daemon", "window") if repeat % 2 == 0 else ("window", "daemon")
             for kind in kinds:
-                times[kind].append(_start(kind, path))
+                wall, used = _start(kind, path)
+                times[kind].append(wall)
+                cpu[kind].append(used)
     daemon = statistics.median(times["daemon"])
     window = statistics.median(times["window"])
+    daemon_cpu = statistics.median(cpu["daemon"])
+    window_cpu = statistics.median(cpu["window"])
     print(
         f"taskgui start benchmark: Python {platform.python_version()}, "
         f"platform {os.environ.get('QT_QPA_PLATFORM', 'offscreen')}"
     )
-    print(f"{count:,} tasks, {repeats} start(s) each, medians in seconds")
-    print(f"daemon start (baseline)            {daemon:8.3f}")
-    print(f"window start, first rows painted   {window:8.3f}")
+    print(
+        f"{count:,} tasks, {repeats} start(s) each, medians in seconds; load average "
+        f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after"
+    )
+    print(f"{'':35}{'wall':>8}{'CPU':>8}")
+    print(f"daemon start (baseline)            {daemon:8.3f}{daemon_cpu:8.3f}")
+    print(f"window start, first rows painted   {window:8.3f}{window_cpu:8.3f}")
+    print(
+        "(CPU: the seconds every thread of the process ran, from its first statement: "
+        "what a start costs when no other process waits for the CPUs)"
+    )
     print(f"ratio (same run): window / daemon = {window / daemon:.2f}")
     if not args.smoke and count == 100_000:
         met = "PASS" if window <= GOAL_WINDOW_S else "MISS"

@@ -115,7 +115,10 @@ class EngineBase:
         if entry.spec.spread is not None and unspread(entry):
             # Added while no scheduler ran: the store wrote its first start without
             # the spread. A full load draws it (``Engine.load``); so does this read,
-            # and the start is committed with the events of the call that read it.
+            # and the change is among the events of the call that read it (``due``'s
+            # are committed; a read ahead's are published, and the dispatch commits
+            # the start). SQLite reads such rows whole at the start, so this is for
+            # a row it could not tell (see ``store/sqlite/deferred_source.py``).
             self._set_occurrence(entry, entry.slot_at)
             self._spread_on_read.append(task_id)
         key = (entry.slot_at.timestamp(), entry.seq)

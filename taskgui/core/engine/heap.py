@@ -95,7 +95,7 @@ class IndexedHeap(Generic[IdT, KeyT]):
         key, item_id = heap[0]
         del self._pos[item_id]
         heap[0] = last
-        self._sift_down(0)
+        self._sift_to_leaf()
         return item_id, key
 
     def pop_at_most(self, bound: KeyT) -> tuple[IdT, KeyT] | None:
@@ -146,7 +146,7 @@ class IndexedHeap(Generic[IdT, KeyT]):
             self._dead -= 1
             if heap:
                 heap[0] = last
-                self._sift_down(0)
+                self._sift_to_leaf()
         self._pos.pop(DEAD, None)
 
     def _compact(self) -> None:
@@ -247,3 +247,28 @@ class IndexedHeap(Generic[IdT, KeyT]):
                 break
         heap[pos] = entry
         index[entry[1]] = pos
+
+    def _sift_to_leaf(self) -> None:
+        """Restore order after the last entry was put at the top (a pop): ``heapq``'s
+        way. The smaller child moves up at every level down to a leaf, then the entry
+        sifts up from there. The entry came from the bottom, so it belongs near the
+        bottom again: this compares the two children once a level, where sifting down
+        compares them and then the entry, twice; the ready heap pops a task on every
+        dispatch."""
+        heap = self._heap
+        index = self._pos
+        size = len(heap)
+        entry = heap[0]
+        pos = 0
+        child = 1
+        while child < size:
+            right = child + 1
+            if right < size and heap[right][0] < heap[child][0]:
+                child = right
+            smaller = heap[child]
+            heap[pos] = smaller
+            index[smaller[1]] = pos
+            pos = child
+            child = 2 * pos + 1
+        heap[pos] = entry
+        self._sift_up(pos)
