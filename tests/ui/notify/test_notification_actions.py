@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QProcess
 from PySide6.QtDBus import QDBusConnection
 from pytestqt.qtbot import QtBot
 
@@ -42,6 +43,11 @@ def connect(address: str, name: str) -> QDBusConnection:
     return bus
 
 
+def settle(qtbot: QtBot, notifier: DBusNotifier) -> None:
+    """Let the notifier's sending processes end and be deleted before it goes."""
+    qtbot.waitUntil(lambda: not notifier.findChildren(QProcess), timeout=10_000)
+
+
 def test_each_action_clicked_on_the_server_reaches_the_app_with_its_task(
     bus_address: str, qtbot: QtBot
 ) -> None:
@@ -67,6 +73,7 @@ def test_each_action_clicked_on_the_server_reaches_the_app_with_its_task(
             *("default", "Show History"),
             *("retry", "Retry Now", "log", "Open Log", "snooze", "Snooze 1 h"),
         ]
+        settle(qtbot, notifier)
     finally:
         server.close()
         QDBusConnection.disconnectFromBus("actions-test")
@@ -86,6 +93,7 @@ def test_a_notice_that_is_no_failure_offers_no_failure_actions(
         qtbot.waitUntil(lambda: any(c[0] == "Notify" for c in server.calls), timeout=10_000)
         [notify] = [call for call in server.calls if call[0] == "Notify"]
         assert notify[2][5] == ["default", "Show History"]
+        settle(qtbot, notifier)
     finally:
         server.close()
         QDBusConnection.disconnectFromBus("recovered-test")
