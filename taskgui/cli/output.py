@@ -24,7 +24,7 @@ from typing import Any
 
 from taskgui.core.dependency_text import waiting_for
 from taskgui.core.duration import format_duration
-from taskgui.core.node_text import node_wanted
+from taskgui.core.nodes import node_wanted
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.shape import task as shape
 from taskgui.core.states import TaskState, WaitReason

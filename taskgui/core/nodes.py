@@ -3,12 +3,15 @@
 The cluster reads them from the database, ``taskgui nodes`` prints them, the window's
 follower hands them to View > Nodes: one value for all three, here at the bottom where
 the store, the runtime and the window may all look, so none copies another's fields.
+And the words for the node a waiting run wants, shared by the table and the CLI.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+
+from taskgui.core.task import TaskSpec
 
 # A node whose clock differs from the database's by more than this is warned about
 # (leases are judged on the database's clock, so only what the node shows is off).
@@ -38,3 +41,12 @@ class NodeInfo:
     @property
     def clock_off(self) -> bool:
         return clock_is_off(self.clock_offset_ms)
+
+
+def node_wanted(spec: TaskSpec) -> str:
+    """Which node a dispatched run of ``spec`` waits for, in the words the table,
+    ``list`` and ``show`` give the ``node`` wait reason (``WaitReason.NODE``):
+    ``node backup-box`` (its pin), ``a node tagged disk``, or ``a free node``."""
+    if spec.on_node is not None:
+        return f"node {spec.on_node}"
+    return f"a node tagged {spec.on_tag}" if spec.on_tag is not None else "a free node"

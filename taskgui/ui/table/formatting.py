@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from taskgui.core.duration import ago_text, clock_text, countdown_text
-from taskgui.core.node_text import node_wanted
+from taskgui.core.nodes import node_wanted
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
