@@ -22,6 +22,8 @@ from PySide6.QtDBus import (
     QDBusVariant,
 )
 
+from taskgui.runtime.weak_slot import weak_slot
+
 log = logging.getLogger(__name__)
 
 PROPERTIES = "org.freedesktop.DBus.Properties"
@@ -81,12 +83,13 @@ class WatchedProperties(QObject):
         self._pending = {}
         self._answers = 0
         self._failed = None
+        answered = weak_slot(WatchedProperties._on_get_finished, self)  # see weak_slot
         for name in self._names:
             message = QDBusMessage.createMethodCall(self._service, self._path, PROPERTIES, "Get")
             message.setArguments([self._interface, name])
             watcher = QDBusPendingCallWatcher(self._bus.asyncCall(message, CALL_TIMEOUT_MS), self)
             self._watchers.add(watcher)
-            watcher.finished.connect(lambda w=watcher, n=name: self._on_get_finished(w, n))
+            watcher.finished.connect(lambda w=watcher, n=name: answered(w, n))
 
     def _on_get_finished(self, watcher: QDBusPendingCallWatcher, name: str) -> None:
         self._watchers.discard(watcher)

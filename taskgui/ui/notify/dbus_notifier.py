@@ -21,10 +21,11 @@ import shutil
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from PySide6.QtCore import SLOT, QObject, QProcess, QTimer, Slot
+from PySide6.QtCore import SLOT, QDeadlineTimer, QObject, QProcess, QTimer, Slot
 from PySide6.QtDBus import QDBus, QDBusConnection, QDBusMessage
 
 from taskgui.runtime.guard import never_raises
+from taskgui.runtime.weak_slot import weak_slot
 from taskgui.ui.notify.notifier import Notice, Notifier
 from taskgui.ui.plain_text import escape_markup, inert_markup
 
@@ -40,6 +41,10 @@ DEFAULT_ACTION = "default"
 FAILURE_ACTIONS = (("retry", "Retry Now"), ("log", "Open Log"), ("snooze", "Snooze 1 h"))
 ACTION_KEYS = frozenset(key for key, _label in FAILURE_ACTIONS)
 SEND_TIMEOUT_MS = 5_000
+# At quit, how long the notices still being sent may take to reach the desktop (the
+# last "gave up" is the one a person most needs) before their senders are ended.
+CLOSE_GRACE_MS = 1_000
+CLOSE_KILL_WAIT_MS = 500
 CAPABILITIES_TIMEOUT_MS = 1_000
 MAX_TRACKED = 64
 
@@ -249,10 +254,12 @@ class DBusNotifier(Notifier):
         capabilities: Collection[str] = ("actions", "body"),
         desktop_entry: str = "taskgui",
         app_icon: str = "",
+        close_grace_ms: int = CLOSE_GRACE_MS,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._sender = sender
+        self._close_grace_ms = close_grace_ms
         self._capabilities = frozenset(capabilities)
         self._desktop_entry = desktop_entry
         self._app_icon = app_icon
@@ -282,15 +289,37 @@ class DBusNotifier(Notifier):
         )
 
     def show_notice(self, notice: Notice) -> None:
+        # The process is the notifier's child, so it cannot outlive it, and its slots
+        # reach the notifier weakly (runtime.weak_slot says why: a crash at quit).
         process = QProcess(self)
-        process.finished.connect(
-            lambda code, _status, p=process, task=notice.task_id: self._on_process_finished(
-                p, code, task
-            )
-        )
-        process.errorOccurred.connect(lambda _error, p=process: self._on_process_error_occurred(p))
+        answered = weak_slot(DBusNotifier._on_process_finished, self)
+        not_started = weak_slot(DBusNotifier._on_process_error_occurred, self)
+        task_id = notice.task_id
+        process.finished.connect(lambda code, _status: answered(process, code, task_id))
+        process.errorOccurred.connect(lambda _error: not_started(process))
         process.start(self._sender.program, self._sender.arguments(self.call_for(notice)))
         QTimer.singleShot(SEND_TIMEOUT_MS, process, process.kill)  # dropped once it is gone
+
+    def close(self) -> None:
+        """Give the notices still being sent a moment to arrive, then end their senders.
+
+        Called as the app ends: a sender left running would be killed by its QProcess's
+        destructor with a warning on the terminal, its notice lost without a word.
+        """
+        deadline = QDeadlineTimer(self._close_grace_ms)
+        for process in self.sending():
+            process.waitForFinished(max(0, deadline.remainingTime()))
+        for process in self.sending():
+            process.kill()
+            process.waitForFinished(CLOSE_KILL_WAIT_MS)
+
+    def sending(self) -> list[QProcess]:
+        """The ``Notify`` calls still under way."""
+        return [
+            process
+            for process in self.findChildren(QProcess)
+            if process.state() != QProcess.ProcessState.NotRunning
+        ]
 
     def remember(self, notification_id: int, task_id: int) -> None:
         """Map a shown notification to its task (its id came back from ``Notify``)."""
