@@ -22,8 +22,13 @@ def private_bus() -> Iterator[str]:
     """Start a ``dbus-daemon`` of our own; yield its address; stop it afterwards."""
     if shutil.which("dbus-daemon") is None:
         pytest.skip("needs dbus-daemon for a private bus")
+    command = ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"]
+    if shutil.which("setpriv"):
+        # Ended with the test process even when that one crashes (a Qt crash skips the
+        # finally below), instead of lingering as an orphan for the rest of the day.
+        command = ["setpriv", "--pdeathsig", "TERM", *command]
     daemon = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
+        command,
         stdout=subprocess.PIPE,
         text=True,
     )
