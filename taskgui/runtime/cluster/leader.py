@@ -31,6 +31,7 @@ from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event, RunDispatched
 from taskgui.core.status import RunId, RunResult
+from taskgui.runtime.cluster.stale_reads import Read, StaleReads
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres import waiting
 from taskgui.store.postgres.cluster import Lease
@@ -80,6 +81,8 @@ class Leader:
         self.engine: Engine | None = None
         self.epoch: int | None = None
         self._last_task = 0  # the highest task id the engine has seen
+        self.stale = StaleReads()  # what to read again before the next dispatch
+        self._give_up_next: datetime | None = None  # of the runs waiting, as last read
 
     def work(
         self, lease: Lease | None, now: datetime, ahead: datetime | None = None
@@ -97,9 +100,15 @@ class Leader:
             assert engine is not None
             # Judged at the dispatch's moment: a waiting occurrence gives way to the next
             # one dispatched ahead of its time, rather than have it skipped as overlap.
-            give_up_next = self._give_up(engine, lease, now, max(now, ahead or now))
-            events = self._ended(engine) + self._added(engine)
-            events += engine.due(max(now, ahead or now), self._runs.capacity(self._dead_after))
+            by = max(now, ahead or now)
+            soonest = self._give_up_next
+            if self.stale.take(Read.WAITING) or (soonest is not None and soonest <= by):
+                self._give_up_next = self._give_up(engine, lease, now, by)
+            give_up_next = self._give_up_next
+            events = self._ended(engine) if self.stale.take(Read.ENDED) else []
+            if self.stale.take(Read.ADDED):
+                events += self._added(engine)
+            events += engine.due(by, self._runs.capacity(self._dead_after))
             results, self._results = self._results, {}
             if not self._commit(lease, events, now, results):
                 return None
@@ -139,6 +148,8 @@ class Leader:
         )  # fmt: skip
         for run_id in closed:
             log.info("node %s: run %d waited for its conditions in vain", self._runs.node, run_id)
+        if closed:  # ended by this node's own write, which the change feed omits
+            self.stale.mark(Read.ENDED)
         return soonest
 
     def drop(self) -> None:
@@ -147,6 +158,7 @@ class Leader:
             log.info("node %s no longer dispatches", self._runs.node)
         self.engine = None
         self.epoch = None
+        self.stale.everything()  # the next engine is built from the store, and looks anew
 
     def tell_orphans(self, lease: Lease | None) -> None:
         """Claim and tell the outbox rows whose teller stopped answering (see
@@ -191,6 +203,8 @@ class Leader:
         Whether any was answered (one may have made a run due)."""
         engine = self.engine
         if lease is None or engine is None or lease.epoch != self.epoch:
+            return False
+        if not self.stale.take(Read.REQUESTS):
             return False
         repository = self._repository
         try:
@@ -253,6 +267,8 @@ class Leader:
                 placement = placement_of(engine.snapshot(event.run.task_id).spec)
                 if placement is not None:
                     placements[event.run.task_id] = placement
+        if placements:  # runs that may wait for a machine: when they give up may move
+            self.stale.mark(Read.WAITING)
         written = self._repository.apply_fenced(
             events, now, node=node, epoch=lease.epoch, results=results, placements=placements
         )

@@ -45,6 +45,7 @@ from taskgui.runtime.cluster.claimer import Claimer
 from taskgui.runtime.cluster.leader import Leader
 from taskgui.runtime.cluster.news import LeaderNews
 from taskgui.runtime.cluster.node import NodeLoop, NodeTimes
+from taskgui.runtime.cluster.stale_reads import Read
 from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
@@ -205,8 +206,10 @@ class ClusterNodeService(QObject):
         if not self._stopping:
             self.leader.tell_orphans(lease)
         self._forget_told()
+        self.leader.stale.everything()  # once a step: in case a notice went missing
         try:
             self._repository.changed()  # drains; a broken feed connects again
+            self._repository.changed_tables()  # all read again anyway
             self._look_at_idle()
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
@@ -226,6 +229,7 @@ class ClusterNodeService(QObject):
             self.claimer.conditions_changed(system)
             # What this machine offers, for the leader's give-up and a window's reasons.
             waiting.publish(self._repository.session, self.node, self.claimer.machine.system)
+            self.leader.stale.mark(Read.WAITING)  # a write of ours: the feed omits it
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
 
@@ -233,9 +237,11 @@ class ClusterNodeService(QObject):
     def _on_notifier_activated(self, *_: object) -> None:
         try:
             changed = self._repository.changed()
+            self.leader.stale.heard(self._repository.changed_tables())
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
             changed = True
+            self.leader.stale.everything()
         if changed:
             self._work()
 
@@ -252,6 +258,7 @@ class ClusterNodeService(QObject):
 
     @service_slot
     def _on_claimer_run_ended(self) -> None:
+        self.leader.stale.mark(Read.ENDED)  # recorded by this node: the feed omits it
         if not self._stopping:
             QTimer.singleShot(0, self._on_deadline_fired)  # after the slot that ended it
 

@@ -6,19 +6,26 @@ whether any of it came from another backend than the repository's own. A feed wh
 connection broke connects again and answers True: what happened while it was away
 cannot be known, so the follower looks again (never a missed change, at worst one
 needless reload).
+
+Each notice names the table written (the trigger's payload): ``changed_tables`` hands
+over which tables others wrote since it was last asked, ``EVERY_TABLE`` among them
+after a reconnect, so the shared schedule's leader re-reads only what may have moved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
+from typing import Any, Final
 
 from psycopg import Connection, sql
 
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.connection import connect, psycopg_module
 from taskgui.store.postgres.schema import channel
+
+# In ``changed_tables`` after the feed was away: any table may have been written.
+EVERY_TABLE: Final = "*"
 
 
 class NotifyFeed:
@@ -29,6 +36,7 @@ class NotifyFeed:
         self._schema = schema
         self._own = own
         self._connection: Connection[Any] | None = None
+        self._tables: set[str] = set()  # written by others since changed_tables
         self.reconnects = 0
         self._listen()
 
@@ -50,13 +58,21 @@ class NotifyFeed:
             for notice in connection.notifies(timeout=0):
                 if notice.pid != own:
                     seen = True
+                    self._tables.add(notice.payload)
         except psycopg.OperationalError:
             return self._reconnect()
         if connection.broken:
             return self._reconnect()
         return seen
 
+    def changed_tables(self) -> frozenset[str]:
+        """The tables others wrote (of the notices ``changed`` drained) since the last
+        call; ``EVERY_TABLE`` among them when notices may have been lost."""
+        tables, self._tables = frozenset(self._tables), set()
+        return tables
+
     def _reconnect(self) -> bool:
+        self._tables.add(EVERY_TABLE)
         if self._connection is not None:
             with suppress(Exception):
                 self._connection.close()

@@ -152,6 +152,11 @@ class PostgresReads:
     def changed(self) -> bool:
         return self._change_feed().changed()
 
+    def changed_tables(self) -> frozenset[str]:
+        """Which tables others wrote, of what ``changed`` drained (``feed.EVERY_TABLE``
+        among them when it may have missed some)."""
+        return self._change_feed().changed_tables()
+
     def fileno(self) -> int | None:
         return self._change_feed().fileno()
 
