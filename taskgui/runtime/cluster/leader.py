@@ -83,6 +83,7 @@ class Leader:
         self._last_task = 0  # the highest task id the engine has seen
         self.stale = StaleReads()  # what to read again before the next dispatch
         self._give_up_next: datetime | None = None  # of the runs waiting, as last read
+        self._some_wait = True  # whether runs waited for a machine at the last read
 
     def work(
         self, lease: Lease | None, now: datetime, ahead: datetime | None = None
@@ -102,7 +103,8 @@ class Leader:
             # one dispatched ahead of its time, rather than have it skipped as overlap.
             by = max(now, ahead or now)
             soonest = self._give_up_next
-            if self.stale.take(Read.WAITING) or (soonest is not None and soonest <= by):
+            taken = self.stale.take(Read.WAITING_TAKEN) and self._some_wait
+            if self.stale.take(Read.WAITING) or taken or (soonest is not None and soonest <= by):
                 self._give_up_next = self._give_up(engine, lease, now, by)
             give_up_next = self._give_up_next
             events = self._ended(engine) if self.stale.take(Read.ENDED) else []
@@ -131,7 +133,9 @@ class Leader:
         waits for its conditions)."""
         soonest: datetime | None = None
         expired: list[int] = []
-        for run in waiting.unmet_runs(self._repository.session, self._dead_after):
+        unmet = waiting.unmet_runs(self._repository.session, self._dead_after)
+        self._some_wait = bool(unmet)
+        for run in unmet:
             if run.task_id not in engine:
                 continue
             spec = engine.spec(run.task_id)

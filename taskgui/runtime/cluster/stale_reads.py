@@ -27,11 +27,14 @@ class Read(Enum):
     ADDED = "tasks added by another process"
     REQUESTS = "requests to answer"
     WAITING = "runs waiting for a machine that meets their conditions"
+    # Another node wrote a run: it can take or end a waiting run, never add one (only
+    # the leader dispatches), so this matters only while some run waits.
+    WAITING_TAKEN = "a waiting run claimed or ended elsewhere"
 
 
 # The reads a write to each table can change; a table not named here changes all.
 _READS_OF_TABLE: dict[str, frozenset[Read]] = {
-    "runs": frozenset({Read.ENDED, Read.WAITING}),
+    "runs": frozenset({Read.ENDED, Read.WAITING_TAKEN}),
     "tasks": frozenset({Read.ADDED}),
     "requests": frozenset({Read.REQUESTS}),
     "nodes": frozenset({Read.WAITING}),  # what a node's machine offers

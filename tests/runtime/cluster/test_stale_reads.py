@@ -45,7 +45,7 @@ def test_each_table_makes_only_its_reads_stale() -> None:
     reads.heard(["requests", "requests"])
     assert stale(reads) == {Read.REQUESTS}
     reads.heard(["runs"])
-    assert stale(reads) == {Read.ENDED, Read.WAITING}
+    assert stale(reads) == {Read.ENDED, Read.WAITING_TAKEN}
     reads.heard(["nodes"])
     assert stale(reads) == {Read.WAITING}
     reads.heard(["a table added later"])  # unknown: nothing is assumed
