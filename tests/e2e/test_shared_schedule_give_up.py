@@ -52,6 +52,10 @@ def test_a_run_no_machine_can_take_is_given_up_in_time(nodes: Nodes, tmp_path: P
         assert _lines(log) == []
         [record] = json.loads(nodes.cli("history", str(limited), "--json").stdout)
         assert (record["outcome"], record["error"]) == ("missed", GAVE_UP)
+        # It never started, as a file's missed record says: no start, no duration.
+        assert record["started_at"] is None and record["finished_at"] is not None
+        [row] = nodes.cli("history", str(limited)).stdout.splitlines()[1:]
+        assert row.split()[5:8] == ["-", "-", "missed"], row  # STARTED, TOOK, OUTCOME
         power["b"].command("set upower OnBattery false")  # plugged in: the patient one runs
         wait_for(lambda: nodes.state(patient) == "succeeded", 30)
         assert _runs(nodes, patient) == [("b", "succeeded", None)]

@@ -107,11 +107,13 @@ def give_up(
     """As leader (``node``, ``epoch``): record these waiting runs as missed, "its run
     conditions did not hold in time"; the ids closed. A run a node claimed meanwhile
     is left to it (the row lock orders the two), and nothing is written unless this
-    node still leads with ``epoch``."""
+    node still leads with ``epoch``. It never started: its row's start (the dispatch's
+    moment, as every dispatched row has until a node starts it) is cleared, so its
+    history reads as a file's missed record does, no start and no duration."""
     if not run_ids:
         return []
     rows = session.query(
-        "UPDATE runs SET outcome = %s, finished_at = %s, error = %s "
+        "UPDATE runs SET outcome = %s, finished_at = %s, error = %s, started_at = NULL "
         "WHERE id = ANY(%s) AND node IS NULL AND outcome IS NULL AND EXISTS ("
         "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
         "AND expires_at > clock_timestamp() FOR SHARE) RETURNING id",

@@ -111,5 +111,8 @@ def test_the_give_up_is_fenced_and_leaves_a_claimed_run_alone(
         now=at(10),
     )  # fmt: skip
     assert closed == [rows[first]]
-    outcome = repository.session.query("SELECT task_id, outcome, error FROM runs ORDER BY task_id")
-    assert outcome == [(first, "missed", waiting.GAVE_UP), (second, None, None)]
+    outcome = repository.session.query(
+        "SELECT task_id, outcome, error, started_at IS NULL FROM runs ORDER BY task_id"
+    )
+    # The given-up run never started: no start is recorded (the claimed one keeps its own).
+    assert outcome == [(first, "missed", waiting.GAVE_UP, True), (second, None, None, False)]
