@@ -152,8 +152,8 @@ def wait_words(
         return NONE_TEXT
     if waiting == WaitReason.UPSTREAM.value:
         return waiting_for(snapshot, names or {}).removeprefix("waiting ")
-    if waiting == WaitReason.NODE.value:
-        return node_wanted(snapshot.spec)
+    if waiting in (WaitReason.NODE.value, WaitReason.NO_NODE.value):
+        return node_wanted(snapshot.spec, none_answers=waiting == WaitReason.NO_NODE.value)
     words = _WAIT_WORDS.get(waiting, waiting.replace("_", " "))
     key = snapshot.spec.concurrency_key
     return f"{words} {key}" if waiting == WaitReason.CONCURRENCY_KEY.value and key else words

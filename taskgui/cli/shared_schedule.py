@@ -205,11 +205,15 @@ def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
             str(node.running),
             visible(node.version),
             f"{node.clock_offset_ms:+.0f} ms",
+            # Where a run pinned to a tag (add --on-tag) may go: the tags it joined with.
+            visible(",".join(node.tags)) or "-",
             "" if node.alive else "not answering",
         ]
         for node in listed
     ]
-    headers = ["name", "leader", "pid", "host", "last heartbeat", "running", "version", "clock"]
+    headers = [
+        "name", "leader", "pid", "host", "last heartbeat", "running", "version", "clock", "tags"
+    ]  # fmt: skip
     print("\n".join(cli_format.table([*headers, ""], table, numeric={2, 5})))
     return 0
 

@@ -102,6 +102,9 @@ class WaitReason(StrEnum):
     # On a shared schedule: dispatched, and no node (or not the one it is pinned to)
     # has taken it yet, though a machine that meets its conditions answers.
     NODE = "node"
+    # ... and no node that may take it answers: the node it is pinned to is away, or
+    # none that answers has its tag (starting one is what helps, not waiting).
+    NO_NODE = "no_node"
 
 
 class SlotKind(StrEnum):

@@ -149,12 +149,13 @@ _NONE_OFFERS = " ".join(
 )
 _FIRST_NEEDED = " ".join(f"WHEN '{c}' = ANY(coalesce(r.needs, '{{}}')) THEN '{c}'" for c in _NAMED)
 # For each task whose open runs nobody has claimed: the first of them, and why it
-# waits: "node" while a machine that may take it meets its conditions (or when no
-# node it may go to answers), else the condition no such machine meets (where each
+# waits: "no_node" when no node it may go to answers, "node" while a machine that may
+# take it meets its conditions, else the condition no such machine meets (where each
 # fails another one, the first needed). Columns: task_id, reason, kind, scheduled_at.
 UNCLAIMED_WAITS = (
     "SELECT DISTINCT ON (r.task_id) r.task_id, CASE "
-    f"WHEN NOT {WITH_CONDITIONS} OR NOT {_nodes_for()} OR {_nodes_for(MEETS)} THEN 'node' "
+    f"WHEN NOT {_nodes_for()} THEN 'no_node' "
+    f"WHEN NOT {WITH_CONDITIONS} OR {_nodes_for(MEETS)} THEN 'node' "
     f"{_NONE_OFFERS} "
     f"WHEN r.needs_idle_s IS NOT NULL AND NOT {_nodes_for('r.needs_idle_s <= n.offers_idle_s')} "
     f"THEN CASE WHEN {_nodes_for('n.offers_idle_s IS NOT NULL')} THEN 'idle' "
