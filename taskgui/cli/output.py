@@ -105,6 +105,7 @@ _WAIT_WORDS = {
     WaitReason.UNMETERED.value: "metered connection",
     WaitReason.IDLE.value: "user active",
     WaitReason.UNCHECKABLE.value: "condition cannot be checked here",
+    WaitReason.CONDITIONS_SPLIT.value: "no machine meets all its conditions",
     WaitReason.WAKE_ANSWER.value: "an answer at the window (after a sleep)",
     PAUSED: "paused",
     NO_SCHEDULER: "no scheduler",

@@ -147,11 +147,11 @@ _NONE_OFFERS = " ".join(
     + f" THEN '{c}' ELSE 'uncheckable' END"
     for c in _NAMED
 )
-_FIRST_NEEDED = " ".join(f"WHEN '{c}' = ANY(coalesce(r.needs, '{{}}')) THEN '{c}'" for c in _NAMED)
 # For each task whose open runs nobody has claimed: the first of them, and why it
 # waits: "no_node" when no node it may go to answers, "node" while a machine that may
-# take it meets its conditions, else the condition no such machine meets (where each
-# fails another one, the first needed). Columns: task_id, reason, kind, scheduled_at.
+# take it meets its conditions, else the condition no such machine meets, or, where
+# each meets some and fails another, "conditions_split" (naming one of them would say
+# that the others hold there). Columns: task_id, reason, kind, scheduled_at.
 UNCLAIMED_WAITS = (
     "SELECT DISTINCT ON (r.task_id) r.task_id, CASE "
     f"WHEN NOT {_nodes_for()} THEN 'no_node' "
@@ -159,7 +159,7 @@ UNCLAIMED_WAITS = (
     f"{_NONE_OFFERS} "
     f"WHEN r.needs_idle_s IS NOT NULL AND NOT {_nodes_for('r.needs_idle_s <= n.offers_idle_s')} "
     f"THEN CASE WHEN {_nodes_for('n.offers_idle_s IS NOT NULL')} THEN 'idle' "
-    f"ELSE 'uncheckable' END {_FIRST_NEEDED} ELSE 'idle' END, r.kind, r.scheduled_at "
+    "ELSE 'uncheckable' END ELSE 'conditions_split' END, r.kind, r.scheduled_at "
     "FROM runs r WHERE r.outcome IS NULL AND r.node IS NULL AND NOT EXISTS ("
     "SELECT 1 FROM runs c WHERE c.task_id = r.task_id AND c.outcome IS NULL "
     "AND c.node IS NOT NULL) ORDER BY r.task_id, r.id"

@@ -108,6 +108,7 @@ CONDITION_WAIT_TEXT = {
     WaitReason.UNMETERED: "waiting: metered connection",
     WaitReason.IDLE: "waiting: user active",
     WaitReason.UNCHECKABLE: "waiting: a condition cannot be checked here",
+    WaitReason.CONDITIONS_SPLIT: "waiting: no machine meets all its conditions",
 }
 
 

@@ -90,6 +90,20 @@ def test_a_run_waits_for_a_node_when_any_machine_meets_it_and_for_the_pinned_one
     assert waiting.unmet_runs(repository.session, timedelta(seconds=10)) == []
 
 
+def test_a_run_each_machine_fails_another_condition_of_waits_for_them_all(
+    repository: PostgresRepository,
+) -> None:
+    _node(repository, "battery", SystemConditions(on_battery=True, online=True))
+    _node(repository, "offline", SystemConditions(on_battery=False, online=False))
+    both = _dispatch(repository, RunConditions(ac_power=True, network=True))
+    power = _dispatch(repository, RunConditions(ac_power=True))
+    waits = waiting.unclaimed_waits(repository.session)
+    # Neither "on battery" nor "offline" is true of both machines: no one is named.
+    assert waits[both].reason is WaitReason.CONDITIONS_SPLIT
+    assert waits[power].reason is WaitReason.NODE  # "offline" meets it
+    assert [r.task_id for r in waiting.unmet_runs(repository.session, LEASE)] == [both]
+
+
 def test_a_run_for_a_tag_waits_for_a_node_only_when_one_that_answers_has_it(
     repository: PostgresRepository,
 ) -> None:
