@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+from tests.helpers.cli import on_a_terminal
 from tests.helpers.shared_nodes import Nodes
 
 FAR = "2099-01-01T00:00"
@@ -77,3 +78,15 @@ def test_run_after_answers_as_on_a_file_while_a_node_leads(nodes: Nodes) -> None
     shown = nodes.cli("show", str(upload))
     assert f"waiting for task {fetch} (deleted)" in shown.stdout
     assert len(nodes.query("SELECT id FROM tasks")) == 1
+
+
+def test_on_a_terminal_a_delete_asks_and_takes_no_for_an_answer(nodes: Nodes) -> None:
+    fetch = nodes.add("--name", "fetch", "--every", "1h", "--at", FAR, "--command", "true")
+    upload = nodes.add("--name", "upload", "--after", str(fetch), "--only-after", "--command", "x")
+    code, text = on_a_terminal(nodes.dsn, "n", "delete", str(fetch))
+    asked = f"upload ({upload}) run(s) after fetch ({fetch}); delete it anyway? [y/N]"
+    assert code == 1 and asked in text and "not deleted" in text
+    assert nodes.state(fetch) == "pending"
+    code, text = on_a_terminal(nodes.dsn, "y", "delete", str(fetch))
+    assert code == 0 and f"task {fetch} deleted" in text
+    assert nodes.query("SELECT id FROM tasks") == [(upload,)]
