@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from taskgui.cli import adding, editing
 from taskgui.cli import dependencies as cli_after
-from taskgui.cli import editing
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
-from taskgui.cli.add_arguments import spec_from_args
 from taskgui.cli.change_rules import pause_end, unchanged_note
 from taskgui.cli.context import (
     EXIT_OK,
@@ -34,11 +33,7 @@ from taskgui.store.protocols import TaskRepository
 
 
 def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
-    now = ctx.clock.now()
-    spec = spec_from_args(args, now)
-    if spec.first_run_at < now and not spec.recurrence.is_recurring:
-        note("that time has passed; the task is due now (its misfire policy applies)")
-    stored = _add(spec, ctx)
+    stored = _add(adding.spec_to_add(args, ctx.clock.now()), ctx)
     print(stored.id)
     return EXIT_OK
 
@@ -46,8 +41,7 @@ def cmd_add(args: argparse.Namespace, ctx: Context) -> int:
 def _add(spec: TaskSpec, ctx: Context) -> TaskSpec:
     """Store the task, then tell a running scheduler about it (see store_client)."""
     with open_database(ctx) as repository:
-        if spec.after:
-            cli_after.check_upstreams(spec, repository.list_tasks())
+        adding.check_upstreams(spec, repository)
         return client(ctx, repository).add_task(spec)
 
 
@@ -90,8 +84,7 @@ def cmd_change(args: argparse.Namespace, ctx: Context) -> int:
             print(f"task {args.id} deleted (it was set aside: it could not be read)")
             return EXIT_OK
         snapshot = repository.get(args.id)  # fail fast, before any lock or request
-        if op is Op.DELETE or (op is Op.CANCEL and not snapshot.state.is_terminal):
-            cli_after.confirm_change(op, snapshot, repository.list_tasks(), force=args.force)
+        cli_after.confirm_change(op, snapshot, repository, force=args.force)
         # "pause" of a task paused for a while makes it paused until resumed.
         for_a_while = op is Op.PAUSE and snapshot.spec.paused_until is not None
         unchanged = unchanged_note(op, snapshot) if until is None and not for_a_while else None

@@ -26,6 +26,7 @@ from taskgui.core.recurrence import Once
 from taskgui.core.states import WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.store.protocols import TaskRepository
 
 UPSTREAM = WaitReason.UPSTREAM.value
 
@@ -114,16 +115,19 @@ def show_json(snapshot: TaskSnapshot, tasks: Sequence[TaskSnapshot]) -> dict[str
 def confirm_change(
     op: Op,
     snapshot: TaskSnapshot,
-    tasks: Sequence[TaskSnapshot],
+    repository: TaskRepository,
     *,
     force: bool,
     stdin: TextIO | None = None,
     ask: Callable[[str], str] = input,
 ) -> None:
-    """Before a delete or cancel of a task others run after: ask on a terminal; refuse
-    (InvalidStateError, naming them and ``--force``) when nobody can answer."""
-    if op not in (Op.DELETE, Op.CANCEL) or force:
+    """Before a delete, or a cancel of a task that has not ended, of a task others run
+    after: ask on a terminal; refuse (InvalidStateError, naming them and ``--force``)
+    when nobody can answer. The file and the shared schedule both call this, so both
+    ask the same; the stored tasks are read only for a delete or such a cancel."""
+    if force or not (op is Op.DELETE or (op is Op.CANCEL and not snapshot.state.is_terminal)):
         return
+    tasks = repository.list_tasks()
     index = downstream_index(task.spec for task in tasks)
     followers = dependents_text(snapshot.id, index, names_of(tasks))
     if not followers:

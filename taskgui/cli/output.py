@@ -105,6 +105,7 @@ _WAIT_WORDS = {
     WaitReason.UNMETERED.value: "metered connection",
     WaitReason.IDLE.value: "user active",
     WaitReason.UNCHECKABLE.value: "condition cannot be checked here",
+    WaitReason.CONDITIONS_SPLIT.value: "no machine meets all its conditions",
     WaitReason.WAKE_ANSWER.value: "an answer at the window (after a sleep)",
     PAUSED: "paused",
     NO_SCHEDULER: "no scheduler",
@@ -152,8 +153,8 @@ def wait_words(
         return NONE_TEXT
     if waiting == WaitReason.UPSTREAM.value:
         return waiting_for(snapshot, names or {}).removeprefix("waiting ")
-    if waiting == WaitReason.NODE.value:
-        return node_wanted(snapshot.spec)
+    if waiting in (WaitReason.NODE.value, WaitReason.NO_NODE.value):
+        return node_wanted(snapshot.spec, none_answers=waiting == WaitReason.NO_NODE.value)
     words = _WAIT_WORDS.get(waiting, waiting.replace("_", " "))
     key = snapshot.spec.concurrency_key
     return f"{words} {key}" if waiting == WaitReason.CONCURRENCY_KEY.value and key else words

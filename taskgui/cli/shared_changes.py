@@ -17,6 +17,7 @@ import time
 from datetime import datetime
 from typing import Any
 
+from taskgui.cli import dependencies as cli_after
 from taskgui.cli import editing
 from taskgui.cli.change_rules import pause_end, unchanged_note
 from taskgui.cli.context import note
@@ -66,6 +67,7 @@ def change(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
         print(f"task {args.id} deleted (it was set aside: it could not be read)")
         return 0
     snapshot = repository.get(args.id)  # fail fast, before any lead or request
+    cli_after.confirm_change(op, snapshot, repository, force=args.force)  # as on a file
     for_a_while = op is Op.PAUSE and snapshot.spec.paused_until is not None
     unchanged = unchanged_note(op, snapshot) if until is None and not for_a_while else None
     if unchanged is not None:

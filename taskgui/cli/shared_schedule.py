@@ -21,10 +21,9 @@ import os
 from datetime import timedelta
 from typing import Any
 
-from taskgui.cli import editing, shared_changes
+from taskgui.cli import adding, editing, shared_changes
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
-from taskgui.cli.add_arguments import spec_from_args
 from taskgui.cli.context import note
 from taskgui.cli.task_views import print_list, print_show
 from taskgui.core.clock import Clock
@@ -106,7 +105,9 @@ def run(args: argparse.Namespace, dsn: str, clock: Clock) -> int:
 
 def _add(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
     now = clock.now()
-    [stored] = repository.add_tasks([spec_from_args(args, now)], now)
+    spec = adding.spec_to_add(args, now)
+    adding.check_upstreams(spec, repository)  # as on a file: no node's engine sees it first
+    [stored] = repository.add_tasks([spec], now)
     print(stored.id)
     return 0
 
@@ -204,11 +205,15 @@ def _nodes(args: argparse.Namespace, repository: Any, clock: Clock) -> int:
             str(node.running),
             visible(node.version),
             f"{node.clock_offset_ms:+.0f} ms",
+            # Where a run pinned to a tag (add --on-tag) may go: the tags it joined with.
+            visible(",".join(node.tags)) or "-",
             "" if node.alive else "not answering",
         ]
         for node in listed
     ]
-    headers = ["name", "leader", "pid", "host", "last heartbeat", "running", "version", "clock"]
+    headers = [
+        "name", "leader", "pid", "host", "last heartbeat", "running", "version", "clock", "tags"
+    ]  # fmt: skip
     print("\n".join(cli_format.table([*headers, ""], table, numeric={2, 5})))
     return 0
 

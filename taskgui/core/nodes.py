@@ -43,10 +43,17 @@ class NodeInfo:
         return clock_is_off(self.clock_offset_ms)
 
 
-def node_wanted(spec: TaskSpec) -> str:
+def node_wanted(spec: TaskSpec, *, none_answers: bool = False) -> str:
     """Which node a dispatched run of ``spec`` waits for, in the words the table,
     ``list`` and ``show`` give the ``node`` wait reason (``WaitReason.NODE``):
-    ``node backup-box`` (its pin), ``a node tagged disk``, or ``a free node``."""
+    ``node backup-box`` (its pin), ``a node tagged disk``, or ``a free node``.
+
+    ``none_answers`` (``WaitReason.NO_NODE``): no node that may take it answers, said,
+    because a tag nobody has reads like one whose nodes are busy otherwise and the two
+    ask for different things (start a node with that tag, or wait)."""
     if spec.on_node is not None:
-        return f"node {spec.on_node}"
-    return f"a node tagged {spec.on_tag}" if spec.on_tag is not None else "a free node"
+        return f"node {spec.on_node}" + (", which is not answering" if none_answers else "")
+    if spec.on_tag is not None:
+        away = "; no node that answers has that tag" if none_answers else ""
+        return f"a node tagged {spec.on_tag}{away}"
+    return "a node; none answers" if none_answers else "a free node"

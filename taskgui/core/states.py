@@ -97,11 +97,18 @@ class WaitReason(StrEnum):
     UNMETERED = "unmetered"  # on a metered connection
     IDLE = "idle"  # the user is active
     UNCHECKABLE = "uncheckable"  # this machine cannot report what a condition needs
+    # On a shared schedule: each machine that may take it meets some of its conditions
+    # but none meets them all (one on battery, the other offline), so no one of them
+    # is the reason.
+    CONDITIONS_SPLIT = "conditions_split"
     WAKE_ANSWER = "wake_answer"  # held after a wake-up until a person answers (core/wake.py)
     UPSTREAM = "upstream"  # it runs after other tasks (core/dependencies.py), not yet
     # On a shared schedule: dispatched, and no node (or not the one it is pinned to)
     # has taken it yet, though a machine that meets its conditions answers.
     NODE = "node"
+    # ... and no node that may take it answers: the node it is pinned to is away, or
+    # none that answers has its tag (starting one is what helps, not waiting).
+    NO_NODE = "no_node"
 
 
 class SlotKind(StrEnum):

@@ -4,17 +4,13 @@ and export/import keeping the links with the ids remapped."""
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from taskgui.core.dependencies import PLACEHOLDER_BASE
-from tests.cli.test_cli import ROOT, add, program, show
+from tests.cli.test_cli import add, program, show
 from tests.cli.test_cli import run as run  # noqa: PLC0414  (the fixture, by name)
-from tests.helpers.cli import Run
+from tests.helpers.cli import Run, on_a_terminal
 
 
 def test_add_after_and_show_both_ways(run: Run) -> None:
@@ -175,35 +171,13 @@ def test_edit_rewires_and_refuses_a_cycle_naming_it(run: Run) -> None:
     assert missing.code == 2 and "task 99, which does not exist" in missing.err
 
 
-def _on_a_terminal(db: Path, answer: str, *args: str) -> tuple[int, str]:
-    """The real program with a terminal on stdin (a pty), answering its question."""
-    main, child = pty.openpty()
-    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
-    environ.pop("TASKGUI_DB", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "taskgui", "--db", str(db), *args],
-        stdin=child,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environ,
-        cwd=db.parent,
-    )
-    os.close(child)
-    try:
-        os.write(main, answer.encode() + b"\n")
-        out, err = process.communicate(timeout=30)
-    finally:
-        os.close(main)
-    return process.returncode, out.decode() + err.decode()
-
-
 def test_on_a_terminal_delete_asks_and_takes_no_for_an_answer(db: Path) -> None:
     for args in (["--name", "fetch"], ["--name", "upload", "--after", "1", "--only-after"]):
         assert program(db, "add", "--command", "true", *args).returncode == 0
-    code, text = _on_a_terminal(db, "n", "delete", "1")
+    code, text = on_a_terminal(db, "n", "delete", "1")
     assert code == 1 and "upload (2) run(s) after fetch (1); delete it anyway? [y/N]" in text
     assert "not deleted" in text
     assert program(db, "show", "1").returncode == 0
-    code, text = _on_a_terminal(db, "y", "delete", "1")
+    code, text = on_a_terminal(db, "y", "delete", "1")
     assert code == 0 and "task 1 deleted" in text
     assert program(db, "show", "1").returncode == 1

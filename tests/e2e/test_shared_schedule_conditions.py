@@ -6,6 +6,7 @@ machine is on battery and the other plugged in, and either can change.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,3 +66,25 @@ def test_a_run_whose_conditions_end_is_stopped_there_and_runs_again_where_they_h
     cancelled = nodes.cli("cancel", str(task_id))
     assert cancelled.returncode == 0, cancelled.stderr
     wait_for(lambda: _runs(nodes, task_id)[-1][1] == "cancelled", 30)
+
+
+def test_a_run_each_machine_fails_another_condition_of_says_none_meets_them_all(
+    nodes: Nodes,
+) -> None:
+    with powered(nodes, {"a": True, "b": False}, services=("upower", "nm")) as fakes:
+        fakes["b"].command("set nm Connectivity 1")  # a: on battery, b: offline
+        task_id = nodes.add(
+            "--name", "both", "--on-ac-power", "--network", "--command", "true"
+        )  # fmt: skip
+        wait_for(lambda: bool(nodes.query("SELECT 1 FROM runs WHERE task_id = %s", (task_id,))), 30)
+
+        def listed() -> object:
+            [task] = json.loads(nodes.cli("list", "--json").stdout)
+            return task["waiting"]
+
+        wait_for(lambda: listed() == "conditions_split", 15)  # both have published
+        shown = nodes.cli("show", str(task_id)).stdout
+        assert "pending (waiting: no machine meets all its conditions)" in shown
+        fakes["b"].command("set nm Connectivity 4")  # b online again: it takes the run
+        wait_for(lambda: nodes.state(task_id) == "succeeded", 30)
+        assert _runs(nodes, task_id) == [("b", "succeeded", 1, None)]

@@ -7,6 +7,7 @@ not; and a recurring task's waiting occurrence gives way to the next one.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -52,6 +53,10 @@ def test_a_run_no_machine_can_take_is_given_up_in_time(nodes: Nodes, tmp_path: P
         assert _lines(log) == []
         [record] = json.loads(nodes.cli("history", str(limited), "--json").stdout)
         assert (record["outcome"], record["error"]) == ("missed", GAVE_UP)
+        # It never started, as a file's missed record says: no start, no duration.
+        assert record["started_at"] is None and record["finished_at"] is not None
+        [row] = nodes.cli("history", str(limited)).stdout.splitlines()[1:]
+        assert row.split()[5:8] == ["-", "-", "missed"], row  # STARTED, TOOK, OUTCOME
         power["b"].command("set upower OnBattery false")  # plugged in: the patient one runs
         wait_for(lambda: nodes.state(patient) == "succeeded", 30)
         assert _runs(nodes, patient) == [("b", "succeeded", None)]
@@ -73,3 +78,29 @@ def test_a_run_waiting_for_a_worker_where_its_conditions_hold_is_not_given_up(
         wait_for(lambda: nodes.state(waiting) == "succeeded", 40)
         assert _runs(nodes, waiting) == [("b", "succeeded", None)]
         assert nodes.state(blocker) == "succeeded"
+
+
+def test_a_spread_occurrence_waiting_for_its_conditions_gives_way_to_the_next_one(
+    nodes: Nodes,
+) -> None:
+    with powered(nodes, {"a": True}):  # on battery: every occurrence waits, in vain
+        task_id = nodes.add(
+            "--name", "spread", "--every", "4s", "--spread", "3s", "--on-ac-power",
+            "--command", "true",
+        )  # fmt: skip
+
+        def ended() -> list[tuple[int, int, str]]:
+            rows = nodes.query(
+                "SELECT scheduled_at, finished_at, error FROM runs "
+                "WHERE task_id = %s AND outcome IS NOT NULL ORDER BY id",
+                (task_id,),
+            )
+            return [(int(row[0]), int(row[1]), str(row[2])) for row in rows]
+
+        wait_for(lambda: len(ended()) >= 7, 90)
+    runs = ended()
+    # Each is given up when the next occurrence is due, as on a file, so the next one,
+    # started at another random offset, is never skipped as an overlap with it.
+    assert [error for _, _, error in runs] == [GAVE_UP] * len(runs)
+    for (_, gave_up, _), (next_start, _, _) in itertools.pairwise(runs):
+        assert gave_up <= next_start

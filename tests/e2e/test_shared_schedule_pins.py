@@ -22,6 +22,16 @@ def test_pinned_tasks_run_only_on_their_node_or_tag(nodes: Nodes, tmp_path: Path
     free = [nodes.add("--name", f"free{n}", "--command", line) for n in range(4)]
     shown = json.loads(nodes.cli("show", str(on_disk[0]), "--json").stdout)["definition"]
     assert (shown.get("on_tag"), shown.get("on_node")) == ("disk", None)
+    # Which node has which tag, in the listing of the nodes and its JSON.
+    listed = json.loads(nodes.cli("nodes", "--json").stdout)
+    assert {row["name"]: row["tags"] for row in listed} == {"a": ["disk", "gpu"], "b": [], "c": []}
+    header, *rows = nodes.cli("nodes").stdout.splitlines()
+    assert header.split()[-1] == "tags"
+    assert {row.split()[0]: row.split()[-1] for row in rows} == {
+        "a": "disk,gpu",
+        "b": "-",
+        "c": "-",
+    }
 
     def ran() -> bool:
         done = nodes.query(

@@ -68,18 +68,23 @@ def test_a_run_for_a_node_that_is_away_says_which_node_it_waits_for(
     tagged = nodes.add("--name", "on disk", "--on-tag", "disk", "--command", "true")
     wait_for(lambda: _dispatched(nodes, pinned) and _dispatched(nodes, tagged), 30)
     listed = _listed(nodes)
+    # No node that answers may take either: said so, not as if its nodes were busy.
     assert [(listed[t]["state"], listed[t]["waiting"]) for t in (pinned, tagged)] == [
-        ("pending", "node"),
-        ("pending", "node"),
+        ("pending", "no_node"),
+        ("pending", "no_node"),
     ]
     table = nodes.cli("list").stdout
-    assert "node c" in table and "a node tagged disk" in table
-    assert "(waiting: node c)" in nodes.cli("show", str(pinned)).stdout
-    qtbot.waitUntil(lambda: _next_run(shown, pinned) == "waiting for node c", timeout=15_000)
+    assert "node c, which is not answering" in table and "a node tagged disk;" in table
+    shown_pinned = nodes.cli("show", str(pinned)).stdout
+    assert "(waiting: node c, which is not answering)" in shown_pinned
+    no_tag = "a node tagged disk; no node that answers has that tag"
+    assert f"(waiting: {no_tag})" in nodes.cli("show", str(tagged)).stdout
     qtbot.waitUntil(
-        lambda: _next_run(shown, tagged) == "waiting for a node tagged disk", timeout=15_000
+        lambda: _next_run(shown, pinned) == "waiting for node c, which is not answering",
+        timeout=15_000,
     )
+    qtbot.waitUntil(lambda: _next_run(shown, tagged) == f"waiting for {no_tag}", timeout=15_000)
     nodes.start("c")  # the node it waits for joins, and runs it
     wait_for(lambda: nodes.state(pinned) == "succeeded", 90)  # a start at load 15: 30+ s
     qtbot.waitUntil(lambda: shown.service.task(pinned).state is TaskState.SUCCEEDED, timeout=15_000)
-    assert _next_run(shown, tagged) == "waiting for a node tagged disk"
+    assert _next_run(shown, tagged) == f"waiting for {no_tag}"

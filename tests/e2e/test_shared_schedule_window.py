@@ -107,6 +107,7 @@ def test_the_window_shows_the_node_that_runs_a_run_and_lists_the_nodes(
     assert text("Leader") == "yes"
     assert int(text("PID")) == nodes.processes[MARKUP].pid
     assert text("Clock offset").endswith(" ms")
+    assert text("Tags") == ""  # it joined with none (``daemon --node-tag``)
     qtbot.waitUntil(lambda: text("Running") == "1", timeout=10_000)
     assert "ago" in text("Last heartbeat") or text("Last heartbeat") == "just now"
     assert dialog.summary.textFormat() is Qt.TextFormat.PlainText

@@ -122,6 +122,7 @@ class Nodes:
             [sys.executable, "-m", "taskgui", "--db", db or self.dsn, *args],
             cwd=ROOT,
             env=_environ(self.tmp / "home-cli"),
+            stdin=subprocess.DEVNULL,  # no terminal: a question is refused, never waited on
             capture_output=True,
             text=True,
             timeout=60,

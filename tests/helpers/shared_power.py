@@ -5,7 +5,7 @@ false")``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 
 from tests.helpers.private_bus import FakeDesktopServices, private_bus
@@ -14,15 +14,19 @@ from tests.helpers.shared_nodes import Nodes
 
 @contextmanager
 def powered(
-    nodes: Nodes, on_battery: Mapping[str, bool], workers: Mapping[str, int] | None = None
+    nodes: Nodes,
+    on_battery: Mapping[str, bool],
+    workers: Mapping[str, int] | None = None,
+    services: Sequence[str] = ("upower",),
 ) -> Iterator[dict[str, FakeDesktopServices]]:
     """Start a node per name, on battery or not, and wait until each beats and one
-    leads; stop them before their buses go."""
+    leads; stop them before their buses go. ``services``: the fakes on each bus (add
+    ``nm`` for a NetworkManager, online until told otherwise)."""
     with ExitStack() as stack:
         fakes: dict[str, FakeDesktopServices] = {}
         for name, battery in on_battery.items():
             address = stack.enter_context(private_bus())
-            fake = FakeDesktopServices(address, ["upower"])
+            fake = FakeDesktopServices(address, list(services))
             stack.callback(fake.stop)
             fake.command(f"set upower OnBattery {'true' if battery else 'false'}")
             fakes[name] = fake

@@ -33,12 +33,20 @@ IDLE_WATCH = timedelta(seconds=10)
 
 
 def give_up_at(
-    spec: TaskSpec, kind: SlotKind | None, due_at: datetime, scheduled: datetime | None = None
+    spec: TaskSpec,
+    kind: SlotKind | None,
+    due_at: datetime,
+    scheduled: datetime | None = None,
+    *,
+    next_at: datetime | None = None,
 ) -> datetime | None:
     """Until when a due run may wait for its conditions: its own limit (``--give-up-
     after``, from ``due_at``), else the task's next occurrence after ``scheduled`` (a
     one-off task or a manual run without a limit waits as long as it takes), whichever
-    is first. The rule of a file's engine and of a shared schedule's leader alike."""
+    is first. The rule of a file's engine and of a shared schedule's leader alike.
+
+    ``next_at``: that next occurrence, where the caller knows it and not ``scheduled``
+    (a shared schedule's run carries its spread start, not its occurrence)."""
     limit_at: datetime | None = None
     limit = spec.conditions.give_up_after
     if limit is not None:
@@ -46,7 +54,7 @@ def give_up_at(
             limit_at = due_at + limit
     if kind is not SlotKind.OCCURRENCE:
         return limit_at
-    next_at = spec.recurrence.next_after(scheduled or due_at)
+    next_at = next_at or spec.recurrence.next_after(scheduled or due_at)
     if next_at is None or limit_at is None:
         return next_at or limit_at
     return min(next_at, limit_at)

@@ -30,7 +30,9 @@ from taskgui.core.engine.condition_runs import give_up_at
 from taskgui.core.engine.engine import Engine
 from taskgui.core.errors import TaskguiError
 from taskgui.core.events import Event, RunDispatched
+from taskgui.core.states import SlotKind
 from taskgui.core.status import RunId, RunResult
+from taskgui.core.task import TaskSpec
 from taskgui.runtime.cluster.stale_reads import Read, StaleReads
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres import waiting
@@ -139,7 +141,10 @@ class Leader:
             if run.task_id not in engine:
                 continue
             spec = engine.spec(run.task_id)
-            until = give_up_at(spec, run.kind, run.scheduled_at, run.scheduled_at)
+            until = give_up_at(
+                spec, run.kind, run.scheduled_at, run.scheduled_at,
+                next_at=_next_occurrence(engine, spec, run),
+            )  # fmt: skip
             if until is None:
                 continue
             if until <= by:
@@ -223,6 +228,8 @@ class Leader:
                         row, now, lambda request, at: _perform(operations, request, at)
                     )
                     repository.complete_request(row.id, problem, now)
+                # An edit can move when a waiting run gives way (its next occurrence).
+                self.stale.mark(Read.WAITING)
             finally:
                 repository.fence = None
         except FencedOffError:
@@ -283,3 +290,20 @@ class Leader:
         log.info("node %s: a dispatch was fenced off; the schedule is read again", node)
         self.drop()
         return False
+
+
+def _next_occurrence(engine: Engine, spec: TaskSpec, run: waiting.WaitingRun) -> datetime | None:
+    """The occurrence a waiting run of a spread task gives way to, as on a file: the
+    one after its own occurrence, not after the spread start the run carries (later by
+    its offset: the next occurrence, drawn a smaller offset, would come due while this
+    one still waits, and be skipped as an overlap). The engine moved the task's slot to
+    it when it dispatched the run. None (reckon from the run's time): no spread, or the
+    slot is no longer that occurrence (a run now, an edit)."""
+    if spec.spread is None or run.kind is not SlotKind.OCCURRENCE:
+        return None
+    status = engine.snapshot(run.task_id).status
+    after_start = spec.recurrence.next_after(run.scheduled_at)
+    slot = status.scheduled_at if status.slot_kind is SlotKind.OCCURRENCE else None
+    if slot is None or slot <= run.scheduled_at:
+        return None
+    return slot if after_start is None or slot <= after_start else None

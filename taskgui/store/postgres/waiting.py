@@ -107,11 +107,13 @@ def give_up(
     """As leader (``node``, ``epoch``): record these waiting runs as missed, "its run
     conditions did not hold in time"; the ids closed. A run a node claimed meanwhile
     is left to it (the row lock orders the two), and nothing is written unless this
-    node still leads with ``epoch``."""
+    node still leads with ``epoch``. It never started: its row's start (the dispatch's
+    moment, as every dispatched row has until a node starts it) is cleared, so its
+    history reads as a file's missed record does, no start and no duration."""
     if not run_ids:
         return []
     rows = session.query(
-        "UPDATE runs SET outcome = %s, finished_at = %s, error = %s "
+        "UPDATE runs SET outcome = %s, finished_at = %s, error = %s, started_at = NULL "
         "WHERE id = ANY(%s) AND node IS NULL AND outcome IS NULL AND EXISTS ("
         "SELECT 1 FROM leadership WHERE id = 1 AND node = %s AND epoch = %s "
         "AND expires_at > clock_timestamp() FOR SHARE) RETURNING id",
@@ -145,18 +147,19 @@ _NONE_OFFERS = " ".join(
     + f" THEN '{c}' ELSE 'uncheckable' END"
     for c in _NAMED
 )
-_FIRST_NEEDED = " ".join(f"WHEN '{c}' = ANY(coalesce(r.needs, '{{}}')) THEN '{c}'" for c in _NAMED)
 # For each task whose open runs nobody has claimed: the first of them, and why it
-# waits: "node" while a machine that may take it meets its conditions (or when no
-# node it may go to answers), else the condition no such machine meets (where each
-# fails another one, the first needed). Columns: task_id, reason, kind, scheduled_at.
+# waits: "no_node" when no node it may go to answers, "node" while a machine that may
+# take it meets its conditions, else the condition no such machine meets, or, where
+# each meets some and fails another, "conditions_split" (naming one of them would say
+# that the others hold there). Columns: task_id, reason, kind, scheduled_at.
 UNCLAIMED_WAITS = (
     "SELECT DISTINCT ON (r.task_id) r.task_id, CASE "
-    f"WHEN NOT {WITH_CONDITIONS} OR NOT {_nodes_for()} OR {_nodes_for(MEETS)} THEN 'node' "
+    f"WHEN NOT {_nodes_for()} THEN 'no_node' "
+    f"WHEN NOT {WITH_CONDITIONS} OR {_nodes_for(MEETS)} THEN 'node' "
     f"{_NONE_OFFERS} "
     f"WHEN r.needs_idle_s IS NOT NULL AND NOT {_nodes_for('r.needs_idle_s <= n.offers_idle_s')} "
     f"THEN CASE WHEN {_nodes_for('n.offers_idle_s IS NOT NULL')} THEN 'idle' "
-    f"ELSE 'uncheckable' END {_FIRST_NEEDED} ELSE 'idle' END, r.kind, r.scheduled_at "
+    "ELSE 'uncheckable' END ELSE 'conditions_split' END, r.kind, r.scheduled_at "
     "FROM runs r WHERE r.outcome IS NULL AND r.node IS NULL AND NOT EXISTS ("
     "SELECT 1 FROM runs c WHERE c.task_id = r.task_id AND c.outcome IS NULL "
     "AND c.node IS NOT NULL) ORDER BY r.task_id, r.id"

@@ -93,8 +93,9 @@ def waiting_text(snapshot: TaskSnapshot) -> str:
         return "waiting for the previous run"
     if reason is WaitReason.WAKE_ANSWER:
         return "waiting for your answer"
-    if reason is WaitReason.NODE:  # a shared schedule's run no node has taken yet
-        return f"waiting for {node_wanted(snapshot.spec)}"
+    if reason in (WaitReason.NODE, WaitReason.NO_NODE):  # a shared run nobody took yet
+        away = reason is WaitReason.NO_NODE
+        return f"waiting for {node_wanted(snapshot.spec, none_answers=away)}"
     if reason is WaitReason.UPSTREAM:  # the table names them (ui/table/links.py)
         return "waiting for the tasks it runs after"
     return CONDITION_WAIT_TEXT.get(reason, "") if reason is not None else ""
@@ -107,6 +108,7 @@ CONDITION_WAIT_TEXT = {
     WaitReason.UNMETERED: "waiting: metered connection",
     WaitReason.IDLE: "waiting: user active",
     WaitReason.UNCHECKABLE: "waiting: a condition cannot be checked here",
+    WaitReason.CONDITIONS_SPLIT: "waiting: no machine meets all its conditions",
 }
 
 

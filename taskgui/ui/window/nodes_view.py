@@ -1,12 +1,12 @@
 """View > Nodes: the machines that share this schedule, as ``taskgui nodes`` lists them.
 
 Name, whether it leads, pid, host, its last heartbeat (how long ago, ticking while the
-dialog is open), its runs in progress, its version and how far its clock is off the
+dialog is open), its runs in progress, its version, how far its clock is off the
 database's, with a warning past a second (leases are judged on the database's clock,
-so such a node is safe, but the times it shows and its commands see are off). Every
-text in it came from another machine: each cell is a ``QTableWidgetItem``'s plain text
-and each tooltip goes through ``plain_tooltip``, so markup in a node's name is shown as
-the characters it is.
+so such a node is safe, but the times it shows and its commands see are off), and its
+tags (where a run pinned to a tag may go). Every text in it came from another machine:
+each cell is a ``QTableWidgetItem``'s plain text and each tooltip goes through
+``plain_tooltip``, so markup in a node's name is shown as the characters it is.
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ from taskgui.ui.table.formatting import local_time_full_text
 
 HEADERS = (
     "Name", "Leader", "PID", "Host", "Last heartbeat", "Running", "Version", "Clock offset",
+    "Tags",
 )  # fmt: skip
 HEARTBEAT = HEADERS.index("Last heartbeat")
+CLOCK = HEADERS.index("Clock offset")
 _WARN = QColor(198, 40, 40)
 _DIM = QColor(128, 128, 128)
 
@@ -105,13 +107,14 @@ class NodesDialog(QDialog):
             cells = (
                 node.name, "yes" if node.leader else "", str(node.pid), node.host, "",
                 str(node.running), node.version, clock_text(node.clock_offset_ms),
+                ", ".join(node.tags),  # where a run pinned to a tag may go
             )  # fmt: skip
             items = [QTableWidgetItem(text) for text in cells]
             for column, item in enumerate(items):
                 if not node.alive:
                     item.setForeground(_DIM)
                 self.table.setItem(row, column, item)
-            offset = items[-1]
+            offset = items[CLOCK]
             if node.clock_off:
                 offset.setForeground(_WARN)
                 offset.setToolTip(

@@ -86,8 +86,37 @@ def test_a_run_waits_for_a_node_when_any_machine_meets_it_and_for_the_pinned_one
     pinned = _dispatch(repository, RunConditions(), on_node="away")
     waits = waiting.unclaimed_waits(repository.session)
     assert waits[needs_power].reason is WaitReason.NODE  # "plugged" could take it
-    assert waits[pinned].reason is WaitReason.NODE
+    assert waits[pinned].reason is WaitReason.NO_NODE  # "away" does not answer
     assert waiting.unmet_runs(repository.session, timedelta(seconds=10)) == []
+
+
+def test_a_run_each_machine_fails_another_condition_of_waits_for_them_all(
+    repository: PostgresRepository,
+) -> None:
+    _node(repository, "battery", SystemConditions(on_battery=True, online=True))
+    _node(repository, "offline", SystemConditions(on_battery=False, online=False))
+    both = _dispatch(repository, RunConditions(ac_power=True, network=True))
+    power = _dispatch(repository, RunConditions(ac_power=True))
+    waits = waiting.unclaimed_waits(repository.session)
+    # Neither "on battery" nor "offline" is true of both machines: no one is named.
+    assert waits[both].reason is WaitReason.CONDITIONS_SPLIT
+    assert waits[power].reason is WaitReason.NODE  # "offline" meets it
+    assert [r.task_id for r in waiting.unmet_runs(repository.session, LEASE)] == [both]
+
+
+def test_a_run_for_a_tag_waits_for_a_node_only_when_one_that_answers_has_it(
+    repository: PostgresRepository,
+) -> None:
+    plain = _node(repository, "plain", SystemConditions())
+    tagged = _dispatch(repository, RunConditions(), on_tag="disk")
+    anywhere = _dispatch(repository, RunConditions())
+    waits = waiting.unclaimed_waits(repository.session)
+    assert waits[tagged].reason is WaitReason.NO_NODE  # no node has the tag
+    assert waits[anywhere].reason is WaitReason.NODE  # "plain" may take it when free
+    disk = Cluster(repository.session, "disk box", ["disk"])
+    disk.heartbeat(host="h", pid=2, version="t", node_now=datetime.now(UTC), workers=1)
+    assert waiting.unclaimed_waits(repository.session)[tagged].reason is WaitReason.NODE
+    assert [n.tags for n in plain.nodes(timedelta(seconds=10))] == [("disk",), ()]
 
 
 def test_the_give_up_is_fenced_and_leaves_a_claimed_run_alone(
@@ -111,5 +140,8 @@ def test_the_give_up_is_fenced_and_leaves_a_claimed_run_alone(
         now=at(10),
     )  # fmt: skip
     assert closed == [rows[first]]
-    outcome = repository.session.query("SELECT task_id, outcome, error FROM runs ORDER BY task_id")
-    assert outcome == [(first, "missed", waiting.GAVE_UP), (second, None, None)]
+    outcome = repository.session.query(
+        "SELECT task_id, outcome, error, started_at IS NULL FROM runs ORDER BY task_id"
+    )
+    # The given-up run never started: no start is recorded (the claimed one keeps its own).
+    assert outcome == [(first, "missed", waiting.GAVE_UP, True), (second, None, None, False)]
