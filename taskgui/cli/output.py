@@ -355,6 +355,14 @@ def _duration(run: RunRecord) -> str:
     return format_duration(run.finished_at - run.started_at)
 
 
+def _open_or(run: RunRecord) -> str:
+    """A run's outcome; one still open is running, or waiting where no node took it yet
+    (a shared schedule's dispatched run has no start until a node claims it)."""
+    if run.outcome is not None:
+        return run.outcome.value
+    return "running" if run.started_at is not None else "waiting"
+
+
 def history_table(runs: Sequence[RunRecord]) -> list[str]:
     """The ``history`` view, newest first (the order the repository returns)."""
     rows = [
@@ -365,7 +373,7 @@ def history_table(runs: Sequence[RunRecord]) -> list[str]:
             local(run.scheduled_at),
             local(run.started_at),
             _duration(run),
-            run.outcome.value if run.outcome else "running",
+            _open_or(run),
             NONE_TEXT if run.exit_code is None else str(run.exit_code),
             _shorten(run.error or "", ERROR_WIDTH),
         ]

@@ -24,7 +24,7 @@ from taskgui.store.postgres.cluster import Cluster
 from taskgui.store.postgres.repository import PostgresRepository
 from taskgui.store.postgres.waiting import UNCLAIMED_WAITS, as_waiting, unclaimed_wait
 from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, ScheduleHolder, TaskChanges
-from taskgui.store.run_rows import RUN_COLUMNS, run_record
+from taskgui.store.run_rows import SHARED_RUN_COLUMNS, run_record
 from taskgui.store.sqlite import follow as rows
 from taskgui.store.times import from_us
 
@@ -82,7 +82,7 @@ class FollowedPostgres(PostgresRepository):
 
     def runs_by_id(self, run_ids: Collection[int]) -> list[RunRecord]:
         found = self.session.query(
-            f"SELECT {RUN_COLUMNS}, node FROM runs WHERE id = ANY(%s) ORDER BY id",
+            f"SELECT {SHARED_RUN_COLUMNS}, node FROM runs WHERE id = ANY(%s) ORDER BY id",
             (sorted(run_ids),),
         )
         return [_record(row) for row in found]
@@ -90,7 +90,8 @@ class FollowedPostgres(PostgresRepository):
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         """A task's history, each run naming its node."""
         found = self.session.query(
-            f"SELECT {RUN_COLUMNS}, node FROM runs WHERE task_id = %s ORDER BY id DESC LIMIT %s",
+            f"SELECT {SHARED_RUN_COLUMNS}, node FROM runs WHERE task_id = %s "
+            "ORDER BY id DESC LIMIT %s",
             (task_id, limit),
         )
         return [_record(row) for row in found]

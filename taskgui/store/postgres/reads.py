@@ -27,7 +27,7 @@ from taskgui.store.protocols import (
     storable_text,
 )
 from taskgui.store.requests import RequestRow
-from taskgui.store.run_rows import RUN_COLUMNS, run_record
+from taskgui.store.run_rows import RUN_COLUMNS, SHARED_RUN_COLUMNS, run_record
 
 TASK_COLUMNS = ", ".join(codec.TASK_COLUMNS)
 SELECT_TASKS = f"SELECT {TASK_COLUMNS} FROM tasks"
@@ -265,7 +265,7 @@ class PostgresReads:
 
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         rows = self._session.query(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE task_id = %s ORDER BY id DESC LIMIT %s",
+            f"SELECT {SHARED_RUN_COLUMNS} FROM runs WHERE task_id = %s ORDER BY id DESC LIMIT %s",
             (task_id, limit),
         )
         return [run_record(row) for row in rows]

@@ -147,9 +147,12 @@ def _display(run: RunRecord, column: RunColumn, now: datetime | None) -> str:
     if column is RunColumn.DURATION:
         if run.started_at and run.finished_at:
             return format_duration(run.finished_at - run.started_at)
-        return "running…" if run.outcome is None else "—"
+        return "running…" if run.outcome is None and run.started_at else "—"
     if column is RunColumn.OUTCOME:
-        return outcome_text(run.outcome) if run.outcome else "Running"
+        if run.outcome is not None:
+            return outcome_text(run.outcome)
+        # Open: a shared schedule's run that no node has taken yet has no start.
+        return "Running" if run.started_at else "Waiting for a node"
     if column is RunColumn.EXIT_CODE:
         return exit_text(run.exit_code)
     if column is RunColumn.NODE:

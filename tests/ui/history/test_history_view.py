@@ -58,6 +58,23 @@ def test_dates_carry_their_year_when_not_this_year_and_signals_are_named(qtbot: 
     assert cell(dialog, 1, RunColumn.EXIT_CODE) == "2"
 
 
+def test_an_open_run_reads_as_running_or_as_waiting_for_a_node(qtbot: QtBot) -> None:
+    going = record(2, NOW, finished_at=None, outcome=None, node="a")
+    # A shared schedule's run that no node has claimed yet: no start, so not running.
+    unclaimed = record(1, NOW, started_at=None, finished_at=None, outcome=None)
+    task = TaskSnapshot(make_spec(1), TaskStatus())
+    dialog = HistoryDialog(task, lambda: [going, unclaimed], now=FakeClock(NOW).now)
+    qtbot.addWidget(dialog)
+    assert [cell(dialog, 0, column) for column in (RunColumn.OUTCOME, RunColumn.DURATION)] == [
+        "Running",
+        "running…",
+    ]
+    assert [
+        cell(dialog, 1, column)
+        for column in (RunColumn.STARTED, RunColumn.OUTCOME, RunColumn.DURATION)
+    ] == ["—", "Waiting for a node", "—"]
+
+
 def test_tooltips_show_task_text_as_plain_text(qtbot: QtBot) -> None:
     runs = [record(1, NOW, error='<img src="/etc/passwd"> & more')]
     task = TaskSnapshot(make_spec(1), TaskStatus())
