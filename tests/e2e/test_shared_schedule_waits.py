@@ -84,7 +84,19 @@ def test_a_run_for_a_node_that_is_away_says_which_node_it_waits_for(
         timeout=15_000,
     )
     qtbot.waitUntil(lambda: _next_run(shown, tagged) == f"waiting for {no_tag}", timeout=15_000)
+    # Its history: one run, waiting, with no start (its row's dispatch time is not one).
+    [waiting_run] = json.loads(nodes.cli("history", str(pinned), "--json").stdout)
+    assert (waiting_run["outcome"], waiting_run["started_at"], waiting_run["node"]) == (
+        None, None, None,
+    )  # fmt: skip
+    [_, row] = nodes.cli("history", str(pinned)).stdout.splitlines()
+    assert " waiting " in row and " running " not in row, row
     nodes.start("c")  # the node it waits for joins, and runs it
     wait_for(lambda: nodes.state(pinned) == "succeeded", 90)  # a start at load 15: 30+ s
+    # Run once, by the node that joined: not taken by its first look at its machine and
+    # then closed by its start as a leftover of its own ("interrupted", run again).
+    [ran] = json.loads(nodes.cli("history", str(pinned), "--json").stdout)
+    assert (ran["outcome"], ran["node"], ran["attempt"]) == ("succeeded", "c", 1)
+    assert ran["started_at"]
     qtbot.waitUntil(lambda: shown.service.task(pinned).state is TaskState.SUCCEEDED, timeout=15_000)
     assert _next_run(shown, tagged) == f"waiting for {no_tag}"

@@ -125,6 +125,7 @@ class ClusterNodeService(QObject):
         self._deadline.clock_jumped.connect(self._on_deadline_fired)
         self._notifier: QSocketNotifier | None = None
         self._conditions: ConditionMonitor | None = None
+        self._started = False
         self._stopping = False
         self._done = False
         self._waited_for_news = False
@@ -139,16 +140,23 @@ class ClusterNodeService(QObject):
         self.loop.step()
         self._listen()
         self._steps.start()
+        self._started = True
         self._work()
+        if self._conditions is not None:
+            self._conditions.start()
         return len(interrupted)
 
     def watch_conditions(self, monitor: ConditionMonitor) -> None:
         """Judge run conditions by this machine's power, network and idle state (until
-        the first reading, a run with conditions is left for other nodes)."""
+        the first reading, which comes once the node started, a run with conditions is
+        left for other nodes)."""
         self._conditions = monitor
         monitor.setParent(self)
         monitor.conditions_changed.connect(self._on_conditions_changed)
-        monitor.start()
+        # Read from start() on: a first reading before it made the claimer take runs,
+        # which start() then closed as this node's leftovers ("interrupted", retried).
+        if self._started:
+            monitor.start()
 
     def shutdown(self, grace: float = SHUTDOWN_GRACE, reason: str = "taskgui stopped") -> None:
         """Leave the schedule: see the module docstring."""
