@@ -159,20 +159,28 @@ def test_a_streak_survives_a_restart(tmp_path: Path, qtbot: QtBot) -> None:
         second.close()
 
 
-def test_what_quiet_hours_hold_is_not_said_to_be_handed_on_when_the_relay_closes(
-    harness: Harness, qtbot: QtBot
-) -> None:
+def quiet_until(end: timedelta) -> QuietHours:
+    """Quiet hours from a minute ago until ``end`` from now (skipped across midnight)."""
     local = CLOCK.now().astimezone()
-    if (local + timedelta(minutes=5)).date() != local.date():
-        pytest.skip("too close to midnight for quiet hours from now")
-    quiet = QuietHours(
+    if (local + end + timedelta(seconds=2)).date() != local.date():
+        pytest.skip("too close to midnight for a span of quiet hours from now")
+    return QuietHours(
         start=(local - timedelta(minutes=1)).time().replace(tzinfo=None),
-        end=(local + timedelta(minutes=5)).time().replace(tzinfo=None),
+        end=(local + end).time().replace(tzinfo=None),
     )
-    relay = NotifyRelay(
+
+
+def quiet_relay(harness: Harness, quiet: QuietHours) -> NotifyRelay:
+    return NotifyRelay(
         harness.service, harness.service.task, CLOCK,
         default_rule=lambda: parse_rule("on-failure"), gate=NotifyGate(quiet), host="h",
     )  # fmt: skip
+
+
+def test_what_quiet_hours_hold_is_not_said_to_be_handed_on_when_the_relay_closes(
+    harness: Harness, qtbot: QtBot
+) -> None:
+    relay = quiet_relay(harness, quiet_until(timedelta(minutes=5)))
     task = harness.service.add_task(spec("held", "exit 3"))
     harness.wait_state(task.id, TaskState.EXHAUSTED)
     passed: list[str] = []
@@ -185,13 +193,7 @@ def test_what_quiet_hours_hold_is_not_said_to_be_handed_on_when_the_relay_closes
 def test_quiet_hours_hold_the_news_and_send_one_summary_when_they_end(
     harness: Harness, qtbot: QtBot
 ) -> None:
-    local = CLOCK.now().astimezone()
-    if (local + timedelta(seconds=3)).date() != local.date():
-        pytest.skip("too close to midnight for a span of quiet hours ending in a second")
-    quiet = QuietHours(
-        start=(local - timedelta(minutes=1)).time().replace(tzinfo=None),
-        end=(local + timedelta(seconds=1.5)).time().replace(tzinfo=None),
-    )
+    quiet = quiet_until(timedelta(seconds=1.5))
     with WebhookServer() as server:
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         webhook = WebhookChannel(
@@ -199,10 +201,7 @@ def test_quiet_hours_hold_the_news_and_send_one_summary_when_they_end(
         )
         delivered = threading.Semaphore(0)
         dispatcher = Dispatcher([webhook], lambda *_: delivered.release())
-        relay = NotifyRelay(
-            harness.service, harness.service.task, CLOCK,
-            default_rule=lambda: parse_rule("on-failure"), gate=NotifyGate(quiet), host="h",
-        )  # fmt: skip
+        relay = quiet_relay(harness, quiet)
         notified: list[Notification] = []
         relay.sinks += [notified.append, lambda n: dispatcher.submit(n.message)]
         # after_held: at once while nothing is held; else once the summary went out.
