@@ -72,8 +72,10 @@ def run_cluster_daemon(
     outside = OutsideNotifications(
         service.news, repository.get, clock, NotifySettings.for_user()
     )  # webhook, mail
-    # A decision counts as told (its outbox row is deleted) once these were sent.
-    service.news.hold_until_sent(outside.dispatcher.after_sent)
+    # A decision counts as told (its outbox row is deleted) once these were sent, news
+    # the quiet hours hold only after they end (until then the row keeps it, for the
+    # next leader should this node stop).
+    service.news.hold_until_sent(outside.after_sent)
     # Run conditions are judged on the machine that claims the run: this one's state.
     service.watch_conditions(ConditionMonitor.of_this_machine())
     service.stopped.connect(app.quit)

@@ -7,7 +7,10 @@ survives a restart) and, for each finished attempt the rule says is news, hands 
 ``Notification`` to every sink: the desktop's notifier in the window, the dispatcher
 of the outside channels (webhook, e-mail) in the window and in ``taskgui daemon``
 alike. News during quiet hours is kept and told as one summary when they end (a
-timer for the end, and before the first news after it).
+timer for the end, and before the first news after it). ``after_held`` says when what
+was held so far has been handed on: a shared schedule's leader keeps the outbox rows of
+that news until then, so a node that stops during the quiet hours leaves it to the
+next leader instead of losing it.
 
 A failed attempt is judged when the schedule says what follows it: ``retry_scheduled``
 (it will run again) or ``task_exhausted`` (it gave up). Both come right after
@@ -94,6 +97,7 @@ class NotifyRelay:
         # What quiet hours held back, told as one summary when they end.
         self._held: list[Message] = []
         self._held_dropped = 0
+        self._after_held: list[Callable[[], None]] = []  # called once the held news went
         self._quiet_end = QTimer()
         self._quiet_end.setSingleShot(True)
         self._quiet_end.timeout.connect(self._on_quiet_end_timeout)
@@ -111,7 +115,10 @@ class NotifyRelay:
             signal.connect(slot)
 
     def close(self) -> None:
+        """Stop following. What quiet hours still hold is not sent, and ``after_held``'s
+        callbacks waiting for it are not called: their news was not handed on."""
         self._quiet_end.stop()
+        self._after_held = []
         if self._schedule is not None:
             for signal, slot in self._links(self._schedule):
                 signal.disconnect(slot)
@@ -235,6 +242,14 @@ class NotifyRelay:
 
     # ----------------------------------------------------------- quiet hours
 
+    def after_held(self, passed: Callable[[], None]) -> None:
+        """Call ``passed`` once the news the quiet hours hold now was handed to the
+        sinks (at once when they hold none)."""
+        if self._held or self._held_dropped:
+            self._after_held.append(passed)
+        else:
+            passed()
+
     def _hold(self, message: Message, local: datetime) -> None:
         """Keep the news for the summary at the end of the quiet hours."""
         if len(self._held) < MAX_HELD:
@@ -268,13 +283,22 @@ class NotifyRelay:
             return
         self._held, self._held_dropped = [], 0
         self._quiet_end.stop()
+        waiting, self._after_held = self._after_held, []
         if len(held) == 1 and not dropped:
             self._deliver(Notification(held[0]))
-            return
+        else:
+            self._deliver(Notification(self._summary(held, dropped)))
+        for passed in waiting:
+            try:
+                passed()
+            except Exception:
+                log.exception("a callback after the held news failed")
+
+    def _summary(self, held: list[Message], dropped: int) -> Message:
         titles = tuple(message.title for message in held)
         if dropped:
             titles += (f"{dropped} more",)
-        summary = Message(
+        return Message(
             trigger=Trigger.HELD,
             task_id=0,
             task_name="",
@@ -282,7 +306,6 @@ class NotifyRelay:
             host=self.host,
             held=titles,
         )
-        self._deliver(Notification(summary))
 
     def _deliver(self, notification: Notification) -> None:
         for sink in list(self.sinks):

@@ -7,6 +7,9 @@ node's engine decides, and only what it committed is told.
 from __future__ import annotations
 
 import json
+import signal
+import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from tests.helpers.loopback_servers import WebhookServer
@@ -65,3 +68,35 @@ def test_failed_attempts_and_a_give_up_are_logged_and_sent_once(
         "finished_at": by_task[flaky]["run"]["finished_at"],  # type: ignore[index]
     }
     assert by_task[loud]["event"] == "failed"  # it will be retried
+
+
+def test_news_held_by_quiet_hours_is_told_by_the_next_leader_if_its_node_stops(
+    nodes: Nodes, tmp_path: Path
+) -> None:
+    now = datetime.now().astimezone()
+    quiet = f"{now - timedelta(minutes=2):%H:%M}-{now + timedelta(minutes=30):%H:%M}"
+    with WebhookServer() as server:
+        # a keeps quiet hours now; b, the next leader, does not.
+        hook = f"[notifications]\nwebhook_url={server.url}/hook\n"
+        nodes.settings("a", f"{hook}quiet_hours={quiet}\n")
+        nodes.settings("b", hook)
+        nodes.join("a")
+        wait_for(lambda: nodes.leader() == "a", 30)
+        nodes.start("b")
+        nodes.wait_joined("a", "b")
+        failing = nodes.add(
+            "--name", "held", "--command", "exit 5", "--max-attempts", "1",
+            "--notify", "on-failure",
+        )  # fmt: skip
+        wait_for(lambda: nodes.state(failing) == "exhausted", 30)
+        time.sleep(1)
+        assert server.items == []  # a holds it through its quiet hours
+        # Its outbox row stays until a sends it: a holds it, it is not told yet.
+        assert nodes.query("SELECT count(*) FROM news")[0][0] == 1
+        nodes.processes["a"].send_signal(signal.SIGTERM)  # a stops during its quiet hours
+        assert nodes.processes["a"].wait(timeout=40) == 0
+        server.wait_for(1, timeout=40)  # b leads, and tells what a could not
+        time.sleep(1)
+    [posted] = _posted(server)
+    assert (posted["event"], posted["task"]["id"]) == ("gave_up", failing)  # type: ignore[index]
+    assert nodes.query("SELECT count(*) FROM news")[0][0] == 0

@@ -159,16 +159,41 @@ def test_a_streak_survives_a_restart(tmp_path: Path, qtbot: QtBot) -> None:
         second.close()
 
 
+def quiet_until(end: timedelta) -> QuietHours:
+    """Quiet hours from a minute ago until ``end`` from now (skipped across midnight)."""
+    local = CLOCK.now().astimezone()
+    if (local + end + timedelta(seconds=2)).date() != local.date():
+        pytest.skip("too close to midnight for a span of quiet hours from now")
+    return QuietHours(
+        start=(local - timedelta(minutes=1)).time().replace(tzinfo=None),
+        end=(local + end).time().replace(tzinfo=None),
+    )
+
+
+def quiet_relay(harness: Harness, quiet: QuietHours) -> NotifyRelay:
+    return NotifyRelay(
+        harness.service, harness.service.task, CLOCK,
+        default_rule=lambda: parse_rule("on-failure"), gate=NotifyGate(quiet), host="h",
+    )  # fmt: skip
+
+
+def test_what_quiet_hours_hold_is_not_said_to_be_handed_on_when_the_relay_closes(
+    harness: Harness, qtbot: QtBot
+) -> None:
+    relay = quiet_relay(harness, quiet_until(timedelta(minutes=5)))
+    task = harness.service.add_task(spec("held", "exit 3"))
+    harness.wait_state(task.id, TaskState.EXHAUSTED)
+    passed: list[str] = []
+    relay.after_held(lambda: passed.append("handed on"))
+    relay.close()  # the node stops before the quiet hours end
+    qtbot.wait(100)
+    assert passed == []  # its news was never sent: the next leader tells it
+
+
 def test_quiet_hours_hold_the_news_and_send_one_summary_when_they_end(
     harness: Harness, qtbot: QtBot
 ) -> None:
-    local = CLOCK.now().astimezone()
-    if (local + timedelta(seconds=3)).date() != local.date():
-        pytest.skip("too close to midnight for a span of quiet hours ending in a second")
-    quiet = QuietHours(
-        start=(local - timedelta(minutes=1)).time().replace(tzinfo=None),
-        end=(local + timedelta(seconds=1.5)).time().replace(tzinfo=None),
-    )
+    quiet = quiet_until(timedelta(seconds=1.5))
     with WebhookServer() as server:
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         webhook = WebhookChannel(
@@ -176,18 +201,22 @@ def test_quiet_hours_hold_the_news_and_send_one_summary_when_they_end(
         )
         delivered = threading.Semaphore(0)
         dispatcher = Dispatcher([webhook], lambda *_: delivered.release())
-        relay = NotifyRelay(
-            harness.service, harness.service.task, CLOCK,
-            default_rule=lambda: parse_rule("on-failure"), gate=NotifyGate(quiet), host="h",
-        )  # fmt: skip
+        relay = quiet_relay(harness, quiet)
         notified: list[Notification] = []
         relay.sinks += [notified.append, lambda n: dispatcher.submit(n.message)]
+        # after_held: at once while nothing is held; else once the summary went out.
+        passed: list[int] = []
+        relay.after_held(lambda: passed.append(len(notified)))
+        assert passed == [0]
         for name in ("<b>one</b>", "two"):
             task = harness.service.add_task(spec(name, "exit 3"))
             harness.wait_state(task.id, TaskState.EXHAUSTED)
+        relay.after_held(lambda: passed.append(len(notified)))
         qtbot.wait(200)
         assert notified == []  # held, not dropped
+        assert passed == [0]  # so not yet handed on: a leader keeps its outbox row
         qtbot.waitUntil(lambda: len(notified) == 1, timeout=10_000)
+        assert passed == [0, 1]  # right after the summary was handed to the sinks
         message = notified[0].message
         assert message.trigger.value == "held"
         assert message.title == "2 notifications during quiet hours"
