@@ -13,12 +13,17 @@ RUN_COLUMNS = (
     "id, task_id, attempt, kind, scheduled_at, started_at, finished_at, outcome, "
     "exit_code, error, output, pid, missed"
 )
-# The same on a shared schedule, where the leader writes a run's row when it dispatches
-# it (its start column the dispatch time, which the leader's own bookkeeping reads) and
-# a node claims it later, maybe much later (a pin to a node that is away, conditions no
-# machine meets): until a node claims it, it has started nowhere, and reads so.
+# The same on PostgreSQL, where a shared schedule's leader writes a run's row when it
+# dispatches it (under its epoch; its start column the dispatch time, which the leader's
+# own bookkeeping reads) and a node claims it later, maybe much later (a pin to a node
+# that is away, conditions no machine meets): until a node claims it, it has started
+# nowhere, and reads so. (A single process on the same store writes no epoch: its open
+# runs did start.)
 SHARED_RUN_COLUMNS = RUN_COLUMNS.replace(
-    "started_at", "CASE WHEN node IS NULL AND outcome IS NULL THEN NULL ELSE started_at END", 1
+    "started_at",
+    "CASE WHEN node IS NULL AND epoch IS NOT NULL AND outcome IS NULL THEN NULL "
+    "ELSE started_at END",
+    1,
 )
 
 

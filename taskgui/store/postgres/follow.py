@@ -41,7 +41,9 @@ SILENT_AFTER = timedelta(seconds=10)
 _SELECT_MARKED = (
     f"SELECT {', '.join(f't.{c}' for c in codec.TASK_COLUMNS)}, t.waiting, o.open, o.since, "
     "o.nodes, u.reason, u.kind, u.at FROM tasks t LEFT JOIN (SELECT task_id, count(*) AS open, "
-    "min(started_at) AS since, array_agg(DISTINCT node ORDER BY node) "
+    # Since the first claimed one started: an unclaimed run's start is its dispatch.
+    "min(started_at) FILTER (WHERE node IS NOT NULL OR epoch IS NULL) AS since, "
+    "array_agg(DISTINCT node ORDER BY node) "
     "FILTER (WHERE node IS NOT NULL) AS nodes FROM runs WHERE outcome IS NULL "
     "GROUP BY task_id) o ON o.task_id = t.id "
     f"LEFT JOIN ({UNCLAIMED_WAITS}) u (task_id, reason, kind, at) ON u.task_id = t.id "
