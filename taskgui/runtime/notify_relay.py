@@ -98,6 +98,7 @@ class NotifyRelay:
         self._held: list[Message] = []
         self._held_dropped = 0
         self._after_held: list[Callable[[], None]] = []  # called once the held news went
+        self._held_since_asked = False  # news held since after_held was last called
         self._quiet_end = QTimer()
         self._quiet_end.setSingleShot(True)
         self._quiet_end.timeout.connect(self._on_quiet_end_timeout)
@@ -119,6 +120,7 @@ class NotifyRelay:
         callbacks waiting for it are not called: their news was not handed on."""
         self._quiet_end.stop()
         self._after_held = []
+        self._held_since_asked = False
         if self._schedule is not None:
             for signal, slot in self._links(self._schedule):
                 signal.disconnect(slot)
@@ -243,15 +245,19 @@ class NotifyRelay:
     # ----------------------------------------------------------- quiet hours
 
     def after_held(self, passed: Callable[[], None]) -> None:
-        """Call ``passed`` once the news the quiet hours hold now was handed to the
-        sinks (at once when they hold none)."""
-        if self._held or self._held_dropped:
+        """Call ``passed`` once the news the quiet hours took since the last call was
+        handed to the sinks, at once when they took none: what came between (a success,
+        a failure the rule does not tell) is not kept waiting for a summary it is not in.
+        """
+        if self._held_since_asked:
+            self._held_since_asked = False
             self._after_held.append(passed)
         else:
             passed()
 
     def _hold(self, message: Message, local: datetime) -> None:
         """Keep the news for the summary at the end of the quiet hours."""
+        self._held_since_asked = True
         if len(self._held) < MAX_HELD:
             self._held.append(message)
         else:

@@ -212,11 +212,12 @@ def test_quiet_hours_hold_the_news_and_send_one_summary_when_they_end(
             task = harness.service.add_task(spec(name, "exit 3"))
             harness.wait_state(task.id, TaskState.EXHAUSTED)
         relay.after_held(lambda: passed.append(len(notified)))
+        relay.after_held(lambda: passed.append(-1))  # nothing held since: at once
         qtbot.wait(200)
         assert notified == []  # held, not dropped
-        assert passed == [0]  # so not yet handed on: a leader keeps its outbox row
+        assert passed == [0, -1]  # the held one not yet: a leader keeps its outbox row
         qtbot.waitUntil(lambda: len(notified) == 1, timeout=10_000)
-        assert passed == [0, 1]  # right after the summary was handed to the sinks
+        assert passed == [0, -1, 1]  # right after the summary was handed to the sinks
         message = notified[0].message
         assert message.trigger.value == "held"
         assert message.title == "2 notifications during quiet hours"
