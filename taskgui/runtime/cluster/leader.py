@@ -120,6 +120,9 @@ class Leader:
             log.warning("node %s: %s; the schedule is read again", self._runs.node, error)
             self.drop()
             return None
+        except Exception:  # a bug: reported by the slot; what was taken is read again
+            self.stale.everything()
+            raise
         deadline = engine.next_deadline()
         if give_up_next is not None and (deadline is None or give_up_next < deadline):
             return give_up_next

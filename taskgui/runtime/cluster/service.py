@@ -126,6 +126,7 @@ class ClusterNodeService(QObject):
         self._notifier: QSocketNotifier | None = None
         self._conditions: ConditionMonitor | None = None
         self._started = False
+        self._offers_owed = False  # what this machine offers, not yet in the store
         self._stopping = False
         self._done = False
         self._waited_for_news = False
@@ -214,6 +215,7 @@ class ClusterNodeService(QObject):
         if not self._stopping:
             self.leader.tell_orphans(lease)
         self._forget_told()
+        self._publish_offers()
         self.leader.stale.everything()  # once a step: in case a notice went missing
         try:
             self._repository.changed()  # drains; a broken feed connects again
@@ -235,11 +237,23 @@ class ClusterNodeService(QObject):
     def _on_conditions_changed(self, system: SystemConditions) -> None:
         try:  # while the node stops too: it claims nothing more, and stops what it must
             self.claimer.conditions_changed(system)
-            # What this machine offers, for the leader's give-up and a window's reasons.
-            waiting.publish(self._repository.session, self.node, self.claimer.machine.system)
-            self.leader.stale.mark(Read.WAITING)  # a write of ours: the feed omits it
         except StoreError as error:
             log.warning("node %s: %s", self.node, error)
+        self._offers_owed = True
+        self._publish_offers()
+
+    def _publish_offers(self) -> None:
+        """Say what this machine offers, for the leader's give-up and a window's
+        reasons; owed, and tried again at each step, until the store took it."""
+        if not self._offers_owed:
+            return
+        self.leader.stale.mark(Read.WAITING)  # a write of ours: the feed omits it
+        try:
+            waiting.publish(self._repository.session, self.node, self.claimer.machine.system)
+        except StoreError as error:
+            log.warning("node %s: %s", self.node, error)
+            return
+        self._offers_owed = False
 
     @service_slot
     def _on_notifier_activated(self, *_: object) -> None:

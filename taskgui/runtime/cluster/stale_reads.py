@@ -30,6 +30,8 @@ class Read(Enum):
     # Another node wrote a run: it can take or end a waiting run, never add one (only
     # the leader dispatches), so this matters only while some run waits.
     WAITING_TAKEN = "a waiting run claimed or ended elsewhere"
+    # (This node's own claims are not marked: a run it claimed is no longer unmet, and
+    # a give-up that still names it is refused by the row lock; at worst an early look.)
 
 
 # The reads a write to each table can change; a table not named here changes all.
@@ -57,6 +59,7 @@ class StaleReads:
         self._stale.update(reads)
 
     def everything(self) -> None:
+        """All may have changed (a take-over, a failure, a step, a feed that was away)."""
         self._stale = set(Read)
 
     def take(self, read: Read) -> bool:

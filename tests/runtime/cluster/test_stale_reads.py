@@ -18,6 +18,7 @@ import pytest
 from taskgui.core.clock import SystemClock
 from taskgui.core.operation import Op
 from taskgui.core.states import RunOutcome
+from taskgui.core.status import RunResult
 from taskgui.runtime.cluster.leader import Leader
 from taskgui.runtime.cluster.node import NodeLoop
 from taskgui.runtime.cluster.stale_reads import Read, StaleReads
@@ -73,6 +74,7 @@ class Statements:
         monkeypatch.setattr(psycopg.Cursor, "execute", counted)
 
     def reads_of(self, table: str) -> int:
+        """The SELECTs sent whose text has ``FROM {table}`` (a table and what follows)."""
         return sum(1 for text in self.sent if text.startswith("SELECT") and f"FROM {table}" in text)
 
 
@@ -147,3 +149,31 @@ def test_a_leader_reads_again_only_what_others_wrote(
     heard(leading, leader, "requests")
     assert leader.perform_requests(lease, datetime.now(UTC)) is True
     assert leader.engine.snapshot(first.id).state.value == "cancelled"
+
+
+def test_a_run_ended_on_the_leaders_own_session_is_read_once_marked(
+    pair: tuple[PostgresRepository, PostgresRepository], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The feed leaves out this node's own writes: its claimer's end of a run reaches
+    the leader only through ``mark(Read.ENDED)`` (the service's ``run_ended`` slot)."""
+    leading, other = pair
+    now = datetime.now(UTC)
+    cluster = Cluster(leading.session, "a")
+    lease = NodeLoop(cluster, SystemClock(), version="t", workers=2).step()
+    assert isinstance(lease, Lease)
+    runs = SharedRuns(leading.session, "a")
+    leader = Leader(leading, runs, dead_after=DEAD_AFTER)
+    [task] = other.add_tasks([make_spec(0, first_run_at=now - timedelta(seconds=1))], now)
+    leader.work(lease, now)  # takes over and dispatches it
+    assert leader.engine is not None
+    assert leader.engine.snapshot(task.id).state.value == "running"
+    [claimed] = cluster.claim(1)  # this node's claimer, on the leader's own session
+    assert runs.finish(claimed.run_id, RunOutcome.SUCCEEDED, datetime.now(UTC), RunResult())
+    statements = Statements(monkeypatch)
+    leader.work(lease, datetime.now(UTC))
+    assert statements.reads_of("runs WHERE id = ANY") == 0  # nothing told it: not read
+    assert leader.engine.snapshot(task.id).state.value == "running"
+    leader.stale.mark(Read.ENDED)
+    leader.work(lease, datetime.now(UTC))
+    assert statements.reads_of("runs WHERE id = ANY") == 1
+    assert leader.engine.snapshot(task.id).state.value == "succeeded"
