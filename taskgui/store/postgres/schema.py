@@ -191,6 +191,16 @@ MIGRATIONS: Sequence[str] = (
     CREATE TRIGGER nodes_offers_changed AFTER UPDATE OF offers, offers_idle_s ON nodes
         FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
     """,
+    # 10: news only when what a node offers did change. A statement trigger fires for
+    # an UPDATE that matched no row too, so every node's publish woke every node and
+    # window, and made the leader read its waiting runs again, for the same reading.
+    """
+    DROP TRIGGER nodes_offers_changed ON nodes;
+    CREATE TRIGGER nodes_offers_changed AFTER UPDATE OF offers, offers_idle_s ON nodes
+        FOR EACH ROW WHEN (OLD.offers IS DISTINCT FROM NEW.offers
+                           OR OLD.offers_idle_s IS DISTINCT FROM NEW.offers_idle_s)
+        EXECUTE FUNCTION notify_change();
+    """,
 )
 
 # A dispatch's ON CONFLICT names the run key's index by its columns and predicate.

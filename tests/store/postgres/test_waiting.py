@@ -4,6 +4,7 @@ on the same readings; and the leader's give-up, fenced and never over a claim.""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -58,6 +59,34 @@ def _expected(conditions: RunConditions, system: SystemConditions) -> WaitReason
     if unmet is None:
         return WaitReason.NODE
     return WaitReason(unmet.condition.value) if unmet.checkable else WaitReason.UNCHECKABLE
+
+
+def test_a_node_that_publishes_the_same_offers_again_tells_nobody(
+    repository: PostgresRepository, postgres: PostgresServer
+) -> None:
+    on_ac = SystemConditions(on_battery=False)
+    _node(repository, "a", on_ac)
+    listener = PostgresRepository(postgres.dsn, schema=repository.schema)
+    try:
+        listener.changed()
+        listener.changed_tables()
+        waiting.publish(repository.session, "a", on_ac)  # the same reading
+        waiting.publish(repository.session, "b", on_ac)  # a node that never joined
+        assert not _heard(listener, "nodes", within=0.5)
+        waiting.publish(repository.session, "a", SystemConditions(on_battery=True))
+        assert _heard(listener, "nodes", within=10)
+    finally:
+        listener.close()
+
+
+def _heard(listener: PostgresRepository, table: str, *, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        listener.changed()
+        if table in listener.changed_tables():
+            return True
+        time.sleep(0.02)
+    return False
 
 
 @pytest.mark.parametrize("system", READINGS)
