@@ -20,7 +20,8 @@ from taskgui.store.protocols import TaskRepository
 
 def spec_to_add(args: argparse.Namespace, now: datetime) -> TaskSpec:
     """The task the flags describe (InvalidTaskError when they do not add up), judged
-    before any database is opened, so a refused add makes none."""
+    before anything is written: on a file before the database is opened, so a refused
+    add makes none; on a shared schedule before the store is asked."""
     spec = spec_from_args(args, now)
     if spec.first_run_at < now and not spec.recurrence.is_recurring:
         note("that time has passed; the task is due now (its misfire policy applies)")

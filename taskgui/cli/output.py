@@ -355,7 +355,7 @@ def _duration(run: RunRecord) -> str:
     return format_duration(run.finished_at - run.started_at)
 
 
-def _open_or(run: RunRecord) -> str:
+def _outcome_word(run: RunRecord) -> str:
     """A run's outcome; one still open is running, or waiting where no node took it yet
     (a shared schedule's dispatched run has no start until a node claims it)."""
     if run.outcome is not None:
@@ -373,7 +373,7 @@ def history_table(runs: Sequence[RunRecord]) -> list[str]:
             local(run.scheduled_at),
             local(run.started_at),
             _duration(run),
-            _open_or(run),
+            _outcome_word(run),
             NONE_TEXT if run.exit_code is None else str(run.exit_code),
             _shorten(run.error or "", ERROR_WIDTH),
         ]

@@ -260,6 +260,7 @@ class DBusNotifier(Notifier):
         super().__init__(parent)
         self._sender = sender
         self._close_grace_ms = close_grace_ms
+        self._closed = False
         self._capabilities = frozenset(capabilities)
         self._desktop_entry = desktop_entry
         self._app_icon = app_icon
@@ -289,6 +290,8 @@ class DBusNotifier(Notifier):
         )
 
     def show_notice(self, notice: Notice) -> None:
+        if self._closed:
+            return  # the app is ending: a sender now would outlive it
         # The process is the notifier's child, so it cannot outlive it, and its slots
         # reach the notifier weakly (runtime.weak_slot says why: a crash at quit).
         process = QProcess(self)
@@ -301,17 +304,23 @@ class DBusNotifier(Notifier):
         QTimer.singleShot(SEND_TIMEOUT_MS, process, process.kill)  # dropped once it is gone
 
     def close(self) -> None:
-        """Give the notices still being sent a moment to arrive, then end their senders.
+        """Give the notices still being sent a moment to arrive, then end their senders;
+        show nothing more.
 
-        Called as the app ends: a sender left running would be killed by its QProcess's
-        destructor with a warning on the terminal, its notice lost without a word.
+        Called as the app ends (its window is gone, so the short wait blocks nobody): a
+        sender left running would be killed by its QProcess's destructor with a warning
+        on the terminal, its notice lost without a word.
         """
+        self._closed = True
         deadline = QDeadlineTimer(self._close_grace_ms)
         for process in self.sending():
             process.waitForFinished(max(0, deadline.remainingTime()))
-        for process in self.sending():
+        stuck = self.sending()
+        for process in stuck:
             process.kill()
-            process.waitForFinished(CLOSE_KILL_WAIT_MS)
+        deadline = QDeadlineTimer(CLOSE_KILL_WAIT_MS)  # one wait for them all
+        for process in stuck:
+            process.waitForFinished(max(0, deadline.remainingTime()))
 
     def sending(self) -> list[QProcess]:
         """The ``Notify`` calls still under way."""

@@ -96,7 +96,9 @@ def test_closing_ends_a_sender_that_does_not_answer(qtbot: QtBot) -> None:
     assert notifier.tasks_by_id == {}
 
 
-def test_closing_with_nothing_in_flight_is_immediate(qtbot: QtBot) -> None:
+def test_closing_with_nothing_in_flight_is_immediate_and_final(qtbot: QtBot) -> None:
     notifier = DBusNotifier(None, slow_sender(0))
     notifier.close()
     assert notifier.sending() == []
+    notifier.notify(notice(5))  # a late notice, after the close: no sender starts
+    assert notifier.findChildren(QProcess) == []
