@@ -263,6 +263,66 @@ def bench_firings(dsn: str, profile: Profile, folder: Path) -> tuple[float, int,
     return len(lines) / seconds, len(lines), duplicates
 
 
+def bench_firings_apscheduler(
+    python: str, dsn: str, profile: Profile, folder: Path
+) -> tuple[float, int, int]:
+    """The peer of ``bench_firings``: APScheduler 4's three schedulers on the same
+    server (``peers/apscheduler_node.py``), as many one-off jobs as taskgui's firings,
+    all due at one moment, each appending a line in process (no command to start,
+    which favours it); (firings per second from the first job's start to the last's,
+    firings, of them more than once)."""
+    name, peer_dsn = _database(dsn)  # a database of its own, dropped after
+    url = peer_dsn.replace("postgresql://", "postgresql+psycopg://", 1)
+    log = folder / "apscheduler-firings.log"
+    log.touch()
+    total = profile.firing_tasks * profile.firing_occurrences
+    # The first scheduler adds every schedule before it says "ready" (a few ms each):
+    # they are due once all are in, so the rate is the schedulers' and not the adding's.
+    start = time.time() + 15 + total * 0.01
+    processes = _apscheduler_nodes(
+        python, url, peer_dsn, log, count=total, start=start, spacing_ms=0
+    )
+    try:
+        if time.time() > start:
+            raise RuntimeError("APScheduler's schedules were still being added at their time")
+        _wait(lambda: len(log.read_text().splitlines()) >= total, start - time.time() + 300)
+    finally:
+        _stop(processes)
+        _drop(dsn, name)
+    lines = log.read_text().splitlines()
+    starts = [int(line.split()[1]) for line in lines]  # µs after the common fire time
+    ids = [line.split()[0] for line in lines]
+    seconds = max((max(starts) - min(starts)) / 1e6, 1e-6)
+    return len(lines) / seconds, len(lines), len(ids) - len(set(ids))
+
+
+def _apscheduler_nodes(
+    python: str, url: str, dsn: str, log: Path, *, count: int, start: float, spacing_ms: int
+) -> list[subprocess.Popen[str]]:
+    """Three APScheduler 4 schedulers (``peers/apscheduler_node.py``), the first adding
+    ``count`` one-off schedules ``spacing_ms`` apart from ``start``; each started."""
+    script = str(ROOT / "benchmarks" / "peers" / "apscheduler_node.py")
+    processes: list[subprocess.Popen[str]] = []
+    try:
+        for index, identity in enumerate(("aa", "ab", "ac")):
+            process = subprocess.Popen(
+                [python, script, url, dsn, str(log), identity, "1" if index == 0 else "0",
+                 str(count), str(start), str(spacing_ms)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )  # fmt: skip
+            processes.append(process)
+            assert process.stdout is not None
+            if not process.stdout.readline().startswith("ready"):
+                raise RuntimeError(f"APScheduler scheduler {identity} did not start")
+            process.stdout.close()
+    except BaseException:
+        _stop(processes)
+        raise
+    return processes
+
+
 def bench_failover(dsn: str, profile: Profile, folder: Path) -> list[float]:
     schema = "bench_failover"
     _schema_with_tasks(dsn, schema, 3, delay_ms=0)
@@ -449,22 +509,12 @@ def bench_lateness_apscheduler(
     log = folder / "apscheduler.log"
     log.touch()
     start = time.time() + 8
-    script = str(ROOT / "benchmarks" / "peers" / "apscheduler_node.py")
     processes: list[subprocess.Popen[str]] = []
     try:
-        for index, identity in enumerate(("aa", "ab", "ac")):
-            process = subprocess.Popen(
-                [python, script, url, peer_dsn, str(log), identity, "1" if index == 0 else "0",
-                 str(profile.late_tasks), str(start), str(profile.late_spacing_ms)],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )  # fmt: skip
-            assert process.stdout is not None
-            if not process.stdout.readline().startswith("ready"):
-                raise RuntimeError(f"APScheduler scheduler {identity} did not start")
-            process.stdout.close()
-            processes.append(process)
+        processes = _apscheduler_nodes(
+            python, url, peer_dsn, log, count=profile.late_tasks, start=start,
+            spacing_ms=profile.late_spacing_ms,
+        )  # fmt: skip
         wait = start - time.time() + 30 + profile.late_tasks * profile.late_spacing_ms / 1000
         _wait(lambda: len(log.read_text().splitlines()) >= profile.late_tasks, wait)
     finally:
@@ -531,6 +581,7 @@ def _print_store_rows(
     firing: tuple[float, int, int],
     failover: list[float],
     profile: Profile,
+    peer_firing: tuple[float, int, int] | None = None,
 ) -> int:
     """The add, cancel, firing and fail-over rows; how many goals were missed."""
     missed = 0
@@ -548,6 +599,15 @@ def _print_store_rows(
         f"{'no-op firings/s, 3 nodes':<32} {rate:>11.0f} {'':>15} {'':>7}  ≥{goal_rate}  "
         f"{'met' if ok else 'MISSED'}  ({firings} firings, {duplicates} twice)"
     )
+    if peer_firing is not None:
+        peer_rate, peer_firings, peer_twice = peer_firing
+        ahead = rate > peer_rate
+        missed += not ahead
+        print(
+            f"{'APScheduler 4 firings/s, 3 scheds':<32} {peer_rate:>11.0f} {'':>15} "
+            f"{rate / peer_rate:>6.2f}x  ahead  {'met' if ahead else 'MISSED'}  "
+            f"({peer_firings} firings, {peer_twice} twice; the ratio is taskgui's rate to it)"
+        )
     worst = max(failover)
     ok = worst <= 2.0
     missed += not ok
@@ -572,7 +632,8 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get("TASKGUI_BENCH_APSCHEDULER_PYTHON"),
         metavar="PYTHON",
         help="an interpreter with APScheduler 4, SQLAlchemy and psycopg (a throwaway "
-        "venv): measures APScheduler's lateness beside taskgui's (else not measured)",
+        "venv): measures APScheduler's firings and lateness beside taskgui's (else not "
+        "measured)",
     )
     parser.add_argument(
         "--probe",
@@ -598,6 +659,13 @@ def main(argv: list[str] | None = None) -> int:
             if not args.only_lateness:
                 rows = bench_add_cancel(dsn, profile)
                 firing = bench_firings(dsn, profile, Path(folder))
+                peer_firing = (
+                    bench_firings_apscheduler(
+                        args.apscheduler_python, args.admin_dsn, profile, Path(folder)
+                    )
+                    if args.apscheduler_python
+                    else None
+                )
                 failover = bench_failover(dsn, profile, Path(folder))
             late = bench_lateness(dsn, profile, Path(folder), args.probe)
             peer = (
@@ -617,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'operation':<32} {'taskgui µs':>11} {'raw psycopg µs':>15} {'ratio':>7}  goal   verdict"
     )
     if not args.only_lateness:
-        missed += _print_store_rows(rows, firing, failover, profile)
+        missed += _print_store_rows(rows, firing, failover, profile, peer_firing)
     missed += _print_lateness(late, peer, profile)
     print(f"(its database {name} was dropped)")
     print("all goals met" if not missed else f"{missed} goal(s) missed")
