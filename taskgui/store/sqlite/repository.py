@@ -100,6 +100,10 @@ class SqliteRepository(SqliteReads):
             raise
         for spec in stored:  # new: no history yet
             self._finished[spec.id, False] = self._finished[spec.id, True] = 0
+        # Their definitions are on disk as these very objects: a first dispatch then
+        # writes the status only. A batch beyond the cap leaves the rest to be written
+        # whole once (as before), so the map never grows past it.
+        self._remember_written({spec.id: spec for spec in stored[:_WRITTEN_SPECS]})
         return stored
 
     def apply(
