@@ -42,11 +42,12 @@ class OutsideNotifications:
         )
         self.relay.sinks.append(lambda notification: self.dispatcher.submit(notification.message))
 
-    def after_sent(self, passed: Callable[[], None]) -> None:
+    def after_sent(self, passed: Callable[[], None]) -> bool:
         """Call ``passed`` once everything the relay was given before is sent or given
         up on, what the quiet hours hold included (so only after they end): a shared
-        schedule's leader deletes its news's outbox rows then, not before."""
-        self.relay.after_held(lambda: self.dispatcher.after_sent(passed))
+        schedule's leader deletes its news's outbox rows then, not before. Whether the
+        quiet hours hold some of it (a node that stops need not wait for that)."""
+        return self.relay.after_held(lambda: self.dispatcher.after_sent(passed))
 
     def close(self) -> None:
         self.relay.close()

@@ -244,16 +244,17 @@ class NotifyRelay:
 
     # ----------------------------------------------------------- quiet hours
 
-    def after_held(self, passed: Callable[[], None]) -> None:
+    def after_held(self, passed: Callable[[], None]) -> bool:
         """Call ``passed`` once the news the quiet hours took since the last call was
         handed to the sinks, at once when they took none: what came between (a success,
         a failure the rule does not tell) is not kept waiting for a summary it is not in.
-        """
+        Whether it waits for the quiet hours to end."""
         if self._held_since_asked:
             self._held_since_asked = False
             self._after_held.append(passed)
-        else:
-            passed()
+            return True
+        passed()
+        return False
 
     def _hold(self, message: Message, local: datetime) -> None:
         """Keep the news for the summary at the end of the quiet hours."""

@@ -21,7 +21,8 @@ it. A teller killed before that leaves the row to the next leader.
 Signals: those of ``ScheduleSignals`` that an engine's events move (``run_finished``,
 ``retry_scheduled``, ``task_exhausted``), and
     told(list): these outbox rows were told (delete them);
-    drained(): nothing handed to ``tell`` is waiting for an outlet any more.
+    drained(): nothing handed to ``tell`` is waiting for an outlet any more (but what
+        quiet hours hold).
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ from taskgui.store.postgres.news import NewsItem
 from taskgui.store.protocols import TaskRepository
 
 # Calls its argument (from any thread) once everything handed to the outlet before
-# is sent, or given up on: ``Dispatcher.after_sent``.
-Outlet = Callable[[Callable[[], None]], None]
+# is sent, or given up on: ``Dispatcher.after_sent``. It may answer True: some of it
+# is held until quiet hours end (``OutsideNotifications.after_sent``), so nobody should
+# wait for it now (a stopping node leaves those rows to the next leader).
+Outlet = Callable[[Callable[[], None]], bool | None]
 
 
 class LeaderNews(ScheduleSignals):
@@ -58,6 +61,7 @@ class LeaderNews(ScheduleSignals):
         self._outlets: list[Outlet] = []
         self._tokens = itertools.count(1)
         self._waiting: dict[int, tuple[list[int], int]] = {}  # token: (row ids, outlets left)
+        self._held: set[int] = set()  # tokens an outlet holds until quiet hours end
         # Queued even from this thread: a row is deleted after the call that told it.
         self._outlet_passed.connect(self._on_outlet_passed, Qt.ConnectionType.QueuedConnection)
 
@@ -67,8 +71,9 @@ class LeaderNews(ScheduleSignals):
 
     @property
     def pending(self) -> int:
-        """Rows handed to ``tell`` and not yet told."""
-        return sum(len(ids) for ids, _ in self._waiting.values())
+        """Rows handed to ``tell`` and not yet told, less those held until quiet hours
+        end (worth waiting for: they are being sent)."""
+        return sum(len(ids) for token, (ids, _) in self._waiting.items() if token not in self._held)
 
     def tell(self, items: Sequence[NewsItem]) -> None:
         """Tell these outbox rows, in order. A stop the engine asks for is the running
@@ -85,7 +90,8 @@ class LeaderNews(ScheduleSignals):
             self._outlet_passed.emit(token)
             return
         for outlet in self._outlets:
-            outlet(functools.partial(self._outlet_passed.emit, token))
+            if outlet(functools.partial(self._outlet_passed.emit, token)):
+                self._held.add(token)
 
     @service_slot
     def _on_outlet_passed(self, token: int) -> None:
@@ -97,8 +103,9 @@ class LeaderNews(ScheduleSignals):
             self._waiting[token] = (ids, left - 1)
             return
         del self._waiting[token]
+        self._held.discard(token)
         self.told.emit(ids)
-        if not self._waiting:
+        if not self.pending:
             self.drained.emit()
 
     def history(self, task_id: TaskId, limit: int = 100) -> list[RunRecord]:
