@@ -7,11 +7,10 @@ persists it in SQLite, ``runtime`` drives it with QtCore timers and a thread poo
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__: str = version("taskgui")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.1.0"
+# The one place the version is written: pyproject.toml reads it from here (setuptools'
+# dynamic ``attr``, from the source, without importing). A constant, not
+# ``importlib.metadata.version``: that lookup imported the email package and cost
+# about 60 ms of every start, the CLI's and the window's, for one string.
+__version__ = "0.1.0"
 
 __all__ = ["__version__"]

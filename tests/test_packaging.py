@@ -9,6 +9,7 @@ the suite: ``make dist && make dist-check`` covers it.
 from __future__ import annotations
 
 import configparser
+import importlib.metadata
 import importlib.util
 import re
 import shutil
@@ -22,6 +23,8 @@ from types import ModuleType
 import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
+
+import taskgui
 
 ROOT = Path(__file__).resolve().parents[1]
 LINUX = ROOT / "packaging" / "linux"
@@ -71,8 +74,16 @@ _PACKAGES = {"desktop-file-validate": "desktop-file-utils", "appstreamcli": "app
 
 
 def _project_version() -> str:
+    """The version as the installed package's metadata says it (pyproject.toml takes
+    it from ``taskgui.__version__``)."""
     with (ROOT / "pyproject.toml").open("rb") as file:
-        return str(tomllib.load(file)["project"]["version"])
+        project = tomllib.load(file)["project"]
+    assert "version" in project["dynamic"]
+    return importlib.metadata.version("taskgui")
+
+
+def test_the_metadata_and_the_package_say_the_same_version() -> None:
+    assert _project_version() == taskgui.__version__
 
 
 # ------------------------------------------------------------------ desktop entry

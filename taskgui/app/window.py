@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
@@ -42,9 +43,7 @@ from taskgui.app.opening import show_error as _show_error
 from taskgui.app.opening import start_failed as _start_failed
 from taskgui.app.posix_signals import SignalBridge
 from taskgui.app.quitting import HANDOVER_REASON, QUIT_REASON, shut_down
-from taskgui.app.shared_window import SharedSession, run_shared
 from taskgui.app.wake import ask_on_wake, follow_wake_ups
-from taskgui.cli.shared_schedule import shared_dsn
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import LOCK_WAIT, QUEUE_PER_WORKER
 from taskgui.core.errors import TaskguiError
@@ -57,7 +56,7 @@ from taskgui.store.errors import (
     ForeignDatabaseError,
     SchedulerAlreadyRunningError,
 )
-from taskgui.store.paths import default_database_path, resolve_database_path
+from taskgui.store.paths import default_database_path, resolve_database_path, shared_dsn
 from taskgui.store.private_folders import make_config_folder, make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock, refuse_if_holder_lost_its_file
 from taskgui.store.sqlite.repository import SqliteRepository
@@ -70,6 +69,9 @@ from taskgui.ui.icons import app_icon, app_icon_file
 from taskgui.ui.notify.dbus_notifier import desktop_notifier
 from taskgui.ui.plain_text import warn
 from taskgui.ui.window.main_window import LOCAL_OWNER, MainWindow
+
+if TYPE_CHECKING:  # imported where used: it brings psycopg (see main)
+    from taskgui.app.shared_window import SharedSession
 
 log = logging.getLogger("taskgui.app.window")
 
@@ -390,6 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     app.setQuitOnLastWindowClosed(False)
     dsn = shared_dsn(args.db)
     if dsn is not None:  # a shared (PostgreSQL) schedule: nodes run it
+        # Only here: it imports psycopg, 0.34 s of every start when it sat at the top.
+        from taskgui.app.shared_window import run_shared  # noqa: PLC0415
+
         return run_shared(app, dsn, _session)
     path = resolve_database_path(args.db)
     instance = SingleInstance(server_name(path))

@@ -23,12 +23,12 @@ from taskgui.cli.context import (
     print_json,
 )
 from taskgui.cli.database import client, exists, open_database, reader, scheduled
-from taskgui.cli.shared_schedule import shared_dsn
 from taskgui.cli.task_views import print_list, print_show
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
 from taskgui.core.task import TaskSpec
+from taskgui.store.paths import shared_dsn
 from taskgui.store.protocols import TaskRepository
 
 

@@ -35,7 +35,7 @@ from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.terminal_text import visible
-from taskgui.store.paths import resolve_database_path
+from taskgui.store.paths import resolve_database_path, shared_dsn
 from taskgui.store.sqlite.opening import open_sqlite
 from taskgui.store.sqlite.repository import SqliteRepository
 
@@ -90,7 +90,7 @@ def _run(
         daemon=daemon,
     )
     try:
-        dsn = shared_schedule.shared_dsn(args.db)
+        dsn = shared_dsn(args.db)
         if dsn is not None and not getattr(args, "runs_shared_schedule", False):
             return shared_schedule.run(args, dsn, clock)  # postgresql://: no file, no lock
         if (done := shared_schedule.run_file_command(args, clock)) is not None:

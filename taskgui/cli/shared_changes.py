@@ -29,13 +29,16 @@ from taskgui.core.engine.engine import Engine
 from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
 from taskgui.store.postgres.connection import redact
-from taskgui.store.postgres.lead_lock import LeadLock
-from taskgui.store.postgres.shared_runs import SharedRuns
-from taskgui.store.postgres.takeover import take_over
 
 
 def shared_client(repository: Any, clock: Clock, timeout: float = REQUEST_TIMEOUT) -> StoreClient:
     """A ``ScheduleClient`` over a shared schedule: see the module docstring."""
+    # Here, not at the top: every CLI command and every window imports this module,
+    # and these import psycopg (about 0.25 s), which only a postgresql:// schedule needs.
+    from taskgui.store.postgres.lead_lock import LeadLock  # noqa: PLC0415
+    from taskgui.store.postgres.shared_runs import SharedRuns  # noqa: PLC0415
+    from taskgui.store.postgres.takeover import take_over  # noqa: PLC0415
+
     lock = LeadLock(repository)
 
     def recovering(engine: Engine, now: datetime) -> None:

@@ -17,7 +17,6 @@ psycopg is imported only here, and only for a postgresql:// database.
 from __future__ import annotations
 
 import argparse
-import os
 from datetime import timedelta
 from typing import Any
 
@@ -29,7 +28,7 @@ from taskgui.cli.task_views import print_list, print_show
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
 from taskgui.core.terminal_text import visible
-from taskgui.store.paths import ENV_VAR, resolve_database_path
+from taskgui.store.paths import resolve_database_path
 from taskgui.store.postgres.connection import is_dsn, redact
 
 # A node that has not beaten for this long is shown as not answering.
@@ -38,12 +37,6 @@ SILENT_AFTER = timedelta(seconds=10)
 
 class NotOnPostgresError(TaskguiError):
     """A command that needs the process running a file's schedule."""
-
-
-def shared_dsn(explicit: str | None) -> str | None:
-    """The DSN when ``--db`` (else TASKGUI_DB) names a PostgreSQL database, else None."""
-    value = (explicit if explicit else os.environ.get(ENV_VAR, "")).strip()
-    return value if is_dsn(value) else None
 
 
 def add_commands(commands: Any, make: Any) -> None:

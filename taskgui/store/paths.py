@@ -16,6 +16,7 @@ from pathlib import Path
 import platformdirs
 
 from taskgui.store.errors import DatabasePathError
+from taskgui.store.postgres.connection import is_dsn
 from taskgui.store.private_folders import make_database_folder
 
 DB_FILENAME = "taskgui.sqlite3"
@@ -36,6 +37,17 @@ def resolve_database_path(
     if env_value:
         return Path(env_value).expanduser()
     return default_database_path()
+
+
+def shared_dsn(explicit: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The DSN when ``--db`` (else $TASKGUI_DB) names a PostgreSQL database, else None.
+
+    Here beside ``resolve_database_path``, the other half of the same question, so
+    that a start can ask it without importing the command line or the driver.
+    """
+    value = explicit if explicit else (os.environ if environ is None else environ).get(ENV_VAR, "")
+    value = value.strip()
+    return value if is_dsn(value) else None
 
 
 def prepare_private_file(path: Path) -> None:

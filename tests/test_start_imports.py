@@ -1,0 +1,65 @@
+"""What a start on a file database imports: never the PostgreSQL driver.
+
+psycopg (about 0.25 s to import) serves a postgresql:// schedule only. Until
+2026-12-02 every CLI command and every window imported it anyway, through modules that
+name the shared schedule's helpers at their top: ``taskgui list`` took 1.2 s on an
+empty account, 0.6 s after. Also no ``importlib.metadata`` (it brings the email
+package, about 60 ms): the version is a constant. Each check runs a fresh interpreter,
+since this one has imported everything already.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Loaded only for a shared schedule, or to look the version up: never on a file's start.
+NOT_ON_A_FILE = ("psycopg", "importlib.metadata")
+
+
+def _loaded_after(code: str, tmp_path: Path) -> set[str]:
+    """The modules of ``NOT_ON_A_FILE`` that running ``code`` loaded."""
+    probe = (
+        f"{code}\nimport json, sys\n"
+        f"print(json.dumps([n for n in {NOT_ON_A_FILE!r} if n in sys.modules]))"
+    )
+    environ = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "QT_QPA_PLATFORM": "offscreen",
+    }
+    environ.pop("TASKGUI_DB", None)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=environ,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return set(json.loads(result.stdout.splitlines()[-1]))
+
+
+def test_a_cli_command_on_a_file_loads_no_driver(tmp_path: Path) -> None:
+    code = "from taskgui import __main__ as m\nm.main(['list'])"
+    assert _loaded_after(code, tmp_path) == set()
+
+
+@pytest.mark.parametrize("root", ["taskgui.app.window", "taskgui.app.daemon"])
+def test_the_composition_roots_load_no_driver(root: str, tmp_path: Path) -> None:
+    assert _loaded_after(f"import {root}", tmp_path) == set()
+
+
+def test_a_shared_schedule_still_finds_its_driver(tmp_path: Path) -> None:
+    """The other side: the window's shared path imports what it needs where it runs."""
+    assert "psycopg" in _loaded_after("import taskgui.app.shared_window", tmp_path)
