@@ -4,7 +4,8 @@ psycopg (about 0.25 s to import) serves a postgresql:// schedule only. Until
 2026-12-02 every CLI command and every window imported it anyway, through modules that
 name the shared schedule's helpers at their top: ``taskgui list`` took 1.2 s on an
 empty account, 0.6 s after. Also no ``importlib.metadata`` (it brings the email
-package, about 60 ms): the version is a constant. Each check runs a fresh interpreter,
+package, about 60 ms): the version is a constant. Nor the mail and HTTP stack, which
+only a notice sent outside needs. Each check runs a fresh interpreter,
 since this one has imported everything already.
 """
 
@@ -19,8 +20,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Loaded only for a shared schedule, or to look the version up: never on a file's start.
-NOT_ON_A_FILE = ("psycopg", "importlib.metadata")
+# Loaded only for a shared schedule, to look the version up, or to send mail or post a
+# webhook (smtplib and urllib.request bring ssl, http.client and the email package:
+# 50-90 ms): never on a file's start.
+NOT_ON_A_FILE = ("psycopg", "importlib.metadata", "smtplib", "urllib.request", "email.message")
 
 
 def _loaded_after(code: str, tmp_path: Path) -> set[str]:

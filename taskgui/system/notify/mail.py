@@ -13,15 +13,20 @@ anything beyond ASCII (RFC 2047).
 
 from __future__ import annotations
 
-import smtplib
-import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from email.message import EmailMessage
-from email.utils import formatdate, make_msgid, parseaddr
+from typing import TYPE_CHECKING
 
 from taskgui.system.notify.channel import ChannelError
 from taskgui.system.notify.message import Message, header_text, one_line
+
+# smtplib, ssl and the email package are imported where mail is made or sent: every
+# start of the window and the daemon imports this module, most never send mail, and
+# together they cost about 50-90 ms of it.
+if TYPE_CHECKING:
+    import smtplib
+    import ssl
+    from email.message import EmailMessage
 
 SECURITY = ("starttls", "tls", "none")
 MAX_RECIPIENTS = 50
@@ -29,6 +34,8 @@ MAX_RECIPIENTS = 50
 
 def _address(text: str, what: str) -> str:
     text = text.strip()
+    from email.utils import parseaddr  # noqa: PLC0415 - see the imports
+
     _name, address = parseaddr(text)
     if (
         not address
@@ -69,6 +76,9 @@ class MailConfig:
 
 def email_for(config: MailConfig, message: Message) -> EmailMessage:
     """The e-mail to send (pure: tests read it without a server)."""
+    from email.message import EmailMessage  # noqa: PLC0415 - see the imports
+    from email.utils import formatdate, make_msgid  # noqa: PLC0415
+
     mail = EmailMessage()
     mail["Subject"] = header_text(f"[taskgui] {message.title}")
     mail["From"] = config.sender
@@ -105,12 +115,17 @@ class MailChannel:
         self._password = password
 
     def _context(self) -> ssl.SSLContext:
+        import ssl  # noqa: PLC0415 - see the imports
+
         context = ssl.create_default_context()
         if self.config.ca_file:
             context.load_verify_locations(cafile=self.config.ca_file)
         return context
 
     def send(self, message: Message) -> None:
+        import smtplib  # noqa: PLC0415 - see the imports
+        import ssl  # noqa: PLC0415
+
         config = self.config
         mail = email_for(config, message)
         try:
@@ -126,6 +141,8 @@ class MailChannel:
             ) from None
 
     def _deliver(self, mail: EmailMessage, recipients: Sequence[str]) -> None:
+        import smtplib  # noqa: PLC0415 - see the imports
+
         config = self.config
         smtp: smtplib.SMTP
         if config.security == "tls":

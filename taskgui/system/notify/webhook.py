@@ -20,16 +20,19 @@ the token is wrong, and repeating will not fix it).
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.client import HTTPException
+from typing import TYPE_CHECKING
 
 from taskgui.core.notify_rules import Trigger
 from taskgui.system.notify.channel import ChannelError
 from taskgui.system.notify.message import Message, body
+
+# urllib.request (with http.client, ssl and the email package behind it) is imported
+# where a webhook is posted: every start imports this module, few post anything.
+if TYPE_CHECKING:
+    import urllib.request
 
 PRESETS = ("json", "ntfy", "slack")
 USER_AGENT = "taskgui-notify/1"
@@ -125,7 +128,11 @@ class WebhookChannel:
     ) -> None:
         self.config = config
         self._sleep = sleep
-        self._opener = opener or urllib.request.build_opener()
+        if opener is None:
+            import urllib.request  # noqa: PLC0415 - see the imports
+
+            opener = urllib.request.build_opener()
+        self._opener = opener
 
     def send(self, message: Message) -> None:
         request = request_for(self.config, message)
@@ -144,6 +151,10 @@ class WebhookChannel:
 
     def _post(self, request: HttpRequest) -> tuple[bool, str]:
         """("", ...) when delivered; else whether to retry and what went wrong."""
+        import urllib.error  # noqa: PLC0415 - see the imports
+        import urllib.request  # noqa: PLC0415
+        from http.client import HTTPException  # noqa: PLC0415
+
         http = urllib.request.Request(request.url, data=request.data, method="POST")
         for key, value in request.headers:
             http.add_header(key, value)
