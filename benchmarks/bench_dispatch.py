@@ -72,6 +72,7 @@ import itertools
 import math
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -619,10 +620,42 @@ class Throughput:
 BARE = "bare spawn loop"
 
 
-def bare_spawn_loop(count: int, workers: int) -> float:
+class CpuMeter:
+    """The CPU time a run cost: this process's (every thread's) and its children's, from
+    ``begin`` to ``end``, divided by the runs.
+
+    On these 2 CPUs the throughput scenario is bound by CPU time, not by waiting: the
+    bare loop keeps both busy, so a system's runs per second follow from what a run
+    costs it. The children's share (``sh -c true`` itself, its fork and exec) is the
+    same for every system; the parent's share is the scheduler's own cost, which is
+    what the goal is about. Begun after the tasks were added, so adding is left out.
+    """
+
+    def __init__(self) -> None:
+        self._start: tuple[float, float] | None = None
+        self.spent: tuple[float, float] | None = None  # (parent, children) seconds a run
+
+    @staticmethod
+    def _now() -> tuple[float, float]:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+    def begin(self) -> None:
+        self._start = self._now()
+
+    def end(self, runs: int) -> None:
+        assert self._start is not None, "end without begin"
+        parent, children = self._now()
+        self.spent = ((parent - self._start[0]) / runs, (children - self._start[1]) / runs)
+
+
+def bare_spawn_loop(count: int, workers: int, meter: CpuMeter | None = None) -> float:
     """The floor: ``workers`` plain threads spawning ``/bin/sh -c true`` ``count`` times
     in all (what a scheduler with no bookkeeping at all could reach); tasks per second."""
     remaining = itertools.count()
+    if meter is not None:
+        meter.begin()
     began = time.time()
 
     def work() -> None:
@@ -634,32 +667,49 @@ def bare_spawn_loop(count: int, workers: int) -> float:
         thread.start()
     for thread in threads:
         thread.join()
-    return count / (time.time() - began)
+    elapsed = time.time() - began
+    if meter is not None:
+        meter.end(count)
+    return count / elapsed
 
 
-def taskgui_throughput(count: int, taskgui: TaskguiSystem, workers: int) -> float:
+def taskgui_throughput(
+    count: int, taskgui: TaskguiSystem, workers: int, meter: CpuMeter | None = None
+) -> float:
     """``count`` tasks due at one moment through ``workers``; until the last one is
     finished and committed; tasks per second."""
     taskgui.service.set_workers(workers)
     before = set(taskgui.finished)
     due = datetime.now(UTC) + timedelta(seconds=0.5)
     taskgui.add([due] * count)
+    if meter is not None:
+        meter.begin()
     taskgui.run_until(len(before) + count, 60 + count * 0.1)
+    if meter is not None:
+        meter.end(count)
     last = max(taskgui.finished[run_id][1] for run_id in taskgui.new_runs(before))
     return count / (last - due.timestamp())
 
 
 def aps_throughput(
-    factory: Callable[[int], ApsSystem], func: Callable[[int], None], count: int, workers: int
+    factory: Callable[[int], ApsSystem],
+    func: Callable[[int], None],
+    count: int,
+    workers: int,
+    meter: CpuMeter | None = None,
 ) -> float:
     """APScheduler holding ``count`` jobs, paused, then resumed; until the last one ended."""
     system = factory(workers)
     try:
         system.scheduler.pause()
         keys = system.add(func, [datetime.now(UTC)] * count)
+        if meter is not None:
+            meter.begin()
         released = time.time()
         system.scheduler.resume()
         APS_LOG.wait_for(keys, 60 + count * 0.1)
+        if meter is not None:
+            meter.end(count)
         return count / (max(APS_LOG.ends[key] for key in keys) - released)
     finally:
         system.close()
@@ -897,25 +947,34 @@ def measure_throughput_rounds(
         }
     figures: dict[tuple[int, int], dict[str, list[float]]] = {}
     ratios: dict[tuple[int, int], dict[str, list[float]]] = {}
+    spent: dict[tuple[int, int], dict[str, list[tuple[float, float]]]] = {}
     for round_index in range(rounds):
         for count in counts:
             for workers in pools:
                 result: dict[str, float] = {}
+                meters: dict[str, CpuMeter] = {}
                 turns = [("taskgui", QUEUE_PER_WORKER), (UNQUEUED, 0)]
                 for name, queue in turns[:: 1 if round_index % 2 == 0 else -1]:
                     place = directory / f"{name.replace(', ', '-')}-{round_index}-{count}-{workers}"
                     place.mkdir()
                     taskgui = TaskguiSystem(place, workers=workers, queue_per_worker=queue)
+                    meters[name] = CpuMeter()
                     try:
-                        result[name] = taskgui_throughput(count, taskgui, workers)
+                        result[name] = taskgui_throughput(count, taskgui, workers, meters[name])
                     finally:
                         taskgui.close()
                 for name, factory in factories.items():
-                    result[name] = aps_throughput(factory, aps_spawn, count, workers)
-                result[BARE] = bare_spawn_loop(count, workers)
+                    meters[name] = CpuMeter()
+                    result[name] = aps_throughput(factory, aps_spawn, count, workers, meters[name])
+                meters[BARE] = CpuMeter()
+                result[BARE] = bare_spawn_loop(count, workers, meters[BARE])
                 into = figures.setdefault((count, workers), {})
                 for system, value in result.items():
                     into.setdefault(system, []).append(value)
+                cpu_into = spent.setdefault((count, workers), {})
+                for system, meter in meters.items():
+                    if meter.spent is not None:
+                        cpu_into.setdefault(system, []).append(meter.spent)
                 by = ratios.setdefault((count, workers), {})
                 for base in ("APS memory", "APS SQLite", BARE, UNQUEUED):
                     if base in result:
@@ -933,6 +992,17 @@ def measure_throughput_rounds(
             for base, values in by.items()
         )
         print(f"taskgui {count:,} tasks, pool {workers}, median of each round's ratio: {shown}")
+    print()
+    for (count, workers), by_system in spent.items():
+        shown = ", ".join(
+            f"{system} {percentile([p for p, _ in pairs], 50) * 1e6:,.0f} / "
+            f"{percentile([c for _, c in pairs], 50) * 1e6:,.0f}"
+            for system, pairs in by_system.items()
+        )
+        print(
+            f"CPU a run, µs, this process / its children (medians), {count:,} tasks, "
+            f"pool {workers}: {shown}"
+        )
     print()
     return [
         Row(
