@@ -30,7 +30,7 @@ $(PY):
 	"$$py" -m venv $(VENV)
 
 # The postgres extra too: tests/store/postgres runs against the local server.
-$(STAMP): pyproject.toml | $(PY)
+$(STAMP): pyproject.toml taskgui/__init__.py | $(PY)
 	$(PY) -m pip install -e '.[dev,postgres]'
 	@touch $@
 

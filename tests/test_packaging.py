@@ -84,6 +84,9 @@ def _project_version() -> str:
 
 def test_the_metadata_and_the_package_say_the_same_version() -> None:
     assert _project_version() == taskgui.__version__
+    # As check_dist.sh reads it (a sed over this line): one plain assignment.
+    source = (ROOT / "taskgui" / "__init__.py").read_text(encoding="utf-8")
+    assert re.findall(r'^__version__ = "(.*)"$', source, re.MULTILINE) == [taskgui.__version__]
 
 
 # ------------------------------------------------------------------ desktop entry

@@ -4,7 +4,7 @@
 #
 #   packaging/pyinstaller/check_dist.sh [dist/taskgui/taskgui]
 #
-# 1. --version prints the version in pyproject.toml (needs the bundled metadata).
+# 1. --version prints the version taskgui/__init__.py holds (pyproject.toml reads it there).
 # 2. add a one-off task to a temporary database.
 # 3. run the daemon headless for a few seconds: it must run that task (a real child
 #    process) and exit 0 on SIGTERM.
@@ -56,7 +56,8 @@ run_then_terminate() {
     echo "dist-check: ok: $label ran ${run_seconds} s and exited 0 on SIGTERM"
 }
 
-expected=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/pyproject.toml" | head -n 1)
+expected=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$root/taskgui/__init__.py" | head -n 1)
+[ -n "$expected" ] || fail "no __version__ = \"...\" line in $root/taskgui/__init__.py"
 version=$("$exe" --version) || fail "'$exe --version' exited $?"
 [ "$version" = "taskgui $expected" ] || fail "--version printed '$version', expected 'taskgui $expected'"
 echo "dist-check: ok: --version prints '$version'"
