@@ -36,7 +36,13 @@ from taskgui.core.transfer.export_file import TransferFormatError, dump_document
 from taskgui.core.transfer.plan import ImportPlan, ParsedImport, plan_import
 from taskgui.store.protocols import TaskRepository
 from taskgui.system.accounts import crontab_source
-from taskgui.system.files import refuse_unless_regular, write_private
+from taskgui.system.files import (
+    MAX_IMPORT_BYTES,
+    read_bounded_text,
+    read_import_file,
+    refuse_unless_regular,
+    write_private,
+)
 from taskgui.system.local_zone import local_zone_name
 
 STDIO = "-"
@@ -230,14 +236,14 @@ def read_input(name: str, stdin: TextIO) -> str:
     """The text of FILE, or of stdin for '-'; a TaskguiError (exit 1) when it cannot be
     read, saying which file and why ("no such file or directory", "is a directory")."""
     if name == STDIO:
-        return stdin.read()
-    try:
-        return Path(name).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InvalidTaskError(f"{name} is not UTF-8 text") from None
-    except OSError as error:
-        why = (error.strerror or str(error)).lower()
-        raise TaskguiError(f"cannot read {name}: {why}") from None
+        binary = getattr(stdin, "buffer", None)
+        if binary is None:  # a text stream of a test, say: bounded all the same
+            text = stdin.read(MAX_IMPORT_BYTES + 1)
+            if len(text) > MAX_IMPORT_BYTES:
+                raise InvalidTaskError(f"stdin is larger than {MAX_IMPORT_BYTES // 2**20} MB")
+            return text
+        return read_bounded_text("stdin", binary)
+    return read_import_file(name)
 
 
 def commit(plan: ImportPlan, client: StoreClient) -> list[TaskSpec]:

@@ -9,6 +9,7 @@ retrying, ...) lives in ``TaskStatus``, owned by the engine.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -76,6 +77,8 @@ class Command:
             )
         if "\0" in self.line:
             raise InvalidTaskError("the command contains a NUL character")
+        if not self.use_shell:
+            _check_splits(self.line)
         if self.cwd is not None:
             self._check_cwd()
         if self.env != ():  # no variables (the usual case): nothing to sort or check
@@ -135,6 +138,19 @@ def _check_env(pairs: tuple[tuple[str, str], ...]) -> None:
         )
     if len({name for name, _ in pairs}) != len(pairs):
         raise InvalidTaskError("an environment variable is given twice")
+
+
+def _check_splits(line: str) -> None:
+    """A line run without the shell is split as a shell would split it: one that
+    cannot be (an unclosed quote) is refused here, not found out at every run (each
+    failing, its retries spent, as before 2026-12-02)."""
+    try:
+        shlex.split(line)
+    except ValueError as error:
+        raise InvalidTaskError(
+            f"the command line cannot be split into words ({str(error).lower()}); close "
+            "the quote, or run it through the shell"
+        ) from None
 
 
 def _check_shell_path(path: object, use_shell: bool) -> None:

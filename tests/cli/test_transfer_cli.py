@@ -464,3 +464,30 @@ def test_import_reaches_a_running_scheduler(
         paused = program(db, "pause", str(task_id))
         assert paused.returncode == 0, paused.stderr
     assert program(db, "pause", "1").returncode == 1
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "-"])
+def test_an_endless_import_is_refused_not_read_for_ever(db: Path, source: str) -> None:
+    """/dev/zero as the file, or as stdin: one line, exit 2, within the limit's reading
+    (before, it took 8.5 GB in 10 s and never ended)."""
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), "TZ": "UTC"}
+    with open("/dev/zero", "rb") as zeros:
+        result = subprocess.run(
+            [sys.executable, "-m", "taskgui", "--db", str(db), "import", "--dry-run", source],
+            stdin=zeros,
+            capture_output=True,
+            text=True,
+            env=environ,
+            timeout=60,
+            check=False,
+        )
+    assert result.returncode == 2, result.stderr
+    assert "is larger than 256 MB" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_no_shell_command_that_cannot_be_split_is_refused_at_add(run: Run) -> None:
+    result = run("add", "--name", "c", "--command", "echo 'unbalanced", "--no-shell")
+    assert result.code == 2
+    assert "cannot be split into words (no closing quotation)" in result.err
+    assert run("list", "--json").out.strip() == "[]"

@@ -3,6 +3,7 @@ commands, schedules of each kind, retry policies, definitions, statuses and runs
 
 from __future__ import annotations
 
+import shlex
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import strategies as st
@@ -25,12 +26,32 @@ utc_times = st.datetimes(min_value=MIN_TIME, max_value=MAX_TIME, timezones=st.ju
 durations = st.timedeltas(min_value=timedelta(microseconds=1), max_value=timedelta(days=36_500))
 safe_text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"))
 env_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
-commands = st.builds(
-    Command,
-    line=safe_text.filter(str.strip),
-    use_shell=st.booleans(),
-    cwd=st.none() | safe_text,
-    env=st.dictionaries(env_names, safe_text, max_size=4).map(lambda env: tuple(env.items())),
+
+
+def splits(line: str) -> bool:
+    """Whether a line run without the shell can be split into words (Command refuses
+    one that cannot)."""
+    try:
+        shlex.split(line)
+    except ValueError:
+        return False
+    return True
+
+
+_lines = safe_text.filter(str.strip)
+commands: st.SearchStrategy[Command] = st.one_of(
+    *[
+        st.builds(
+            Command,
+            line=line_strategy,
+            use_shell=st.just(use_shell),
+            cwd=st.none() | safe_text,
+            env=st.dictionaries(env_names, safe_text, max_size=4).map(
+                lambda env: tuple(env.items())
+            ),
+        )
+        for use_shell, line_strategy in ((True, _lines), (False, _lines.filter(splits)))
+    ]
 )
 recurrences: st.SearchStrategy[Recurrence] = st.one_of(
     st.just(Once()),

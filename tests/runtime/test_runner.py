@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from taskgui.core.errors import InvalidTaskError
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
@@ -241,10 +242,11 @@ def test_argv_mode_program_not_found() -> None:
     assert report.result.exit_code is None
 
 
-def test_argv_mode_unbalanced_quote_is_a_failed_run() -> None:
-    report = run("echo 'unbalanced", use_shell=False)
-    assert report.outcome is RunOutcome.FAILED
-    assert report.result.error == "cannot split the command line: No closing quotation"
+def test_argv_mode_unbalanced_quote_is_refused_before_any_run() -> None:
+    """A line that cannot be split never becomes a task (it used to fail every run,
+    its retries spent, with "cannot split the command line")."""
+    with pytest.raises(InvalidTaskError, match=r"cannot be split into words \(no closing"):
+        Command(line="echo 'unbalanced", use_shell=False)
 
 
 def test_argv_mode_permission_denied(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -37,6 +36,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.errors import TaskguiError
 from taskgui.core.transfer.plan import ImportPlan
 from taskgui.core.transfer.report import RUNS_AT_ONCE, AddedTask, TransferReport
+from taskgui.system.files import read_import_file
 from taskgui.ui.plain_text import plain_label, plain_tooltip, window_title
 
 FilePicker = Callable[[QWidget, str, str], "str | None"]  # (parent, caption, filter)
@@ -271,9 +271,5 @@ class CrontabDialog(QDialog):
 
 
 def read_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise TaskguiError(f"{path} is not UTF-8 text") from None
-    except OSError as error:
-        raise TaskguiError(f"cannot read {path}: {error.strerror or error}") from None
+    """The file's text, bounded as the CLI's import reads it (``system.files``)."""
+    return read_import_file(path)
