@@ -57,6 +57,11 @@ def edited(
     it keeps a schedule of its own; InvalidTaskError in core's words if it cannot be."""
     edges = () if no_after else tuple(after) if after is not None else spec.after
     only = spec.only_after if only_after is None else only_after == "yes"
+    if only_after == "yes" and not edges:  # before: exit 0, "runs after no task"
+        raise InvalidTaskError(
+            f"task {spec.id} runs after no task, so --only-after yes has nothing to wait "
+            "for; give the tasks with --after ID"
+        )
     if not edges:
         only = False
     if only:  # no schedule of its own: it becomes a one-off that waits for its upstream

@@ -13,7 +13,7 @@ import argparse
 from dataclasses import replace
 
 from taskgui.cli import dependencies as cli_after
-from taskgui.cli.context import UsageError
+from taskgui.cli.context import UsageError, note
 from taskgui.core.task import TaskSpec
 from taskgui.store.protocols import TaskRepository
 
@@ -37,9 +37,27 @@ def edited_spec(args: argparse.Namespace, repository: TaskRepository) -> TaskSpe
     if args.on_wake is not None:
         spec = replace(spec, on_wake=None if args.on_wake == "default" else args.on_wake)
     if changes_after(args):
+        before = spec
         spec = cli_after.edited(spec, args.after, args.no_after, args.only_after)
         cli_after.check_upstreams(spec, repository.list_tasks())
+        _say_what_the_schedule_became(before, spec, args.only_after)
     return spec
+
+
+def _say_what_the_schedule_became(before: TaskSpec, after: TaskSpec, asked: str | None) -> None:
+    """Only-after drops a task's own schedule, and ``--only-after no`` cannot bring a
+    dropped one back: say so, rather than let it go unnoticed (a trial found an
+    every-15-minutes task turned into a one-off by a yes and a no)."""
+    if after.only_after and before.recurrence.is_recurring:
+        note(
+            f"task {after.id}'s own schedule ({before.recurrence.describe()}) is dropped: "
+            "it now runs only after its tasks; --only-after no will not bring it back"
+        )
+    elif asked == "no" and before.only_after and not after.recurrence.is_recurring:
+        note(
+            f"task {after.id} has no schedule of its own (only-after dropped it): it runs "
+            "once; set a schedule in the window's editor"
+        )
 
 
 def edited_words(args: argparse.Namespace, spec: TaskSpec) -> str:

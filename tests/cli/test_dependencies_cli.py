@@ -181,3 +181,23 @@ def test_on_a_terminal_delete_asks_and_takes_no_for_an_answer(db: Path) -> None:
     code, text = on_a_terminal(db, "y", "delete", "1")
     assert code == 0 and "task 1 deleted" in text
     assert program(db, "show", "1").returncode == 1
+
+
+def test_only_after_says_it_drops_a_schedule_and_needs_upstreams(run: Run) -> None:
+    """A trial found `--only-after yes` then `no` turning an every-15-minutes task into
+    a one-off without a word, and `yes` on a task with no upstream answering exit 0."""
+    a = add(run, name="fetch")
+    b = add(run, "--every", "15m", name="report")
+    lonely = run("edit", str(b), "--only-after", "yes")
+    assert lonely.code == 2
+    assert f"task {b} runs after no task, so --only-after yes has nothing" in lonely.err
+    assert show(run, b)["recurrence"]["kind"] == "every"  # unchanged
+    assert run("edit", str(b), "--after", str(a)).code == 0  # keeps its schedule
+    assert show(run, b)["recurrence"]["kind"] == "every"
+    only = run("edit", str(b), "--only-after", "yes")
+    assert only.code == 0, only.err
+    assert f"task {b}'s own schedule (every 15 minutes) is dropped" in only.err
+    assert "--only-after no will not bring it back" in only.err
+    back = run("edit", str(b), "--only-after", "no")
+    assert back.code == 0, back.err
+    assert f"task {b} has no schedule of its own (only-after dropped it)" in back.err
