@@ -38,20 +38,23 @@ def splits(line: str) -> bool:
     return True
 
 
-_lines = safe_text.filter(str.strip)
-commands: st.SearchStrategy[Command] = st.one_of(
-    *[
-        st.builds(
-            Command,
-            line=line_strategy,
-            use_shell=st.just(use_shell),
-            cwd=st.none() | safe_text,
-            env=st.dictionaries(env_names, safe_text, max_size=4).map(
-                lambda env: tuple(env.items())
-            ),
-        )
-        for use_shell, line_strategy in ((True, _lines), (False, _lines.filter(splits)))
-    ]
+def commands_of(
+    lines: st.SearchStrategy[str],
+    cwd: st.SearchStrategy[str | None],
+    env: st.SearchStrategy[tuple[tuple[str, str], ...]],
+) -> st.SearchStrategy[Command]:
+    """Commands through the shell or not; a line run without it is one that splits."""
+    lines = lines.filter(str.strip)
+    return st.one_of(
+        st.builds(Command, line=lines, use_shell=st.just(True), cwd=cwd, env=env),
+        st.builds(Command, line=lines.filter(splits), use_shell=st.just(False), cwd=cwd, env=env),
+    )
+
+
+commands = commands_of(
+    safe_text,
+    st.none() | safe_text,
+    st.dictionaries(env_names, safe_text, max_size=4).map(lambda env: tuple(env.items())),
 )
 recurrences: st.SearchStrategy[Recurrence] = st.one_of(
     st.just(Once()),

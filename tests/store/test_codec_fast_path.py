@@ -26,27 +26,16 @@ from taskgui.core.text_rules import has_visible_character
 from taskgui.store import codec, row_decoder
 from taskgui.store.errors import CodecError
 from tests.helpers.factories import T0, at, make_spec
-from tests.helpers.shapes import splits
+from tests.helpers.shapes import commands_of
 
 lines = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), min_size=1)
 # Printable ASCII, quotes and backslashes included: the lines the fast path takes.
 plain_lines = st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1)
 env_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,7}", fullmatch=True)
-commands: st.SearchStrategy[Command] = st.one_of(
-    *[
-        st.builds(
-            Command,
-            line=line_strategy,
-            use_shell=st.just(use_shell),
-            cwd=st.none() | lines,
-            env=st.just(())
-            | st.dictionaries(env_names, lines, max_size=3).map(lambda env: tuple(env.items())),
-        )
-        for use_shell, line_strategy in (
-            (True, (plain_lines | lines).filter(str.strip)),
-            (False, (plain_lines | lines).filter(str.strip).filter(splits)),  # Command's rule
-        )
-    ]
+commands = commands_of(
+    plain_lines | lines,
+    st.none() | lines,
+    st.just(()) | st.dictionaries(env_names, lines, max_size=3).map(lambda env: tuple(env.items())),
 )
 
 
