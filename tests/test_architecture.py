@@ -168,8 +168,10 @@ def own_numbers_for_defaults(source: str) -> list[str]:
                     found.append(f"line {node.lineno}: {name} = {node.value.value!r}")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             arguments = node.args
-            named = [*arguments.args, *arguments.kwonlyargs]
-            values: list[ast.expr | None] = [None] * (len(arguments.args) - len(arguments.defaults))
+            # Positional-only ones too (before a "/"): the defaults cover both kinds.
+            positional = [*arguments.posonlyargs, *arguments.args]
+            named = [*positional, *arguments.kwonlyargs]
+            values: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
             values += [*arguments.defaults, *arguments.kw_defaults]
             for argument, value in zip(named, values, strict=True):
                 if argument.arg in DEFAULTED_PARAMETERS and isinstance(value, ast.Constant):
