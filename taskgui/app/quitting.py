@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from taskgui.core.defaults import SHUTDOWN_GRACE
 from taskgui.runtime.service import SchedulerService
+from taskgui.ui.plain_text import isolated
 
 QUIT_REASON = "taskgui quit"
 HANDOVER_REASON = "taskgui handed its schedule to taskgui daemon"
@@ -38,14 +39,14 @@ def shut_down(service: SchedulerService, reason: str = QUIT_REASON) -> None:
 
 def stopping_notice(names: list[str], grace: float) -> QMessageBox:
     """What quitting waits for: the tasks still running, by name (plain text)."""
-    shown = ", ".join(f"“{name}”" for name in names[:3])
+    listed = ", ".join(f"“{isolated(name)}”" for name in names[:3])
     if len(names) > 3:
-        shown += f" and {len(names) - 3} more"
+        listed += f" and {len(names) - 3} more"
     one = len(names) == 1
     notice = QMessageBox(
         QMessageBox.Icon.Information,
         "taskgui is stopping",
-        f"Waiting for {shown} to finish. {'It is' if one else 'They are'} stopped in "
+        f"Waiting for {listed} to finish. {'It is' if one else 'They are'} stopped in "
         f"{grace:g} s if still running, and retried as the retry policy allows.",
     )
     notice.setTextFormat(Qt.TextFormat.PlainText)

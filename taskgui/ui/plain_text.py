@@ -18,8 +18,13 @@ such text goes through it:
 * ``inert_markup``: for places we do not control how text is drawn (a tray balloon's
   title is a rich-text guess; a D-Bus tray or notification server may parse markup).
 * ``escape_markup``: for the one label that is HTML on purpose (the history summary).
-* ``isolated``: a name set into a sentence, so a bidi override in it cannot reorder
-  the rest of the sentence (a confirmation must read as what it does).
+* ``shown``: a name or command as the window shows it, its bidi embedding, override
+  and isolate characters written as ``\\u202e`` (as ``taskgui list`` prints them), so
+  ``evil\\u202eexe.txt`` cannot pass for "eviltxt.exe".
+* ``isolated``: the same, set into a sentence, so even a right-to-left name cannot
+  reorder the rest of the sentence (a confirmation must read as what it does). Only
+  where Qt draws the sentence: a window title or a notification is drawn by the
+  desktop, whose font may have no glyph for the isolate marks, so those get ``shown``.
 
 Table cells (``DisplayRole``), line edits, plain text edits, status bar messages and
 window titles are drawn as plain text by Qt and need nothing.
@@ -28,6 +33,7 @@ window titles are drawn as plain text by Qt and need nothing.
 from __future__ import annotations
 
 import html
+import re
 from typing import overload
 
 from PySide6.QtCore import Qt
@@ -46,6 +52,7 @@ __all__ = [
     "message_box",
     "plain_label",
     "plain_tooltip",
+    "shown",
     "warn",
     "window_title",
 ]
@@ -109,14 +116,43 @@ def window_title(text: str) -> str:
     return text.replace("[*]", "[*][*]")
 
 
-def isolated(text: str) -> str:
-    """``text`` between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE.
+# The explicit bidi formatting characters: LRE, RLE, PDF, LRO, RLO (U+202A-U+202E) and
+# LRI, RLI, FSI, PDI (U+2066-U+2069). An override reverses the letters after it, so
+# "evil" RLO "exe.txt" is drawn "eviltxt.exe"; an embedding or isolate left open moves
+# whatever follows. The implicit marks (LRM, RLM, ALM) stay: they cannot reorder a
+# letter, only place punctuation, and right-to-left names need them.
+_DIRECTION_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
-    By the Unicode bidi algorithm an isolate is laid out on its own and closes any
-    embedding or override left open inside it, so "Delete the task “…” and its
-    history?" reads in order whatever the name holds.
+
+def _escape_control(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def shown(text: str) -> str:
+    """``text`` with its bidi embeddings, overrides and isolates made visible.
+
+    Written the way the CLI writes them (``core.terminal_text``): ``\\u202e``. For
+    every name and command the window draws, in a cell, a title or a tooltip; what is
+    stored, run, searched and edited stays exactly ``text``.
     """
-    return f"\u2068{text}\u2069"
+    if text.isascii():  # the usual name: nothing to escape
+        return text
+    return _DIRECTION_CONTROLS.sub(_escape_control, text)
+
+
+def isolated(text: str) -> str:
+    """``shown(text)`` between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE.
+
+    By the Unicode bidi algorithm an isolate is laid out on its own, so "Delete the
+    task “…” and its history?" reads in order whatever the name holds: its overrides
+    are made visible and a right-to-left name keeps to its place in the sentence.
+    ASCII text is returned as it is: it holds no right-to-left letter and no control,
+    and the sentences are English, so the isolate would change nothing on screen (and
+    would only follow the name into what a person copies).
+    """
+    if text.isascii():
+        return text
+    return f"\u2068{shown(text)}\u2069"
 
 
 def inert_markup(text: str) -> str:

@@ -17,6 +17,7 @@ the text is read back, not drawn.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QSystemTrayIcon
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
+from taskgui.core.events import TaskExhausted
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunRecord, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command
@@ -41,7 +43,7 @@ from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
 from taskgui.ui.history.history_view import HistoryDialog
 from taskgui.ui.history.run_table import RunColumn
-from taskgui.ui.notify.notifier import Notice, NoticeKind, TrayNotifier
+from taskgui.ui.notify.notifier import Notice, NoticeKind, TrayNotifier, notice_for_exhausted
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.table.task_model import Column, LastRun, TaskTableModel
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
@@ -199,7 +201,7 @@ def test_the_delete_confirmation_shows_the_name_as_plain_text(
 
     text_format, text = seen[0]
     assert text_format is Qt.TextFormat.PlainText
-    assert f"“\u2068{name}\u2069”" in text  # isolated: a bidi override stays inside
+    assert f"“{name}”" in text  # ASCII: no isolate needed (see the spoofing test)
     assert window.model.row_of(stored.id) is not None  # "No" kept it
 
 
@@ -222,7 +224,7 @@ def test_an_operation_error_names_the_task_in_plain_text(window: MainWindow, qtb
 
     text_format, text = seen[0]
     assert text_format is Qt.TextFormat.PlainText
-    assert text.startswith(f"\u2068{name}\u2069: ") and "nothing to pause" in text
+    assert text.startswith(f"{name}: ") and "nothing to pause" in text
 
 
 # --------------------------------------------------------------- task dialog
@@ -378,3 +380,68 @@ def test_hovering_and_deleting_an_img_task_never_reads_the_image(tmp_path: Path)
     assert readers == 0, f"the window opened the image {readers} time(s)"
     assert child.returncode == 0, err
     assert out.strip() == "deleted"
+
+
+# ------------------------------------------------------------ direction controls
+
+# The explicit bidi controls (UAX #9): an override reverses the letters after it.
+_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def _unisolated(text: str) -> str:
+    """``text`` less every FSI ... PDI pair that holds no control of its own (a name
+    set into a sentence); what is left must hold no direction control at all."""
+    stripped = re.sub("\u2068[^" + _CONTROLS + "]*\u2069", "", text)
+    assert not any(char in _CONTROLS for char in stripped), repr(text)
+    return stripped
+
+
+def test_a_spoofing_name_and_command_show_their_overrides_everywhere(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """``evil<RLO>exe.txt`` would read "eviltxt.exe": every view shows ``\\u202e``.
+
+    The task fails (its error holds an override too) and gives up, so the table's every
+    cell and tooltip, the history window and the give-up notice are all looked at.
+    """
+    name = "evil\u202eexe.txt"
+    line = "echo '\u202eabc' >&2; exit 3"
+    stored = window.service.add_task(spec(name, line))
+    exhausted = TaskState.EXHAUSTED
+    qtbot.waitUntil(lambda: window.service.task(stored.id).state is exhausted, timeout=10_000)
+    window.model.flush_pending()
+    row = window.model.row_of(stored.id)
+    assert row is not None
+
+    cells = [
+        window.model.data(window.model.index(row, column), role)
+        for column in Column
+        for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)
+    ]
+    shown_texts = [rendered(cell) for cell in cells if isinstance(cell, str)]
+    assert "evil\\u202eexe.txt" in shown_texts  # the name cell, as `taskgui list` prints it
+    assert any("\\u202eabc" in text for text in shown_texts)  # the command's tooltip
+
+    dialog = window.histories.show(window.service.task(stored.id))
+    qtbot.waitUntil(lambda: dialog.runs.rowCount() == 1, timeout=5_000)
+    shown_texts += [dialog.windowTitle(), rendered(dialog.summary.text())]
+    shown_texts += [
+        str(dialog.runs.data(dialog.runs.index(0, column), role) or "")
+        for column in RunColumn
+        for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)
+    ]
+    notice = notice_for_exhausted(
+        TaskExhausted(stored.id, name, 1, RunOutcome.FAILED), "exit status 3: \u202eabc"
+    )
+    shown_texts += [notice.title, notice.message]
+    assert window.select_task(stored.id)
+    seen = answer_boxes(QMessageBox.StandardButton.No)
+    window.actions_[Verb.DELETE].trigger()
+    qtbot.waitUntil(lambda: bool(seen), timeout=5_000)
+    shown_texts.append(seen[0][1])
+    assert "“\u2068evil\\u202eexe.txt\u2069”" in seen[0][1]  # set into the question
+    for text in shown_texts:
+        _unisolated(text)
+    assert dialog.windowTitle() == "History — evil\\u202eexe.txt"  # a title: no isolate
+    assert notice.title == "“evil\\u202eexe.txt” failed"  # a server may lack FSI's glyph
+    assert window.service.task(stored.id).spec.name == name  # stored as written

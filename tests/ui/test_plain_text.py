@@ -7,6 +7,8 @@ characters it was given; a title shows ``[*]``; a message box is plain and answe
 
 from __future__ import annotations
 
+import itertools
+import unicodedata
 from collections.abc import Callable
 
 import pytest
@@ -14,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtGui import QTextLayout
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -24,8 +27,10 @@ from taskgui.ui.plain_text import (
     escape_markup,
     inert_markup,
     inform,
+    isolated,
     plain_label,
     plain_tooltip,
+    shown,
     warn,
     window_title,
 )
@@ -127,3 +132,55 @@ def test_message_boxes_are_plain(
     [box] = seen
     assert box.textFormat() is Qt.TextFormat.PlainText
     assert box.icon() is icon
+
+
+# ------------------------------------------------------------ direction controls
+
+# Unicode's own list (UAX #9, the explicit formatting characters), read from Python's
+# Unicode database rather than written out here: `shown` must escape exactly these.
+_EXPLICIT = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+
+
+def test_shown_escapes_exactly_unicodes_explicit_direction_controls() -> None:
+    escaped = {code for code in range(0x80, 0x110000) if shown(chr(code)) != chr(code)}
+    explicit = {
+        code for code in range(0x80, 0x110000) if unicodedata.bidirectional(chr(code)) in _EXPLICIT
+    }
+    assert escaped == explicit and len(explicit) == 9
+    assert shown("evil\u202eexe.txt") == "evil\\u202eexe.txt"  # as `taskgui list` prints it
+    assert shown("גיבוי\u200f (יומי)") == "גיבוי\u200f (יומי)"  # marks stay: they reorder no letter
+
+
+def _drawn_order(text: str) -> list[float]:
+    """Where Qt draws each character of ``text`` (its x), in the order it is written."""
+    layout = QTextLayout(text, QApplication.font())
+    layout.beginLayout()
+    line = layout.createLine()
+    line.setLineWidth(10_000)
+    layout.endLayout()
+    # PySide6 returns (x, position) for cursorToX's in-out argument, typed as object.
+    return [float(line.cursorToX(position)[0]) for position in range(len(text))]  # type: ignore[index]
+
+
+def _reads_in_order(text: str) -> bool:
+    xs = _drawn_order(text)
+    return all(left < right for left, right in itertools.pairwise(xs))
+
+
+def test_a_name_with_an_override_is_drawn_as_it_is_written(qapp: QApplication) -> None:
+    """Qt's own layout is the reference: raw, the override reverses "exe.txt"."""
+    spoof = "evil\u202eexe.txt"
+    assert not _reads_in_order(spoof)  # the attack works on an unescaped name
+    assert _reads_in_order(shown(spoof))
+    sentence = f"Delete the task “{isolated(spoof)}” and its history?"
+    assert _reads_in_order(sentence.replace("\u2068", "").replace("\u2069", ""))
+
+
+def test_an_isolated_name_keeps_to_its_place_in_the_sentence(qapp: QApplication) -> None:
+    """A right-to-left name cannot pull the number after it into its own run."""
+    name = "גיבוי"
+    loose = _drawn_order(f"“{name}” 2 of 3")
+    kept = _drawn_order(f"“{isolated(name)}” 2 of 3")
+    digit = len(f"“{name}” ")
+    assert loose[digit] < loose[0]  # without the isolate "2" is drawn before the name
+    assert kept[digit + 2] > kept[0]  # with it, after (the isolate adds two characters)

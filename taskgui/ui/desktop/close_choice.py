@@ -16,6 +16,8 @@ from enum import Enum
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QMessageBox, QWidget
 
+from taskgui.ui.plain_text import isolated
+
 
 class CloseChoice(Enum):
     """What to do when the window closes and nothing could keep the app around."""
@@ -43,7 +45,7 @@ def close_text(running: Sequence[str]) -> str:
         "without a window, and starting taskgui again shows it.",
     ]
     if running:
-        names = ", ".join(f"“{name}”" for name in running[:3])
+        names = ", ".join(f"“{isolated(name)}”" for name in running[:3])
         more = f" and {len(running) - 3} more" if len(running) > 3 else ""
         lines += [
             "",

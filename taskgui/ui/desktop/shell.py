@@ -50,7 +50,7 @@ from taskgui.ui.desktop.tray import Tray
 from taskgui.ui.desktop.tray_link import TrayLink
 from taskgui.ui.notify.news import News
 from taskgui.ui.notify.notifier import BannerNotifier, Notifier, TrayNotifier
-from taskgui.ui.plain_text import ask_yes_no
+from taskgui.ui.plain_text import ask_yes_no, isolated
 from taskgui.ui.window.main_window import MainWindow
 from taskgui.ui.window.questions import Confirm
 
@@ -74,13 +74,13 @@ def runs_again(snapshot: TaskSnapshot) -> bool:
 
 def running_question(names: Sequence[str]) -> str:
     """``“Backup” is running. Quit and stop it? It will be retried at the next start.``"""
-    shown = ", ".join(f"“{name}”" for name in names[:3])
+    listed = ", ".join(f"“{isolated(name)}”" for name in names[:3])
     if len(names) > 3:
-        shown += f" and {len(names) - 3} more"
+        listed += f" and {len(names) - 3} more"
     if len(names) == 1:
-        return f"{shown} is running. Quit and stop it? It will be retried at the next start."
+        return f"{listed} is running. Quit and stop it? It will be retried at the next start."
     return (
-        f"{len(names)} tasks are running ({shown}). Quit and stop them? They will be "
+        f"{len(names)} tasks are running ({listed}). Quit and stop them? They will be "
         "retried at the next start."
     )
 

@@ -36,7 +36,7 @@ from taskgui.ui.history.run_table import (
     RunColumn,
     RunTableModel,
 )
-from taskgui.ui.plain_text import escape_markup, window_title
+from taskgui.ui.plain_text import escape_markup, isolated, shown, window_title
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -57,7 +57,7 @@ class HistoryDialog(QDialog):
         self._load_runs = load_runs
         self._loaded = False
         self._looked_for: set[int] = set()  # run ids a refresh was made to find
-        self.setWindowTitle(window_title(f"History — {task.spec.name}"))
+        self.setWindowTitle(window_title(f"History — {shown(task.spec.name)}"))
         self.resize(900, 600)
         self.summary = QLabel(self)
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # built from escaped parts
@@ -96,9 +96,10 @@ class HistoryDialog(QDialog):
 
     def update_task(self, task: TaskSnapshot) -> None:
         spec = task.spec
+        name, line = escape_markup(isolated(spec.name)), escape_markup(isolated(spec.command.line))
         self.summary.setText(
-            f"<b>{escape_markup(spec.name)}</b> — {escape_markup(spec.describe_schedule())} · "
-            f"{task.state.value} · <code>{escape_markup(spec.command.line)}</code>"
+            f"<b>{name}</b> — {escape_markup(spec.describe_schedule())} · "
+            f"{task.state.value} · <code>{line}</code>"
         )
         if self._loaded and task.status.running and not self.runs.has_open_run():
             self.refresh()  # a run began: show it (with its output as it comes)

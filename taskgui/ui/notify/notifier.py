@@ -26,7 +26,7 @@ from taskgui.core.duration import countdown_text
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.notify.banner import Banner
-from taskgui.ui.plain_text import inert_markup
+from taskgui.ui.plain_text import inert_markup, shown
 from taskgui.ui.table.formatting import outcome_text
 
 BALLOON_MS = 10_000
@@ -60,7 +60,7 @@ class Notice:
 
 
 def _reason(error: str) -> str:
-    error = " ".join(error.split())
+    error = " ".join(shown(error).split())
     return error[0].upper() + error[1:] if error else ""
 
 
@@ -73,7 +73,7 @@ def notice_for_exhausted(event: TaskExhausted, error: str, recurring: bool = Fal
         message += " It runs again at its next scheduled time."
     return Notice(
         kind=NoticeKind.EXHAUSTED,
-        title=f"“{event.name}” failed",
+        title=f"“{shown(event.name)}” failed",
         message=message,
         task_id=event.task_id,
     )
@@ -87,7 +87,7 @@ def notice_for_retry(event: RetryScheduled, name: str, error: str) -> Notice:
     message += f"Attempt {event.attempt} of {event.max_attempts} in {countdown_text(seconds)}."
     return Notice(
         kind=NoticeKind.RETRYING,
-        title=f"“{name}” failed, will retry",
+        title=f"“{shown(name)}” failed, will retry",
         message=message,
         task_id=event.task_id,
     )

@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from taskgui.core.states import TaskState
+from taskgui.ui.plain_text import shown
 from taskgui.ui.table.formatting import (
     EMPTY,
     attempts_text,
@@ -183,7 +184,7 @@ def task_columns(
         TaskColumn(
             column=Column.NAME,
             title="Name",
-            text=lambda e, _now: e.snapshot.spec.name,
+            text=lambda e, _now: shown(e.snapshot.spec.name),
             sort_key=lambda e: e.snapshot.spec.name.casefold(),
             tooltip=name_tooltip,
         ),

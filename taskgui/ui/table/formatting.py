@@ -20,6 +20,7 @@ from taskgui.core.nodes import node_wanted
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
+from taskgui.ui.plain_text import shown
 
 EMPTY = "—"
 
@@ -225,7 +226,7 @@ MAX_TOOLTIP_CHARS = 1_000
 
 def command_tooltip(snapshot: TaskSnapshot) -> str:
     """The command line, cut short if it is a whole script."""
-    line = snapshot.spec.command.line
+    line = shown(snapshot.spec.command.line)
     return line if len(line) <= MAX_TOOLTIP_CHARS else line[:MAX_TOOLTIP_CHARS] + "…"
 
 
@@ -268,7 +269,7 @@ def last_result_tooltip(last: LastRun | None) -> str | None:
     """The runner's error line and the exact finish time."""
     if last is None:
         return None
-    lines = [last.error] if last.error else []
+    lines = [shown(last.error)] if last.error else []
     if last.finished_at is not None:
         lines.append(f"finished {local_time_full_text(last.finished_at)}")
     return "\n".join(lines) or None

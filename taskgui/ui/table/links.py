@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from taskgui.core.dependency_text import name_of, upstream_text, waiting_for
 from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.task import TaskId
+from taskgui.ui.plain_text import isolated
 from taskgui.ui.table.row_entry import RowEntry
 
 MAX_LISTED = 10  # downstream tasks named in a tooltip; the rest are counted
@@ -23,13 +24,13 @@ Rows = Callable[[], Mapping[TaskId, RowEntry]]
 
 
 class _Names(Mapping[TaskId, str]):
-    """Task id -> name, read from the rows (no copy)."""
+    """Task id -> name as set into a sentence (``isolated``), read from the rows (no copy)."""
 
     def __init__(self, rows: Rows) -> None:
         self._rows = rows
 
     def __getitem__(self, task_id: TaskId) -> str:
-        return self._rows()[task_id].snapshot.spec.name
+        return isolated(self._rows()[task_id].snapshot.spec.name)
 
     def __iter__(self) -> Iterator[TaskId]:
         return iter(self._rows())

@@ -34,7 +34,7 @@ from taskgui.core.recurrence import Once, Recurrence
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
 from taskgui.runtime.guard import never_raises
-from taskgui.ui.plain_text import plain_tooltip, window_title
+from taskgui.ui.plain_text import plain_tooltip, shown, window_title
 from taskgui.ui.task_dialog.advanced_editor import AdvancedEditor
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
@@ -108,7 +108,7 @@ class TaskDialog(QDialog):
         self.setWindowTitle(
             {
                 DialogMode.CREATE: "New Task",
-                DialogMode.EDIT: window_title(f"Edit Task — {spec.name if spec else ''}"),
+                DialogMode.EDIT: window_title(f"Edit Task — {shown(spec.name) if spec else ''}"),
                 DialogMode.DUPLICATE: "Duplicate Task",
             }[mode]
         )

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import TaskSnapshot
+from taskgui.ui.plain_text import shown
 from taskgui.ui.timeline.lanes import expected_duration, upcoming
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def paint_lane(
         QRect(6, top, LABEL_WIDTH - 10, LANE_HEIGHT),
         int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
         painter.fontMetrics().elidedText(
-            snapshot.spec.name, Qt.TextElideMode.ElideRight, LABEL_WIDTH - 12
+            shown(snapshot.spec.name), Qt.TextElideMode.ElideRight, LABEL_WIDTH - 12
         ),
     )
     painter.save()

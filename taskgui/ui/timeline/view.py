@@ -44,7 +44,7 @@ from taskgui.core.recurrence import Once
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.guard import never_raises
-from taskgui.ui.plain_text import plain_tooltip
+from taskgui.ui.plain_text import plain_tooltip, shown
 from taskgui.ui.table.formatting import local_time_text, outcome_text
 from taskgui.ui.timeline.lanes import Bar, bars_of, expected_duration, upcoming
 from taskgui.ui.timeline.painting import (
@@ -234,7 +234,7 @@ class TimelineView(QAbstractScrollArea):
     def describe(self, hit: Hit) -> str:
         """The hover text for ``hit``: plain, for a tooltip."""
         snapshot = self.lanes.snapshot_at(hit.lane)
-        name = snapshot.spec.name if snapshot is not None else ""
+        name = shown(snapshot.spec.name) if snapshot is not None else ""
         if hit.bar is not None:
             bar = hit.bar
             took = format_duration(bar.end - bar.start)

@@ -37,7 +37,7 @@ from taskgui.core.errors import TaskguiError
 from taskgui.core.transfer.plan import ImportPlan
 from taskgui.core.transfer.report import RUNS_AT_ONCE, AddedTask, TransferReport
 from taskgui.system.files import read_import_file
-from taskgui.ui.plain_text import plain_label, plain_tooltip, window_title
+from taskgui.ui.plain_text import isolated, plain_label, plain_tooltip, shown, window_title
 
 FilePicker = Callable[[QWidget, str, str], "str | None"]  # (parent, caption, filter)
 Message = Callable[[QWidget, str, str], None]  # (parent, title, text)
@@ -101,10 +101,10 @@ def added_row(task: AddedTask) -> tuple[Cell, ...]:
     ordered = sorted(task.env, key=lambda pair: pair[0] not in risky)
     env = [(RISKY_MARK if name in risky else "") + f"{name}={value}" for name, value in ordered]
     return (
-        Cell(task.name),
+        Cell(shown(task.name)),
         Cell(task.schedule),
         Cell(RUNS_AT_ONCE, alert=True) if task.runs_at_once else Cell("on schedule"),
-        Cell(task.command),
+        Cell(shown(task.command)),
         Cell(task.cwd or HOME_FOLDER),
         Cell("; ".join(env), "\n".join(env), alert=bool(risky)),
     )
@@ -189,7 +189,7 @@ class ReportDialog(QDialog):
         verb = "Will delete" if report.preview else "Deleted"
         self.replaced.setText(
             f"{verb} (replaced by imported tasks): "
-            + ", ".join(f"task {task.task_id} “{task.name}”" for task in report.replaced)
+            + ", ".join(f"task {task.task_id} “{isolated(task.name)}”" for task in report.replaced)
         )
         self.replaced.setVisible(bool(report.replaced))
         self.notes.setText("\n".join(f"• {note}" for note in report.notes))

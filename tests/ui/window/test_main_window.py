@@ -368,7 +368,7 @@ def test_delete_keeps_the_keyboards_place_and_names_what_it_deletes(
     window.table.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
     window.select_task(ids["b"])
     window.actions_[Verb.DELETE].trigger()
-    assert confirm.asked[-1] == "Delete the task “\u2068b\u2069” and its history?"
+    assert confirm.asked[-1] == "Delete the task “b” and its history?"
     assert [task.spec.name for task in window.selected_tasks()] == ["c"]  # took b's place
     assert window.table.currentIndex().row() == 1
     window.table.selectRow(1)
@@ -378,9 +378,7 @@ def test_delete_keeps_the_keyboards_place_and_names_what_it_deletes(
         QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
     )
     window.actions_[Verb.DELETE].trigger()
-    assert confirm.asked[-1] == (
-        "Delete these 2 tasks and their history?\n\n  • \u2068c\u2069\n  • \u2068d\u2069"
-    )
+    assert confirm.asked[-1] == ("Delete these 2 tasks and their history?\n\n  • c\n  • d")
     assert [task.spec.name for task in window.selected_tasks()] == ["e"]
     window.actions_[Verb.DELETE].trigger()  # the last row: the one before it is next
     assert [task.spec.name for task in window.selected_tasks()] == ["a"]
