@@ -163,14 +163,15 @@ class Dispatching(ConditionRuns, Triggering):
     ) -> None:
         assert entry.slot_kind is not None and entry.slot_at is not None
         before = capture(entry)
+        by_hand = self._occurrence_run_by_hand(entry, now)
         ticket = RunTicket(
             run_id=next(self._run_ids),
             task_id=entry.spec.id,
             attempt=entry.slot_attempt,
-            kind=entry.slot_kind,
+            kind=entry.slot_kind if by_hand is None else SlotKind.OCCURRENCE,
             # When the run was due. (A retry stored by an older taskgui has the moment
             # it was decided as its scheduled time; its due time is the slot's.)
-            scheduled_at=entry.slot_at,
+            scheduled_at=entry.slot_at if by_hand is None else by_hand,
             dispatched_at=now,
         )
         entry.add_run(ticket)
@@ -185,7 +186,7 @@ class Dispatching(ConditionRuns, Triggering):
         next_at: datetime | None
         if ticket.kind is SlotKind.OCCURRENCE:
             # From the occurrence, not from its spread start: no drift.
-            occurrence = entry.slot_scheduled or ticket.scheduled_at
+            occurrence = by_hand or entry.slot_scheduled or ticket.scheduled_at
             next_at = None if entry.uses_fixed_delay else spec.recurrence.next_after(occurrence)
         else:
             next_at = entry.deferred_at
@@ -200,6 +201,30 @@ class Dispatching(ConditionRuns, Triggering):
             self._queued.add(ticket.run_id)
         events.append(RunDispatched(ticket, queued))
         events.append(TaskChanged(self._snapshot(entry)))
+
+    @staticmethod
+    def _occurrence_run_by_hand(entry: TaskEntry, now: datetime) -> datetime | None:
+        """The occurrence a manual run starting now is, if any: then it runs as that.
+
+        "Run now" on a task whose occurrence is already due (it waits for a worker or a
+        key, or no scheduler ran when it was asked, as from the CLI before a daemon
+        starts) means: run it now. Without this the occurrence came back behind the
+        manual run, found it running, and was recorded as missed, so a one-off asked to
+        run showed a run and a "missed" record. So the run is dispatched as that
+        occurrence (its history row says so, the misfire accounting counts it as run,
+        on disk too) and the schedule goes on from it. A future occurrence stays
+        deferred (the schedule goes on as before), and so does a fixed-delay one (its
+        next is counted from a run's end).
+        """
+        deferred = entry.deferred_at
+        if (
+            entry.slot_kind is SlotKind.MANUAL
+            and deferred is not None
+            and deferred <= now
+            and not entry.uses_fixed_delay
+        ):
+            return deferred
+        return None
 
     def withdrawable(self, run_id: RunId) -> bool:
         """Whether ``withdraw`` can take this run back: dispatched, not started, and

@@ -508,6 +508,36 @@ def test_run_now_runs_a_future_task_and_keeps_its_schedule() -> None:
     assert only_run(engine.due(at(3600), 1)).scheduled_at == at(3600)
 
 
+def test_run_now_asked_before_a_scheduler_starts_is_the_due_one_off_run() -> None:
+    """The trial's case: ``taskgui add`` (due now) and ``run-now`` with no scheduler, a
+    daemon 4 s later. One run, the task done, and no "missed" record beside it."""
+    offline = Engine()  # the CLI's, with no scheduler running
+    offline.add(make_spec(1, first_run_at=at(0)))
+    offline.run_now(1, at(1))
+    engine = Engine()  # the daemon's, from what the CLI stored
+    events = engine.load(list(offline.snapshots()), at(4)) + engine.due(at(4), 4)
+    run = only_run(events)
+    assert (run.kind, run.scheduled_at) == (SlotKind.OCCURRENCE, at(0))  # it runs as that
+    events = engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(5)) + engine.due(at(5), 4)
+    assert not [e for e in events if isinstance(e, OccurrencesSkipped)]
+    assert engine.snapshot(1).state is TaskState.SUCCEEDED
+    assert engine.next_deadline() is None
+
+
+def test_run_now_on_a_recurring_task_whose_run_waits_is_that_run() -> None:
+    """Due at 00:00 but every worker busy: "run now" at 00:10 runs the 00:00 occurrence,
+    and the schedule goes on from it (01:00), with nothing missed."""
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0), recurrence=Every(timedelta(hours=1))))
+    assert dispatched(engine.due(at(0), 0)) == []  # no worker free
+    engine.run_now(1, at(600))
+    run = only_run(engine.due(at(600), 1))
+    assert (run.kind, run.scheduled_at) == (SlotKind.OCCURRENCE, at(0))
+    events = engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(601))
+    assert not [e for e in events + engine.due(at(601), 1) if isinstance(e, OccurrencesSkipped)]
+    assert engine.next_deadline() == at(3600)
+
+
 def test_run_now_on_a_paused_task_runs_once_and_stays_paused() -> None:
     engine = Engine()
     engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))

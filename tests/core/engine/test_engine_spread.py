@@ -12,7 +12,7 @@ from taskgui.core.errors import InvalidTaskError
 from taskgui.core.events import Event, RunDispatched, TaskChanged
 from taskgui.core.recurrence import Every
 from taskgui.core.spread import Spread
-from taskgui.core.states import RunOutcome
+from taskgui.core.states import RunOutcome, SlotKind
 from taskgui.core.status import RunTicket, TaskSnapshot, initial_status
 from tests.helpers.factories import T0, at, fixed_retry, make_spec
 
@@ -107,11 +107,24 @@ def test_a_run_now_keeps_the_next_occurrence_unspread_underneath() -> None:
     spec = make_spec(1, recurrence=Every(HOUR), spread=Spread(TEN_MINUTES, fixed=True))
     engine = Engine()
     engine.add(spec)
+    engine.run_now(1, at(-50))  # before the occurrence: it stays, and unspread
+    run = _run(engine.due(at(-50), 1))
+    engine.started(run.run_id, at(-50))
+    engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(-49))
+    assert engine.snapshot(1).status.scheduled_at == T0
+
+
+def test_a_run_now_once_the_occurrence_passed_runs_it_whatever_its_spread() -> None:
+    """The spread only delays a start; "run now" at 00:00:05 is that 00:00 run."""
+    spec = make_spec(1, recurrence=Every(HOUR), spread=Spread(TEN_MINUTES, fixed=True))
+    engine = Engine()
+    engine.add(spec)
     engine.run_now(1, at(5))
     run = _run(engine.due(at(5), 1))
+    assert (run.kind, run.scheduled_at) == (SlotKind.OCCURRENCE, T0)
     engine.started(run.run_id, at(5))
     engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(6))
-    assert engine.snapshot(1).status.scheduled_at == T0
+    assert engine.snapshot(1).status.scheduled_at == T0 + HOUR
 
 
 @pytest.mark.parametrize("width", [HOUR, timedelta(hours=2)])
