@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import pwd
 import stat
 from pathlib import Path
 
@@ -48,13 +49,15 @@ def access_error(path: Path) -> StoreError | None:
         return DatabaseReadOnlyError(
             f"the folder of {path} is not writable, and taskgui must create files beside "
             f"the database there ({path.name}-wal, {path.name}-shm, {path.name}.lock)"
-            f"{wal_note}; make the folder writable (chmod u+w {folder}) — the file's own "
-            f"mode does not help — or move the database to a writable folder and use --db",
+            f"{wal_note}; make the folder writable ({_how_to_make_writable(folder)}) — the "
+            "file's own mode does not help — or move the database to a writable folder and "
+            "use --db",
             path,
         )
     if path.exists() and not os.access(path, os.W_OK):
         return DatabaseReadOnlyError(
-            f"{path} is read-only; make it writable (chmod u+w {path}), {ELSEWHERE}", path
+            f"{path} is read-only; make it writable ({_how_to_make_writable(path)}), {ELSEWHERE}",
+            path,
         )
     # SQLite gives the -wal and -shm the database's mode, so the file comes first.
     for suffix in ("-wal", "-shm"):
@@ -62,11 +65,33 @@ def access_error(path: Path) -> StoreError | None:
         if sidecar.exists() and not os.access(sidecar, os.R_OK | os.W_OK):
             return DatabaseReadOnlyError(
                 f"{sidecar}, SQLite's companion of {path.name}, is read-only or another "
-                f"user's; make it writable (chmod u+w {sidecar}) or remove it once no "
-                "program has the database open",
+                f"user's; make it writable ({_how_to_make_writable(sidecar)}) or remove it once "
+                "no program has the database open",
                 path,
             )
     return None
+
+
+def _how_to_make_writable(target: Path) -> str:
+    """The remedy for ``target``: ``chmod u+w`` if it is ours; else whose it is, since
+    only its owner (or root) may change its mode."""
+    try:
+        owner = os.stat(target).st_uid
+    except OSError:
+        owner = os.geteuid()
+    if owner == os.geteuid():
+        return f"chmod u+w {target}"
+    return (
+        f"it belongs to {_user_name(owner)}, so only they or an administrator can: "
+        f"chown it to you, or give you write access"
+    )
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return f"the user {pwd.getpwuid(uid).pw_name}"
+    except KeyError:  # no such user on this machine (a file from elsewhere)
+        return f"user id {uid}"
 
 
 def is_access_errno(number: int | None) -> bool:

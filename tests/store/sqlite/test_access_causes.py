@@ -10,6 +10,7 @@ no privilege needed; skipped where user namespaces are off), and a WAL database 
 from __future__ import annotations
 
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from tests.helpers.filesystem import (
 )
 
 ADD = ("add", "--name", "x", "--command", "true")
+ROOT_NAME = pwd.getpwuid(0).pw_name
 
 
 def _make_database(path: Path) -> None:
@@ -69,13 +71,22 @@ def home(folder: Path) -> Path:
     return home
 
 
+def _folder_remedy(data: Path) -> str:
+    """What the message must advise for the test's read-only folder: chmod where the
+    child owns it (the tests run unprivileged), else whose it is (as root: root's, and
+    ``chmod u+w`` would fail for the child)."""
+    if os.geteuid() == 0:
+        return f"make the folder writable (it belongs to the user {ROOT_NAME}, so only"
+    return f"chmod u+w {data}"
+
+
 def _in_read_only_folder(folder: Path) -> Path:
     """A writable taskgui database (the child's own) in a folder the child cannot write."""
     data = folder / "data"
     data.mkdir()
     db = data / "tasks.sqlite3"
     _make_database(db)
-    _hand_to_child(db)
+    _hand_to_child(db)  # the folder stays the test's: taskgui opens up a folder of its own
     data.chmod(0o555)  # the file itself stays writable: chmod on it would not help
     return db
 
@@ -89,7 +100,7 @@ def test_a_read_only_folder_is_named_not_the_file(folder: Path, home: Path) -> N
         message = _error(taskgui(*unprivileged(), "--db", str(db), *command, home=home))
 
         assert f"the folder of {db} is not writable" in message
-        assert f"chmod u+w {data}" in message
+        assert _folder_remedy(data) in message
         assert f"chmod u+w {db}" not in message
         assert "tasks.sqlite3-wal is missing" in message  # why even 'list' fails
     assert folder_state(data) == before
@@ -104,7 +115,7 @@ def test_a_new_database_in_a_read_only_folder_names_the_folder(folder: Path, hom
     message = _error(taskgui(*unprivileged(), "--db", str(db), *ADD, home=home))
 
     assert f"the folder of {db} is not writable" in message
-    assert f"chmod u+w {data}" in message
+    assert _folder_remedy(data) in message
     assert list(data.iterdir()) == []
 
 
@@ -127,7 +138,7 @@ def test_the_daemon_names_a_read_only_folder_for_its_lock(folder: Path, home: Pa
 
     message = _error(taskgui(*unprivileged(), "--db", str(db), "daemon", home=home))
 
-    assert f"chmod u+w {data}" in message and "tasks.sqlite3.lock" in message
+    assert _folder_remedy(data) in message and "tasks.sqlite3.lock" in message
     assert not (data / "tasks.sqlite3.lock").exists()
 
 
@@ -196,3 +207,18 @@ def test_a_first_daemon_creates_its_private_folder_before_locking(tmp_path: Path
         daemon.wait(timeout=30)
     assert daemon.returncode == 0, log.read_text()
     assert db.parent.stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a file another user's")
+def test_another_users_read_only_file_names_its_owner_not_chmod(folder: Path, home: Path) -> None:
+    """``chmod u+w`` cannot work on a file that is not yours: say whose it is."""
+    data = folder / "data"
+    data.mkdir()
+    db = data / "tasks.sqlite3"
+    _make_database(db)  # root's, mode 0644: nobody may read it but not write it
+    _hand_to_child(data)
+
+    message = _error(taskgui(*unprivileged(), "--db", str(db), *ADD, home=home))
+
+    assert f"{db} is read-only; make it writable (it belongs to the user {ROOT_NAME}" in message
+    assert "chmod u+w" not in message
