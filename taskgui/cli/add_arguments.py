@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from taskgui.core.conditions import RunConditions
@@ -21,10 +21,17 @@ from taskgui.core.errors import InvalidTaskError
 from taskgui.core.iso_time import read_iso
 from taskgui.core.notify_rules import NotifyRule, parse_rule
 from taskgui.core.recurrence import Cron, Every, EveryMode, Once, Recurrence
-from taskgui.core.retry import DEFAULT_MAX_DELAY, Backoff, RetryPolicy
+from taskgui.core.retry import DEFAULT_MAX_DELAY, MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
 from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
-from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
+from taskgui.core.task import (
+    DEFAULT_MISFIRE_GRACE,
+    PRIORITY_MAX,
+    PRIORITY_MIN,
+    Command,
+    TaskSpec,
+)
+from taskgui.core.text_rules import quoted
 from taskgui.core.wake import WakePolicy, parse_wake_policy
 from taskgui.system.local_zone import local_zone_name
 
@@ -44,9 +51,31 @@ def duration_arg(text: str) -> timedelta:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _quoted(text: str, limit: int = 40) -> str:
-    """``text`` for a message, cut short: a pasted page need not be echoed back."""
-    return repr(text) if len(text) <= limit else repr(text[: limit - 1] + "…")
+_quoted = quoted  # ``text`` for a message, cut short: a pasted page need not be echoed
+
+
+_MAX_DIGITS = 30  # anything longer is out of range; int() need not read a novel
+
+
+def whole_number(minimum: int, maximum: int) -> Callable[[str], int]:
+    """An argparse type for a whole number from ``minimum`` to ``maximum``; the error
+    quotes what was given cut short (argparse's own echoes 5,000 digits back)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text) if len(text) <= _MAX_DIGITS else None
+        except ValueError:
+            value = None
+        if value is None or not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from {minimum:,} to {maximum:,}, not {_quoted(text)}"
+            )
+        return value
+
+    return parse
+
+
+priority_arg = whole_number(PRIORITY_MIN, PRIORITY_MAX)
 
 
 def datetime_arg(text: str) -> datetime:
@@ -62,11 +91,12 @@ def datetime_arg(text: str) -> datetime:
             moment = moment.astimezone()  # interpret as this machine's local time
         return moment.astimezone(UTC)
     except (ValueError, OverflowError, OSError):
-        # A valid date at the very ends of the calendar (year 1, 9999) that cannot be
-        # moved to UTC or the local zone.
+        # A valid date within a day of the calendar's ends (year 1, 9999) that cannot
+        # be moved to UTC or the local zone. Every time from 0001-01-02 to 9999-12-30
+        # can, in every zone (offsets are under a day), and so is accepted.
         raise argparse.ArgumentTypeError(
-            f"{_quoted(text)} is too close to the ends of the calendar; give a time between "
-            "the years 1970 and 9998"
+            f"{_quoted(text)} is too close to the ends of the calendar; give a time from "
+            "0001-01-02 to 9999-12-30"
         ) from None
 
 
@@ -137,7 +167,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     repeat.add_argument("--tz", metavar="ZONE", help="with --cron: IANA zone (default: local)")
     retry = parser.add_argument_group("retry (default: 3 attempts, exponential backoff)")
-    retry.add_argument("--max-attempts", type=int, metavar="N", help="runs per occurrence; 1: none")
+    retry.add_argument(
+        "--max-attempts",
+        type=whole_number(1, MAX_ATTEMPTS_LIMIT),
+        metavar="N",
+        help="runs per occurrence; 1: none",
+    )
     retry.add_argument(
         "--retry-delay", type=duration_arg, metavar="DURATION", help="first delay (default 10s)"
     )
@@ -148,7 +183,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     retry.add_argument("--jitter", action="store_true", help="spread retries out randomly")
     run = parser.add_argument_group("running")
     run.add_argument(
-        "--priority", type=int, default=0, metavar="INT", help="higher runs first (default 0)"
+        "--priority",
+        type=priority_arg,
+        default=0,
+        metavar="INT",
+        help="higher runs first (default 0)",
     )
     run.add_argument("--timeout", type=duration_arg, metavar="DURATION", help="stop it after")
     run.add_argument("--key", metavar="KEY", help="tasks sharing a key never run at once")

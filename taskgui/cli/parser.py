@@ -21,6 +21,7 @@ from taskgui.cli.add_arguments import (
     edit_after_arguments,
     notify_arg,
     wake_arg,
+    whole_number,
 )
 from taskgui.cli.context import PROG, UsageError
 from taskgui.core.defaults import DEFAULT_WORKERS
@@ -42,26 +43,12 @@ class _Parser(argparse.ArgumentParser):
 
 def bounded_int(maximum: int) -> Callable[[str], int]:
     """An argparse type for ids and counts: a whole number from 1 to ``maximum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text) if len(text) <= _MAX_DIGITS else 0
-        except ValueError:
-            value = 0
-        if not 1 <= value <= maximum:
-            shown = repr(text) if len(text) <= 40 else repr(text[:39] + "…")
-            raise argparse.ArgumentTypeError(
-                f"expected a whole number from 1 to {maximum:,}, not {shown}"
-            )
-        return value
-
-    return parse
+    return whole_number(1, maximum)
 
 
 # SQLite stores ids and takes limits as signed 64-bit integers: a larger one is no id.
 MAX_ID = 2**63 - 1
 MAX_WORKERS = 1_024  # threads, each possibly running a command: beyond this, a typo
-_MAX_DIGITS = 30  # anything longer is out of range; int() need not read a novel
 positive_int = bounded_int(MAX_ID)
 
 

@@ -21,6 +21,7 @@ import re
 from datetime import datetime, timedelta
 
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.text_rules import quoted
 
 MAX_DURATION = timedelta(days=36_525)  # 100 years of 365.25 days
 MAX_DURATION_TEXT = "100 years"
@@ -57,9 +58,7 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=seconds)
 
 
-def _shown(text: str, limit: int = 40) -> str:
-    """``text`` quoted for a message, cut short: a pasted novel need not be echoed."""
-    return repr(text) if len(text) <= limit else repr(text[: limit - 1] + "…")
+_shown = quoted  # ``text`` for a message, cut short: a pasted novel need not be echoed
 
 
 def check_duration(value: object, what: str) -> timedelta:

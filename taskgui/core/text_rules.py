@@ -45,6 +45,17 @@ def nul_problem(text: str, what: str) -> str | None:
     return None
 
 
+def shortened(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis last: what a message quotes of
+    a value someone gave (a pasted page, a 100,000-character name, need not be echoed)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``shortened(text)`` as Python writes a string: quotes, escapes and all."""
+    return repr(shortened(text, limit))
+
+
 def utf8_size(text: str) -> int:
     """Bytes ``text`` takes when handed to a program (UTF-8; lone surrogates as 3)."""
     if text.isascii():

@@ -27,6 +27,7 @@ from enum import StrEnum
 
 from taskgui.core.duration import check_duration, format_duration, parse_duration
 from taskgui.core.errors import InvalidTaskError
+from taskgui.core.text_rules import shortened
 
 CALM_FROM = 3  # runs due at once on a wake-up before a policy applies
 DEFAULT_WAKE_SPREAD = timedelta(minutes=10)
@@ -100,7 +101,7 @@ def parse_wake_policy(text: object) -> WakePolicy:
         return WakePolicy(kind=WakeKind.SPREAD)
     if word.startswith("spread:"):
         return WakePolicy(kind=WakeKind.SPREAD, spread=parse_duration(word[7:]))
-    shown = text if len(text) <= 40 else text[:39] + "…"
+    shown = shortened(text)
     raise InvalidTaskError(
         f"wake-up policy {shown!r} is not one of now, ask, spread or spread:DURATION (spread:10m)"
     )

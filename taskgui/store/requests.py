@@ -25,6 +25,7 @@ from taskgui.core.shape.task import TaskDecoder, task_json
 from taskgui.core.shape.values import compact_json
 from taskgui.core.status import TaskStatus
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.core.text_rules import shortened
 from taskgui.store import codec
 from taskgui.store.errors import CodecError, StoreError
 
@@ -94,8 +95,7 @@ def _created_at(value: object) -> datetime:
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return shortened(repr(value))
 
 
 Perform = Callable[[Request, datetime], "str | None"]

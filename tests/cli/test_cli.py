@@ -375,7 +375,7 @@ def test_max_attempts_goes_up_to_the_limit_the_window_offers(run: Run) -> None:
     task_id = add(run, "--max-attempts", str(MAX_ATTEMPTS_LIMIT))
     assert show(run, task_id)["max_attempts"] == MAX_ATTEMPTS_LIMIT
     refused = run("add", "--name", "x", "--command", "true", "--max-attempts", "1001")
-    assert refused.code == 2 and f"between 1 and {MAX_ATTEMPTS_LIMIT}" in refused.err
+    assert refused.code == 2 and f"from 1 to {MAX_ATTEMPTS_LIMIT:,}" in refused.err
 
 
 def test_waiting_says_what_a_task_waits_for_without_a_scheduler(run: Run) -> None:

@@ -102,7 +102,9 @@ CASES = [
     # Python's fromisoformat reads 200 ones as 1111-11-11 11:11:11.111111 (outside trial).
     Case(_add("--at", "1" * 200), says="cannot read"),
     Case(_add("--at", "20260301" + "1" * 30), says="cannot read"),
-    Case(_add("--at", "0001-01-01T00:00:00"), says="ends of the calendar"),
+    Case(_add("--at", "0001-01-01T00:00:00"), says="ends of the calendar; give a time from 0001"),
+    # accepted in UTC, but in Tokyo it is past the calendar's end: the range it names holds
+    Case(_add("--at", "9999-12-31T23:59"), env={"TZ": "Asia/Tokyo"}, says="to 9999-12-30"),
     Case(_add("--priority", "9" * 5_000), says="--priority"),
     # text a task cannot hold
     *(
@@ -118,6 +120,7 @@ CASES = [
     Case(("import", "-"), stdin='{"format": ' + "9" * 5_000 + "}", says="number too long"),
     Case(("import", "-"), stdin=_export(priority=10**4_000), says="priority"),
     Case(("import", "-"), stdin=_export(name="back\0up"), says="NUL"),
+    Case(("import", "-"), stdin=_export(name="N" * 100_000), says="longer than 200 characters"),
     Case(("import", "-"), stdin=_export(name="\u200b\u200b"), says="no visible character"),
     Case(("import", "-"), stdin=_export(command__cwd="/tmp\0x"), says="NUL"),
     Case(("import", "-"), stdin=_export(command__line="a\0b"), says="NUL"),
@@ -188,6 +191,7 @@ def test_hostile_input_is_one_clear_error_and_touches_nothing(
     assert result.returncode == case.status, result.stderr
     assert len(errors) == 1, result.stderr
     assert case.says in errors[0], errors[0]
+    assert len(errors[0]) < 1_000, errors[0][:300]  # a pasted page is not echoed back
     assert "Traceback" not in result.stderr + result.stdout
     assert "internal error" not in result.stderr
     # Nothing was created for a command that was refused: no database, no folders.

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.iso_time import read_iso
+from taskgui.core.text_rules import shortened
 
 SHAPE_VERSION = 1
 E = TypeVar("E", bound=StrEnum)
@@ -48,7 +49,7 @@ def shown(value: object) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+    return shortened(text, 60)
 
 
 class Fields:

@@ -34,6 +34,7 @@ from taskgui.core.shape import values
 from taskgui.core.shape.fields import FieldError
 from taskgui.core.shape.task import TaskDecoder
 from taskgui.core.status import RunRecord, TaskSnapshot
+from taskgui.core.text_rules import quoted
 from taskgui.core.transfer.plan import Candidate, ParsedImport
 from taskgui.core.transfer.report import SkippedItem
 
@@ -196,7 +197,7 @@ def _load(text: str) -> dict[str, Any]:
 
 def _label(index: int, item: object) -> str:
     name = item.get("name") if isinstance(item, dict) else None
-    return f"task {index} ({name!r})" if isinstance(name, str) else f"task {index}"
+    return f"task {index} ({quoted(name)})" if isinstance(name, str) else f"task {index}"
 
 
 def _invalid_tasks(problems: list[str]) -> TransferFormatError:

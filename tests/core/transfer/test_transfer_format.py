@@ -19,6 +19,7 @@ from taskgui.core.retry import RetryPolicy
 from taskgui.core.states import TaskState
 from taskgui.core.status import TaskSnapshot, initial_status
 from taskgui.core.task import Command, TaskSpec
+from taskgui.core.text_rules import quoted
 from taskgui.core.transfer.export_file import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -172,7 +173,7 @@ def test_an_invalid_task_names_its_position_and_field(
     else:
         target[path[-1]] = value
     name = data["tasks"][2]["name"]
-    label = f"task 3 ({name!r})" if isinstance(name, str) else "task 3"
+    label = f"task 3 ({quoted(name)})" if isinstance(name, str) else "task 3"  # cut short
     error = refusal(data)
 
     assert len(error.problems) == 1
