@@ -15,8 +15,16 @@ from taskgui.cli.main import main as run_cli
 from taskgui.core.wake import WakePolicy
 
 
+def _import_qt() -> None:
+    """Qt first, before the composition root imports the rest (see app.qt_import)."""
+    from taskgui.app.qt_import import import_qt  # noqa: PLC0415 - only where Qt is used
+
+    import_qt()
+
+
 def run_gui(argv: list[str]) -> int:
     """Open the window for the global flags in ``argv`` (``--db``, ``--reset-corrupt``)."""
+    _import_qt()
     from taskgui.app.window import main as open_window  # noqa: PLC0415 - Qt widgets
 
     return open_window(argv)
@@ -33,6 +41,7 @@ def run_daemon(
 ) -> int:
     """``taskgui daemon``: the schedule of ``database`` without a window; a DSN (str):
     this machine as a node of that shared schedule."""
+    _import_qt()
     if isinstance(database, str):
         from taskgui.app.cluster_daemon import run_cluster_daemon  # noqa: PLC0415
 

@@ -12,12 +12,11 @@ since this one has imported everything already.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.processes import fresh_python
 
 ROOT = Path(__file__).resolve().parents[1]
 # Loaded only for a shared schedule, to look the version up, or to send mail or post a
@@ -32,23 +31,13 @@ def _loaded_after(code: str, tmp_path: Path) -> set[str]:
         f"{code}\nimport json, sys\n"
         f"print(json.dumps([n for n in {NOT_ON_A_FILE!r} if n in sys.modules]))"
     )
-    environ = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
+    env = {
         "HOME": str(tmp_path),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "QT_QPA_PLATFORM": "offscreen",
     }
-    environ.pop("TASKGUI_DB", None)
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env=environ,
-        check=False,
-        timeout=60,
-    )
+    result = fresh_python(probe, env=env)
     assert result.returncode == 0, result.stderr
     return set(json.loads(result.stdout.splitlines()[-1]))
 

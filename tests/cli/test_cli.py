@@ -35,7 +35,7 @@ from taskgui.store.sqlite.repository import SqliteRepository
 from taskgui.system.local_zone import local_zone_name
 from tests.helpers.cli import Result, Run
 from tests.helpers.factories import T0, make_spec
-from tests.helpers.processes import request_server
+from tests.helpers.processes import fresh_python, request_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$")
@@ -731,10 +731,7 @@ def test_commands_other_than_daemon_do_not_load_qt(db: Path) -> None:
         f"m.main(['--db', {str(db)!r}, 'list']); "
         "print('qt' if any(n.startswith('PySide6') for n in sys.modules) else 'no qt')"
     )
-    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=environ, check=False
-    )
+    result = fresh_python(code)
     assert result.stdout.splitlines()[-1] == "no qt", result.stderr
 
 

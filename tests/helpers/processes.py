@@ -7,11 +7,31 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def fresh_python(
+    code: str, *, env: Mapping[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` in a new interpreter: what a start imports, seen from outside
+    (the test's own interpreter has imported everything long ago). Run from this
+    checkout, which ``-c`` puts first on the path, with ``env`` over the test's own
+    environment and no ``TASKGUI_DB``."""
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    environ.pop("TASKGUI_DB", None)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=environ,
+        cwd=ROOT,
+        check=False,
+        timeout=timeout,
+    )
 
 
 @contextmanager
