@@ -11,11 +11,14 @@ since this one has imported everything already.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
+from taskgui.core import digest
+from taskgui.system.process_tree import new_mark
 from tests.helpers.processes import fresh_python
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +53,22 @@ def test_a_cli_command_on_a_file_loads_no_driver(tmp_path: Path) -> None:
 @pytest.mark.parametrize("root", ["taskgui.app.window", "taskgui.app.daemon"])
 def test_the_composition_roots_load_no_driver(root: str, tmp_path: Path) -> None:
     assert _loaded_after(f"import {root}", tmp_path) == set()
+
+
+@pytest.mark.parametrize("root", ["taskgui.app.window", "taskgui.app.daemon"])
+def test_the_composition_roots_load_no_openssl(root: str, tmp_path: Path) -> None:
+    """``hashlib`` (and ``secrets``, through ``hmac``) load libcrypto: 3.7 MB resident
+    for two BLAKE2b digests and a random mark (``core.digest``)."""
+    code = f"import {root}, json, sys\nprint(json.dumps('_hashlib' in sys.modules))"
+    result = fresh_python(code, env={"HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) is False
+
+
+def test_the_digest_is_hashlibs_own_blake2b() -> None:
+    """The same function, so a run mark or a spread offset is what it was before."""
+    assert digest.blake2b is hashlib.blake2b
+    assert len(new_mark()) == 32 and new_mark() != new_mark()
 
 
 def test_a_shared_schedule_still_finds_its_driver(tmp_path: Path) -> None:

@@ -14,11 +14,11 @@ occurrence is stored with its start time, so a restart does not draw again.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from taskgui.core.digest import blake2b
 from taskgui.core.duration import check_duration, format_duration
 from taskgui.core.errors import InvalidTaskError
 
@@ -63,5 +63,5 @@ def fixed_fraction(task_id: int) -> float:
     land far apart, and the value must not change between Python versions or runs (the
     built-in ``hash`` is randomised per process for strings and changes with the width).
     """
-    digest = hashlib.blake2b(task_id.to_bytes(16, "big", signed=True), digest_size=8).digest()
+    digest = blake2b(task_id.to_bytes(16, "big", signed=True), digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2**64

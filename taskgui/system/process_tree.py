@@ -25,20 +25,23 @@ runner waits on for a command's exit) and ``describe_owner`` (who holds the lock
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import secrets
 import signal
 from datetime import datetime
 from pathlib import Path
+
+from taskgui.core.digest import blake2b
 
 RUN_MARK = "TASKGUI_RUN_MARK"
 PROC = "/proc"
 
 
 def new_mark() -> str:
-    """A value for ``RUN_MARK`` that no other run, and no other program, carries."""
-    return secrets.token_hex(16)
+    """A value for ``RUN_MARK`` that no other run, and no other program, carries.
+
+    ``secrets.token_hex(16)`` is this very call, but ``secrets`` imports ``hmac`` and so
+    OpenSSL (3.7 MB resident; see ``core.digest``)."""
+    return os.urandom(16).hex()
 
 
 def run_mark(
@@ -53,7 +56,7 @@ def run_mark(
     two schedules with the same task ids apart.
     """
     key = f"{database or ''}\0{task_id}\0{kind}\0{scheduled_at.isoformat()}\0{attempt}"
-    return hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+    return blake2b(key.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
 class ProcessTree:

@@ -23,7 +23,6 @@ Signals:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import stat
@@ -34,6 +33,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
+from taskgui.core.digest import blake2b
 from taskgui.runtime.guard import never_raises
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,10 @@ def server_name(
         resolved = database.expanduser().resolve()
     except OSError:
         resolved = database.absolute()
-    digest = hashlib.sha256(f"{uid}\0{resolved}".encode()).hexdigest()[:20]
+    # BLAKE2b, not hashlib's SHA-256, so a start loads no OpenSSL (see core.digest); a
+    # window of an older taskgui listens under another name, and then a new start runs
+    # into the schedule's lock instead and says who has it.
+    digest = blake2b(f"{uid}\0{resolved}".encode(), digest_size=10).hexdigest()
     return str(folder / f"taskgui-{digest}.sock")
 
 
