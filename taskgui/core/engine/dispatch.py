@@ -202,26 +202,42 @@ class Dispatching(ConditionRuns, Triggering):
         events.append(RunDispatched(ticket, queued))
         events.append(TaskChanged(self._snapshot(entry)))
 
+    def _due_occurrence(self, entry: TaskEntry, now: datetime) -> datetime | None:
+        """The occurrence a run asked for now is (it then runs as that), if any.
+
+        "Run now" on a task whose occurrence is already due means: run it now. Else the
+        occurrence came back behind the manual run, found it running and was recorded
+        as missed: a one-off added and asked to run before a daemon started showed its
+        run and a "missed" record beside it. So the manual slot remembers the
+        occurrence (as its ``scheduled``; stored, so a daemon started later knows), and
+        the run is dispatched as it: history, the misfire accounting and the ledger on
+        disk count it as run, and the schedule goes on from it.
+
+        Only an occurrence already judged to run (waiting for a worker, a key, its
+        conditions) or one still within its misfire grace, and not a paused task's:
+        one past its grace that nothing judged yet (taskgui was down, the task was
+        paused) was missed, and meets its misfire policy as it would have.
+        """
+        if entry.slot_kind is not SlotKind.OCCURRENCE or entry.spec.paused:
+            return None
+        occurrence = entry.slot_scheduled or entry.slot_at
+        if occurrence is None or occurrence > now:
+            return None  # a future one stays deferred: the schedule goes on as before
+        spec = entry.spec
+        judged = self._queues.waiting_reason(spec.id, spec.concurrency_key) is not None
+        return occurrence if judged or now - occurrence <= spec.misfire_grace else None
+
     @staticmethod
     def _occurrence_run_by_hand(entry: TaskEntry, now: datetime) -> datetime | None:
-        """The occurrence a manual run starting now is, if any: then it runs as that.
-
-        "Run now" on a task whose occurrence is already due (it waits for a worker or a
-        key, or no scheduler ran when it was asked, as from the CLI before a daemon
-        starts) means: run it now. Without this the occurrence came back behind the
-        manual run, found it running, and was recorded as missed, so a one-off asked to
-        run showed a run and a "missed" record. So the run is dispatched as that
-        occurrence (its history row says so, the misfire accounting counts it as run,
-        on disk too) and the schedule goes on from it. A future occurrence stays
-        deferred (the schedule goes on as before), and so does a fixed-delay one (its
-        next is counted from a run's end).
-        """
+        """The occurrence a manual run starting now runs as, if ``run_now`` said it
+        stands for one (its slot remembers that occurrence: ``Engine.run_now``)."""
         deferred = entry.deferred_at
         if (
             entry.slot_kind is SlotKind.MANUAL
             and deferred is not None
+            and entry.slot_scheduled == deferred
             and deferred <= now
-            and not entry.uses_fixed_delay
+            and not entry.spec.paused
         ):
             return deferred
         return None

@@ -389,11 +389,12 @@ class Engine(GivingBack):
             raise InvalidStateError(refusal)
         if entry.slot_kind is SlotKind.RETRY:
             return self._retry_now(entry, now)
+        stands_for = self._due_occurrence(entry, now)  # before it leaves its queue
         unblocked = self._unqueue(entry)
         if entry.slot_kind is SlotKind.OCCURRENCE:
             entry.deferred_at = entry.slot_scheduled or entry.slot_at  # unspread
         entry.terminal = None
-        entry.set_slot(SlotKind.MANUAL, now)
+        entry.set_slot(SlotKind.MANUAL, now, scheduled=stands_for)
         self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
 

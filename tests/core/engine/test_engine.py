@@ -538,6 +538,43 @@ def test_run_now_on_a_recurring_task_whose_run_waits_is_that_run() -> None:
     assert engine.next_deadline() == at(3600)
 
 
+def test_run_now_past_the_grace_is_a_run_of_its_own_and_the_occurrence_was_missed() -> None:
+    """Two hours down: the 00:00 occurrence is past its grace (1 minute) and missed,
+    as its misfire policy says, whatever a person runs at 02:00:10."""
+    engine = Engine()
+    spec = make_spec(
+        1, first_run_at=at(0), recurrence=Every(timedelta(hours=1)), misfire=MisfirePolicy.SKIP
+    )
+    engine.add(spec)
+    engine.run_now(1, at(7210))
+    events = engine.due(at(7210), 2)
+    assert only_run(events).kind is SlotKind.MANUAL
+    events += engine.due(at(7210), 2)  # the occurrence it deferred comes back: missed
+    skipped = [e for e in events if isinstance(e, OccurrencesSkipped)]
+    assert [(s.count, s.first_at) for s in skipped] == [(3, at(0))]  # 00:00, 01:00, 02:00
+
+
+def test_run_now_on_a_paused_task_leaves_its_due_occurrence_to_the_resume() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0), recurrence=Every(timedelta(hours=1))))
+    engine.pause(1)
+    engine.run_now(1, at(10))
+    assert only_run(engine.due(at(10), 1)).kind is SlotKind.MANUAL
+
+
+def test_run_now_on_a_fixed_delay_task_whose_run_waits_is_that_run() -> None:
+    engine = Engine()
+    every = Every(timedelta(minutes=5), mode=EveryMode.FIXED_DELAY)
+    engine.add(make_spec(1, first_run_at=at(0), recurrence=every))
+    assert dispatched(engine.due(at(0), 0)) == []  # no worker free
+    engine.run_now(1, at(20))
+    run = only_run(engine.due(at(20), 1))
+    assert (run.kind, run.scheduled_at) == (SlotKind.OCCURRENCE, at(0))
+    events = engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(30)) + engine.due(at(30), 1)
+    assert not [e for e in events if isinstance(e, OccurrencesSkipped)]
+    assert engine.next_deadline() == at(330)  # five minutes after the run ended
+
+
 def test_run_now_on_a_paused_task_runs_once_and_stays_paused() -> None:
     engine = Engine()
     engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))
