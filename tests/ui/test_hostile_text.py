@@ -38,11 +38,14 @@ from taskgui.core.status import RunRecord, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command
 from taskgui.core.transfer.plan import Candidate, ParsedImport, plan_import
 from taskgui.core.transfer.report import SkippedItem
+from taskgui.runtime.notify_relay import Notification
+from taskgui.system.notify.message import Message, Trigger
 from taskgui.ui.desktop.autostart import Autostart
 from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
 from taskgui.ui.history.history_view import HistoryDialog
 from taskgui.ui.history.run_table import RunColumn
+from taskgui.ui.notify.news import notice_for
 from taskgui.ui.notify.notifier import Notice, NoticeKind, TrayNotifier, notice_for_exhausted
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.table.task_model import Column, LastRun, TaskTableModel
@@ -445,3 +448,17 @@ def test_a_spoofing_name_and_command_show_their_overrides_everywhere(
     assert dialog.windowTitle() == "History — evil\\u202eexe.txt"  # a title: no isolate
     assert notice.title == "“evil\\u202eexe.txt” failed"  # a server may lack FSI's glyph
     assert window.service.task(stored.id).spec.name == name  # stored as written
+
+
+def test_news_of_a_failing_or_recovered_spoofing_task_shows_its_overrides() -> None:
+    """The notices built from the relay's messages (keeps failing, works again, quiet
+    hours) pass the name and the error through ``shown`` as well."""
+    name, error = "evil\u202eexe.txt", "exit status 3: \u202eabc"
+    for trigger in (Trigger.FAILING, Trigger.RECOVERED):
+        message = Message(
+            trigger=trigger, task_id=1, task_name=name, at=T0, outcome="failed", error=error
+        )
+        notice = notice_for(Notification(message))
+        assert "evil\\u202eexe.txt" in notice.title
+        for text in (notice.title, notice.message):
+            _unisolated(text)

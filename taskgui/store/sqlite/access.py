@@ -78,8 +78,8 @@ def _how_to_make_writable(target: Path) -> str:
     try:
         owner = os.stat(target).st_uid
     except OSError:
-        owner = os.geteuid()
-    if owner == os.geteuid():
+        owner = os.getuid()
+    if owner == os.getuid():  # the real uid, as os.access checks
         return f"chmod u+w {target}"
     return (
         f"it belongs to {_user_name(owner)}, so only they or an administrator can: "

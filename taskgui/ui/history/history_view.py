@@ -96,7 +96,9 @@ class HistoryDialog(QDialog):
 
     def update_task(self, task: TaskSnapshot) -> None:
         spec = task.spec
-        name, line = escape_markup(isolated(spec.name)), escape_markup(isolated(spec.command.line))
+        # The command only made visible, not isolated: it is selectable, and what is
+        # copied from it must paste into a shell as it is.
+        name, line = escape_markup(isolated(spec.name)), escape_markup(shown(spec.command.line))
         self.summary.setText(
             f"<b>{name}</b> — {escape_markup(spec.describe_schedule())} · "
             f"{task.state.value} · <code>{line}</code>"

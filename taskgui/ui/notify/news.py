@@ -36,6 +36,7 @@ from taskgui.ui.notify.notifier import (
     notice_for_exhausted,
     notice_for_retry,
 )
+from taskgui.ui.plain_text import shown
 
 _KINDS = {Trigger.FAILING: NoticeKind.FAILING, Trigger.RECOVERED: NoticeKind.RECOVERED}
 
@@ -49,8 +50,8 @@ def notice_for(notification: Notification, recurring: bool = False) -> Notice:
         return notice_for_exhausted(event, message.error, recurring)
     return Notice(
         kind=_KINDS.get(message.trigger, NoticeKind.RETRYING),
-        title=message.title,
-        message=message.text,
+        title=shown(message.title),  # built from the name and the error, as written
+        message=shown(message.text),
         task_id=message.task_id,
     )
 

@@ -31,7 +31,7 @@ from taskgui.core.dependency_text import name_of
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.guard import never_raises
-from taskgui.ui.plain_text import isolated
+from taskgui.ui.plain_text import shown
 from taskgui.ui.task_dialog.fields import MessageLabel, combo_box, named
 from taskgui.ui.task_dialog.foldout import Foldout
 
@@ -115,7 +115,7 @@ class RunAfterEditor(Foldout):
     def set_tasks(self, tasks: Sequence[TaskSnapshot], own_id: TaskId = 0) -> None:
         """The tasks it may run after (all but itself), and the graph to find cycles in."""
         self._own_id = own_id
-        self._names = {task.id: isolated(task.spec.name) for task in tasks}
+        self._names = {task.id: shown(task.spec.name) for task in tasks}  # items, not sentences
         self._upstreams_of = {
             task.id: [edge.task_id for edge in task.spec.after] for task in tasks if task.spec.after
         }

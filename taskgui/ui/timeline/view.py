@@ -240,7 +240,7 @@ class TimelineView(QAbstractScrollArea):
             took = format_duration(bar.end - bar.start)
             what = "running" if bar.outcome is None else outcome_text(bar.outcome)
             text = f"{name}\nattempt {bar.attempt}: {what}\n{local_time_text(bar.start)}, {took}"
-            return text + (f"\n{bar.error}" if bar.error else "")
+            return text + (f"\n{shown(bar.error)}" if bar.error else "")
         if hit.mark is not None:
             expected = expected_duration(self.runs.runs_of(hit.task_id))
             text = f"{name}\nnext run {local_time_text(hit.mark)}"

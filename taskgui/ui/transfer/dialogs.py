@@ -99,13 +99,15 @@ def added_row(task: AddedTask) -> tuple[Cell, ...]:
     risky = set(task.risky_env)
     # The risky ones first: a cut-off cell still shows them.
     ordered = sorted(task.env, key=lambda pair: pair[0] not in risky)
-    env = [(RISKY_MARK if name in risky else "") + f"{name}={value}" for name, value in ordered]
+    env = [
+        (RISKY_MARK if name in risky else "") + shown(f"{name}={value}") for name, value in ordered
+    ]
     return (
         Cell(shown(task.name)),
         Cell(task.schedule),
         Cell(RUNS_AT_ONCE, alert=True) if task.runs_at_once else Cell("on schedule"),
         Cell(shown(task.command)),
-        Cell(task.cwd or HOME_FOLDER),
+        Cell(shown(task.cwd) if task.cwd else HOME_FOLDER),
         Cell("; ".join(env), "\n".join(env), alert=bool(risky)),
     )
 
@@ -185,7 +187,10 @@ class ReportDialog(QDialog):
         self.cautions.setText("\n".join(f"{RISKY_MARK}{caution}" for caution in cautions))
         self.cautions.setVisible(bool(cautions))
         _fill(self.added, [added_row(task) for task in report.added])
-        _fill(self.skipped, [(item.where, item.text, item.reason) for item in report.skipped])
+        _fill(
+            self.skipped,
+            [(item.where, shown(item.text), shown(item.reason)) for item in report.skipped],
+        )
         verb = "Will delete" if report.preview else "Deleted"
         self.replaced.setText(
             f"{verb} (replaced by imported tasks): "
