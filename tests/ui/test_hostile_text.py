@@ -33,13 +33,14 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
 from taskgui.core.events import TaskExhausted
+from taskgui.core.notify_rules import Trigger
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunRecord, TaskSnapshot, TaskStatus
 from taskgui.core.task import Command
 from taskgui.core.transfer.plan import Candidate, ParsedImport, plan_import
 from taskgui.core.transfer.report import SkippedItem
 from taskgui.runtime.notify_relay import Notification
-from taskgui.system.notify.message import Message, Trigger
+from taskgui.system.notify.message import Message
 from taskgui.ui.desktop.autostart import Autostart
 from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
