@@ -24,6 +24,7 @@ from typing import Any
 
 from taskgui.core.dependency_text import waiting_for
 from taskgui.core.duration import format_duration
+from taskgui.core.iso_time import in_zone
 from taskgui.core.nodes import node_wanted
 from taskgui.core.retry import Backoff, RetryPolicy
 from taskgui.core.shape import task as shape
@@ -53,7 +54,8 @@ def local(moment: datetime | None) -> str:
     """A moment as this machine's wall time, the way a person reads a clock."""
     if moment is None:
         return NONE_TEXT
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    shown, zone = in_zone(moment)
+    return shown.strftime("%Y-%m-%d %H:%M:%S") + zone
 
 
 def _seconds(value: timedelta | None) -> float | None:

@@ -11,7 +11,7 @@ optional offset; anything else is refused before Python guesses.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 _ISO = re.compile(
     r"\d{4}(?:-\d{2}-\d{2}|\d{4})"  # date: extended or basic
@@ -30,3 +30,13 @@ def read_iso(text: str) -> datetime | None:
         return datetime.fromisoformat(stripped)
     except ValueError:  # 2026-02-30, hour 25, ...
         return None
+
+
+def in_zone(moment: datetime, tz: tzinfo | None = None) -> tuple[datetime, str]:
+    """``moment`` in ``tz`` (None: this machine's zone) and "", or, where that time
+    would fall outside the calendar (a run at 9999-12-31 23:59 UTC is in the year
+    10000 in Tokyo), ``moment`` as it is (UTC) and " UTC" to say so where it is shown."""
+    try:
+        return moment.astimezone(tz), ""
+    except (OverflowError, ValueError, OSError):
+        return moment, " UTC"

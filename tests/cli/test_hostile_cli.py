@@ -226,3 +226,30 @@ def test_reads_on_a_fresh_account_create_no_database(
     assert (result.returncode, result.stderr) == (0, "")
     assert out in result.stdout
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("zone", ["Asia/Tokyo", "Pacific/Kiritimati"])
+def test_a_run_at_the_calendars_end_is_shown_in_utc_where_the_zone_has_no_date(
+    new_user: dict[str, str], tmp_path: Path, zone: str
+) -> None:
+    """9999-12-31 23:59 UTC is taken; in Tokyo it is in the year 10000, which Python
+    cannot hold: ``list``, ``show`` and ``history`` ended in "internal error" there."""
+
+    def taskgui(*argv: str, tz: str = "UTC") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "taskgui", *argv],
+            capture_output=True,
+            text=True,
+            env={**new_user, "TZ": tz},
+            cwd=tmp_path / "home",
+            timeout=60,
+            check=False,
+        )
+
+    added = taskgui(*_add("--at", "9999-12-31T23:59+00:00"))
+    assert added.returncode == 0, added.stderr
+    for argv in (("list",), ("show", "1"), ("history", "1")):
+        result = taskgui(*argv, tz=zone)
+        assert result.returncode == 0, result.stderr
+        assert "internal error" not in result.stderr
+    assert "9999-12-31 23:59:00 UTC" in taskgui("list", tz=zone).stdout

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from taskgui.core.iso_time import read_iso
+from taskgui.core.iso_time import in_zone, read_iso
 
 
 @pytest.mark.parametrize(
@@ -41,3 +42,13 @@ def test_the_usual_forms_are_read(text: str, expected: datetime) -> None:
 )
 def test_anything_else_is_refused(text: str) -> None:
     assert read_iso(text) is None
+
+
+def test_in_zone_falls_back_to_utc_where_the_zone_would_leave_the_calendar() -> None:
+    tokyo = ZoneInfo("Asia/Tokyo")
+    end = datetime(9999, 12, 31, 23, 59, tzinfo=UTC)
+    assert in_zone(end, tokyo) == (end, " UTC")
+    assert in_zone(datetime(2026, 1, 1, tzinfo=UTC), tokyo) == (
+        datetime(2026, 1, 1, 9, tzinfo=tokyo),
+        "",
+    )

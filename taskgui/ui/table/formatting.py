@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from taskgui.core.duration import ago_text, clock_text, countdown_text
+from taskgui.core.iso_time import in_zone
 from taskgui.core.nodes import node_wanted
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
@@ -206,17 +207,17 @@ def local_time_text(
     With ``now``, a moment in another year than now says which: ``Mon 30 Nov 2025
     14:05:03`` (a date without its year is only clear within the current one).
     """
-    local = moment.astimezone(tz)
-    year = "" if now is None or now.astimezone(tz).year == local.year else f" {local.year}"
+    local, zone = in_zone(moment, tz)
+    year = "" if now is None or in_zone(now, tz)[0].year == local.year else f" {local.year}"
     return (
         f"{_WEEKDAYS[local.weekday()]} {local.day:02d} {_MONTHS[local.month - 1]}{year} "
-        f"{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
+        f"{local.hour:02d}:{local.minute:02d}:{local.second:02d}{zone}"
     )
 
 
 def local_time_full_text(moment: datetime, tz: tzinfo | None = None) -> str:
     """The unambiguous form for a tooltip: ``2026-11-30 14:05:03+01:00``."""
-    return moment.astimezone(tz).isoformat(sep=" ", timespec="seconds")
+    return in_zone(moment, tz)[0].isoformat(sep=" ", timespec="seconds")  # with its offset
 
 
 # ------------------------------------------------------------------ tooltips

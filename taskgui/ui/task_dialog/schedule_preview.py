@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from taskgui.core.iso_time import in_zone
 from taskgui.core.recurrence import Every, EveryMode, Recurrence
 
 PREVIEW_RUNS = 5
@@ -22,10 +23,9 @@ def run_time_text(moment: datetime) -> str:
     Fixed English weekday names, like the table's, so the text does not depend on the C
     locale; the year is there because a yearly cron's next runs differ only in it.
     """
-    local = moment.astimezone()
-    return f"{_WEEKDAYS[local.weekday()]} {local:%Y-%m-%d %H:%M}" + (
-        f":{local.second:02d}" if local.second else ""
-    )
+    local, zone = in_zone(moment)
+    seconds = f":{local.second:02d}" if local.second else ""
+    return f"{_WEEKDAYS[local.weekday()]} {local:%Y-%m-%d %H:%M}{seconds}{zone}"
 
 
 def preview_text(first: datetime, recurrence: Recurrence) -> str:
