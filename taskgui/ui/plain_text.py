@@ -15,6 +15,8 @@ such text goes through it:
 * ``warn`` / ``inform`` / ``critical`` / ``ask_yes_no``: message boxes in plain text
   (QMessageBox's static helpers use Qt's guess).
 * ``window_title``: Qt removes ``[*]`` from window titles (the "modified" marker).
+* ``left_to_right``: a sentence that may begin with a right-to-left name, laid out left
+  to right all the same (the banner's title, the history header, a timeline tooltip).
 * ``inert_markup``: for places we do not control how text is drawn (a tray balloon's
   title is a rich-text guess; a D-Bus tray or notification server may parse markup).
 * ``escape_markup``: for the one label that is HTML on purpose (the history summary).
@@ -35,6 +37,7 @@ from __future__ import annotations
 import html
 import re
 from typing import overload
+from unicodedata import bidirectional
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
@@ -48,6 +51,7 @@ __all__ = [
     "inert_markup",
     "inform",
     "isolated",
+    "left_to_right",
     "make_plain",
     "message_box",
     "plain_label",
@@ -138,6 +142,24 @@ def shown(text: str) -> str:
     if text.isascii():  # the usual name: nothing to escape
         return text
     return _DIRECTION_CONTROLS.sub(_escape_control, text)
+
+
+LEFT_TO_RIGHT_MARK = "\u200e"
+_RIGHT_TO_LEFT = frozenset({"R", "AL"})  # Hebrew; Arabic, Syriac, Thaana (UAX #9)
+
+
+def left_to_right(text: str) -> str:
+    """``text`` laid out as the English sentences it is part of, line by line.
+
+    Qt takes a paragraph's direction from its first strong letter, so a line that
+    begins with a Hebrew or Arabic name ("“גיבוי” failed", a tooltip's first line, the
+    history header) was laid out right to left: right-aligned, its parts reversed
+    ("failed ”גיבוי“"). An invisible LEFT-TO-RIGHT MARK first on each line settles it.
+    Text with no right-to-left letter is returned as it is.
+    """
+    if text.isascii() or not any(bidirectional(char) in _RIGHT_TO_LEFT for char in text):
+        return text
+    return LEFT_TO_RIGHT_MARK + text.replace("\n", "\n" + LEFT_TO_RIGHT_MARK)
 
 
 def isolated(text: str) -> str:

@@ -46,6 +46,7 @@ from taskgui.ui.desktop.settings import Settings
 from taskgui.ui.desktop.settings_dialog import SettingsDialog
 from taskgui.ui.history.history_view import HistoryDialog
 from taskgui.ui.history.run_table import RunColumn
+from taskgui.ui.notify.banner import Banner
 from taskgui.ui.notify.news import notice_for
 from taskgui.ui.notify.notifier import Notice, NoticeKind, TrayNotifier, notice_for_exhausted
 from taskgui.ui.table.task_filter import TaskFilterProxy
@@ -463,3 +464,13 @@ def test_news_of_a_failing_or_recovered_spoofing_task_shows_its_overrides() -> N
         assert "evil\\u202eexe.txt" in notice.title
         for text in (notice.title, notice.message):
             _unisolated(text)
+
+
+def test_the_banner_lays_out_a_title_that_begins_with_a_hebrew_name_left_to_right(
+    qtbot: QtBot,
+) -> None:
+    banner = Banner()
+    qtbot.addWidget(banner)
+    banner.show_message("“גיבוי נכשל” failed", "Gave up after 1 attempt: exit status 1.")
+    assert banner.title_label.text() == "\u200e“גיבוי נכשל” failed"  # "failed" stays last
+    assert banner.message_label.text() == "Gave up after 1 attempt: exit status 1."

@@ -28,6 +28,7 @@ from taskgui.ui.plain_text import (
     inert_markup,
     inform,
     isolated,
+    left_to_right,
     plain_label,
     plain_tooltip,
     shown,
@@ -184,3 +185,19 @@ def test_an_isolated_name_keeps_to_its_place_in_the_sentence(qapp: QApplication)
     digit = len(f"“{name}” ")
     assert loose[digit] < loose[0]  # without the isolate "2" is drawn before the name
     assert kept[digit + 2] > kept[0]  # with it, after (the isolate adds two characters)
+
+
+def test_a_sentence_that_begins_with_a_hebrew_name_is_laid_out_left_to_right(
+    qapp: QApplication,
+) -> None:
+    """Qt's own layout: raw, "“גיבוי” failed" is a right-to-left paragraph ("failed"
+    drawn left of the name); with ``left_to_right`` it reads as the sentence it is."""
+    sentence = "“גיבוי” failed\n“גיבוי” works again"
+    for line in sentence.splitlines():
+        raw = _drawn_order(line)
+        assert raw[line.index("f") if "f" in line else line.index("w")] < raw[0]
+    for line in left_to_right(sentence).splitlines():
+        assert line.startswith("\u200e")
+        drawn = _drawn_order(line)
+        assert drawn[1] < drawn[line.index("”")] < drawn[-1]  # quote, name, then the words
+    assert left_to_right("“Backup” failed") == "“Backup” failed"

@@ -36,7 +36,14 @@ from taskgui.ui.history.run_table import (
     RunColumn,
     RunTableModel,
 )
-from taskgui.ui.plain_text import escape_markup, isolated, shown, window_title
+from taskgui.ui.plain_text import (
+    LEFT_TO_RIGHT_MARK,
+    escape_markup,
+    isolated,
+    left_to_right,
+    shown,
+    window_title,
+)
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -99,8 +106,10 @@ class HistoryDialog(QDialog):
         # The command only made visible, not isolated: it is selectable, and what is
         # copied from it must paste into a shell as it is.
         name, line = escape_markup(isolated(spec.name)), escape_markup(shown(spec.command.line))
+        # It begins with the name: left to right, whatever script that is in.
+        lead = LEFT_TO_RIGHT_MARK if left_to_right(spec.name) != spec.name else ""
         self.summary.setText(
-            f"<b>{name}</b> — {escape_markup(spec.describe_schedule())} · "
+            f"{lead}<b>{name}</b> — {escape_markup(spec.describe_schedule())} · "
             f"{task.state.value} · <code>{line}</code>"
         )
         if self._loaded and task.status.running and not self.runs.has_open_run():

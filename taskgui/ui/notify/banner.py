@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.states import TaskState
 from taskgui.ui.icons import action_icon, state_icon
+from taskgui.ui.plain_text import left_to_right
 
 _TINTS = {
     True: ("rgba(220, 38, 38, 0.14)", "rgba(220, 38, 38, 0.55)"),
@@ -111,8 +112,8 @@ class Banner(QFrame):
     ) -> None:
         self._task_id = task_id
         self.count += 1
-        self.title_label.setText(title)
-        self.message_label.setText(message)
+        self.title_label.setText(left_to_right(title))  # it may begin with a name
+        self.message_label.setText(left_to_right(message))
         earlier = self.count - 1
         self.more_label.setText(f"+{earlier} earlier" if earlier else "")
         self.more_label.setVisible(bool(earlier))

@@ -44,7 +44,7 @@ from taskgui.core.recurrence import Once
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.guard import never_raises
-from taskgui.ui.plain_text import plain_tooltip, shown
+from taskgui.ui.plain_text import left_to_right, plain_tooltip, shown
 from taskgui.ui.table.formatting import local_time_text, outcome_text
 from taskgui.ui.timeline.lanes import Bar, bars_of, expected_duration, upcoming
 from taskgui.ui.timeline.painting import (
@@ -362,7 +362,9 @@ class TimelineView(QAbstractScrollArea):
             QToolTip.hideText()
             return
         QToolTip.showText(
-            event.globalPosition().toPoint(), plain_tooltip(self.describe(hit)), self.viewport()
+            event.globalPosition().toPoint(),
+            plain_tooltip(left_to_right(self.describe(hit))),
+            self.viewport(),
         )
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
