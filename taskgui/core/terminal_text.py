@@ -9,10 +9,14 @@ report pass every such text through ``visible``, and its JSON through
 ``visible_json``.
 
 What is escaped: every C0 and C1 control and DEL (category Cc), the line and
-paragraph separators, the bidi embedding, override, isolate and mark characters, and
-lone surrogates (which cannot even be encoded for output). They are written the way
-Python writes them: ``\\t``, ``\\n``, ``\\r``, ``\\x1b``, ``\\u202e``. A backslash is
-left alone, so commands read as typed; ``--json`` is the exact form.
+paragraph separators, the bidi embedding, override, isolate and mark characters, the
+characters that draw nothing at all (zero-width space, non-joiner and joiner, word
+joiner and the invisible operators, the byte-order mark, the soft hyphen, the Mongolian
+vowel separator, the interlinear annotation marks, the tag characters: ``back`` U+200B
+``up`` printed raw reads "backup", and another task may be named that), and lone
+surrogates (which cannot even be encoded for output). They are written the way Python
+writes them: ``\\t``, ``\\n``, ``\\r``, ``\\x1b``, ``\\u202e``, ``\\U000e0041``. A
+backslash is left alone, so commands read as typed; ``--json`` is the exact form.
 """
 
 from __future__ import annotations
@@ -25,11 +29,24 @@ _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 # Cc (C0, DEL, C1); ALM; LRM, RLM; LINE and PARAGRAPH SEPARATOR with LRE..RLO;
 # LRI..PDI; surrogates.
+# Then what draws nothing: SOFT HYPHEN, MONGOLIAN VOWEL SEPARATOR, ZWSP, ZWNJ, ZWJ,
+# WORD JOINER and the invisible operators, BOM, the interlinear annotation marks, tags.
+# The deprecated shaping controls, and the format controls of hieroglyphs, shorthand
+# and music: every format character (Cf) but those that draw a mark (Arabic number
+# signs and the like).
+_INVISIBLE = (
+    "\u00ad\u180e\u200b-\u200d\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
+)
 _HIDDEN = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+    + _INVISIBLE
+    + "]"
 )
 # In JSON the C0 controls are already escaped by json.dumps; the rest is not.
-_HIDDEN_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+_HIDDEN_IN_JSON = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff" + _INVISIBLE + "]"
+)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -38,7 +55,18 @@ def _escape(match: re.Match[str]) -> str:
     if named is not None:
         return named
     code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    """A character as JSON writes it: ``\\uXXXX``, as a surrogate pair past U+FFFF."""
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def visible(text: str) -> str:
@@ -52,4 +80,4 @@ def visible_json(dumped: str) -> str:
     Those characters can only stand inside JSON strings, where ``\\uXXXX`` means the
     same character: the document decodes to exactly the same values.
     """
-    return _HIDDEN_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", dumped)
+    return _HIDDEN_IN_JSON.sub(_json_escape, dumped)

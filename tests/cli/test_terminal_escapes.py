@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 from taskgui.core.terminal_text import visible, visible_json
@@ -18,12 +19,15 @@ from tests.helpers.cli import program
 
 # Retitles the terminal, clears the screen, then reverses the rest of the line; an
 # 8-bit CSI and a line separator for the terminals that honour those.
-NAME = "evil\x1b]0;pwned\x07\x1b[2J \u202eabc \x9b31m\u2028end"
+NAME = "evil\x1b]0;pwned\x07\x1b[2J \u202eabc \x9b31m\u2028end back\u200bup\U000e0041"
 COMMAND = "printf '\x1b[31mred\x1b[0m'\tdone"
 FOLDER = "/tmp/\x1b[8mhidden"
 # Every character a terminal could act on, except the newlines between lines.
+# And what draws nothing at all, by Unicode's own list of format characters (Cf) that
+# are not direction marks: a zero-width space makes "back\u200bup" read "backup".
 RAW_CONTROL = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+    "\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
 
 
@@ -110,13 +114,30 @@ def test_visible_writes_each_kind_of_control_the_python_way() -> None:
         "\\u202e\\u2066\\u2069\\u200f\\u061c\\u2028\\u2029"
     )
     assert visible("\ud800") == "\\ud800"  # a lone surrogate could not even be printed
+    assert visible("back\u200bup\u00ad\ufeff\U000e0041") == "back\\u200bup\\xad\\ufeff\\U000e0041"
     assert visible("plain é 名前 👍 back\\slash") == "plain é 名前 👍 back\\slash"
 
 
 def test_visible_json_decodes_to_the_same_values() -> None:
-    value = {"name": NAME, "lone": "\ud800", "plain": "é"}
+    value = {"name": NAME, "lone": "\ud800", "plain": "é", "tag": "\U000e0041"}
     dumped = json.dumps(value, ensure_ascii=False)
     safe = visible_json(dumped)
     assert json.loads(safe) == value
     assert_terminal_safe(safe)
     assert "é" in safe  # readable text stays readable
+
+
+def test_every_invisible_format_character_is_escaped() -> None:
+    """Against Unicode's own category: every format character (Cf) in the planes a name
+    can hold prints as an escape, so nothing in a name is there unseen. (Arabic number
+    signs and the like, which draw a mark, are the only Cf left as they are.)"""
+    drawn = {"\u0600", "\u0601", "\u0602", "\u0603", "\u0604", "\u0605", "\u06dd"}
+    drawn |= {"\u070f", "\u0890", "\u0891", "\u08e2", "\U000110bd", "\U000110cd"}
+    missed = [
+        f"U+{code:04X}"
+        for code in range(0x110000)
+        if unicodedata.category(chr(code)) == "Cf"
+        and chr(code) not in drawn
+        and visible(chr(code)) == chr(code)
+    ]
+    assert missed == []
