@@ -68,6 +68,15 @@ def misfire(spec: TaskSpec, late_at: datetime, now: datetime, run_all_limit: int
             run=True, skipped=skipped, slot_at=latest_passed(recurrence, late_at, catch, now)
         )
     if policy is MisfirePolicy.SKIP:
+        latest = latest_passed(recurrence, late_at, catch, now) if catch.missed else None
+        if latest is not None and catch.exact and now - latest <= spec.misfire_grace:
+            # The latest that passed is not late: inside its grace it runs, as it would
+            # have alone ("run only within the grace of its time"); only those before it
+            # were missed. It comes due again at once and is judged on its own. (Until
+            # 2026-12-02 it was counted missed with them: 14 hourly tasks woken at 08:00
+            # skipped their 08:00 runs.)
+            skipped = OccurrencesSkipped(spec.id, catch.missed, True, late_at, SkipReason.MISFIRE)
+            return MisfireVerdict(run=False, skipped=skipped, slot_at=latest)
         skipped = OccurrencesSkipped(
             spec.id, catch.missed + 1, catch.exact, late_at, SkipReason.MISFIRE
         )

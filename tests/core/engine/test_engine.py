@@ -250,12 +250,33 @@ def test_misfire_run_once_coalesces_into_one_catch_up_run() -> None:
     assert engine.next_deadline() == at(3 * 3600 + 60)  # back on the grid
 
 
-def test_misfire_skip_runs_nothing_late() -> None:
+def test_misfire_skip_runs_only_the_occurrence_still_inside_its_grace() -> None:
+    """Woken at 03:00:30: 00:01 to 02:59 are missed; 03:00 is 30 s late, inside its
+    one-minute grace, and runs as it would have alone."""
     engine = Engine()
     events = _asleep_for_hours(MisfirePolicy.SKIP, engine)
+    assert [run.scheduled_at for run in dispatched(events)] == [at(3 * 3600)]
+    skipped = of_type(events, OccurrencesSkipped)
+    assert [(s.count, s.first_at) for s in skipped] == [(179, at(60))]
+    assert engine.next_deadline() == at(3 * 3600 + 60)
+
+
+def test_misfire_skip_runs_nothing_past_its_grace() -> None:
+    engine = Engine()
+    engine.add(
+        make_spec(
+            1,
+            first_run_at=at(0),
+            recurrence=Every(MINUTE),
+            misfire=MisfirePolicy.SKIP,
+            misfire_grace=timedelta(seconds=10),
+        )
+    )
+    run = only_run(engine.due(at(0), 1))
+    engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(1))
+    events = engine.due(at(3 * 3600 + 50), free_workers=10)  # grace 10 s: 03:00 is late
     assert dispatched(events) == []
     assert of_type(events, OccurrencesSkipped)[0].count == 180
-    assert engine.next_deadline() == at(3 * 3600 + 60)
     assert engine.snapshot(1).status.last_outcome is RunOutcome.MISSED
 
 
@@ -466,7 +487,7 @@ def test_pause_and_resume() -> None:
     ("policy", "ran", "missed"),
     [
         (MisfirePolicy.RUN_ONCE, [at(3 * 3600)], [(17, at(600))]),
-        (MisfirePolicy.SKIP, [], [(18, at(600))]),
+        (MisfirePolicy.SKIP, [at(3 * 3600)], [(17, at(600))]),  # 03:00 is 30 s late
         (MisfirePolicy.RUN_ALL, [at(600 * k) for k in range(1, 19)], []),
     ],
 )
@@ -551,7 +572,8 @@ def test_run_now_past_the_grace_is_a_run_of_its_own_and_the_occurrence_was_misse
     assert only_run(events).kind is SlotKind.MANUAL
     events += engine.due(at(7210), 2)  # the occurrence it deferred comes back: missed
     skipped = [e for e in events if isinstance(e, OccurrencesSkipped)]
-    assert [(s.count, s.first_at) for s in skipped] == [(3, at(0))]  # 00:00, 01:00, 02:00
+    # 00:00 and 01:00 past their grace; 02:00 comes due while the manual run runs.
+    assert [(s.count, s.first_at) for s in skipped] == [(2, at(0)), (1, at(7200))]
 
 
 def test_run_now_on_a_paused_task_leaves_its_due_occurrence_to_the_resume() -> None:

@@ -24,12 +24,23 @@ def test_run_once_stands_for_the_latest_missed_occurrence() -> None:
     assert verdict.slot_at == at(120)
 
 
-def test_skip_counts_the_late_one_and_queues_the_next() -> None:
-    spec = make_spec(recurrence=Every(MINUTE), misfire=MisfirePolicy.SKIP)
+def test_skip_counts_the_late_ones_and_queues_the_next() -> None:
+    spec = make_spec(
+        recurrence=Every(MINUTE), misfire=MisfirePolicy.SKIP, misfire_grace=timedelta(seconds=10)
+    )
     verdict = policies.misfire(spec, T0, at(150), run_all_limit=100)
     assert not verdict.run
     assert verdict.skipped is not None and verdict.skipped.count == 3
     assert verdict.slot_at == at(180)
+
+
+def test_skip_gives_the_latest_back_when_it_is_inside_its_grace() -> None:
+    """00:02 is 30 s late at 00:02:30, inside the minute's grace: it is not missed."""
+    spec = make_spec(recurrence=Every(MINUTE), misfire=MisfirePolicy.SKIP)
+    verdict = policies.misfire(spec, T0, at(150), run_all_limit=100)
+    assert not verdict.run
+    assert verdict.skipped is not None and verdict.skipped.count == 2  # 00:00, 00:01
+    assert verdict.slot_at == at(120)  # judged again at once, on its own
 
 
 def test_skip_of_a_one_off_task_leaves_nothing_to_queue() -> None:
