@@ -500,8 +500,9 @@ def test_history_after_runs(run: Run, db: Path) -> None:
 
 
 def test_history_json_counts_the_occurrences_a_missed_record_stands_for(run: Run, db: Path) -> None:
-    task_id = add(run, "--every", "1m", "--misfire", "skip")
-    # The scheduler finds it 5.5 minutes late (the machine slept): six are skipped.
+    task_id = add(run, "--every", "1m", "--misfire", "skip", "--grace", "10s")
+    # The scheduler finds it 5.5 minutes late (the machine slept): six are skipped
+    # (00:05 is 30 s late, past its 10 s grace).
     late = T0 + timedelta(seconds=330)
     repository = SqliteRepository(db)
     engine = Engine()

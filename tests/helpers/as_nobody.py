@@ -12,6 +12,7 @@ import sys
 
 import taskgui.__main__
 import taskgui.app.daemon  # imported lazily by taskgui.__main__
+import taskgui.app.qt_import  # so is this, before the daemon
 
 NOBODY = 65534
 

@@ -469,11 +469,17 @@ def test_operations_refuse_an_unstorable_edit_before_the_engine_takes_it(
 
 
 def test_skipped_occurrences_are_recorded_as_a_missed_run(driver: Driver) -> None:
-    spec = make_spec(0, recurrence=Every(timedelta(minutes=1)), misfire=MisfirePolicy.SKIP)
+    spec = make_spec(
+        0,
+        recurrence=Every(timedelta(minutes=1)),
+        misfire=MisfirePolicy.SKIP,
+        misfire_grace=timedelta(seconds=10),
+    )
     task_id = driver.add_one(spec)
 
     # Found five and a half minutes late (the machine slept): with misfire=skip the
-    # late occurrence and the five after it are all dropped.
+    # late occurrence and the five after it are all dropped (00:05 is 30 s late, past
+    # its 10 s grace; inside a grace it would run).
     events = driver.due_events(at(330))
 
     [skipped] = [event for event in events if isinstance(event, OccurrencesSkipped)]
