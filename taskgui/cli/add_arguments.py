@@ -51,9 +51,6 @@ def duration_arg(text: str) -> timedelta:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-_quoted = quoted  # ``text`` for a message, cut short: a pasted page need not be echoed
-
-
 _MAX_DIGITS = 30  # anything longer is out of range; int() need not read a novel
 
 
@@ -68,7 +65,7 @@ def whole_number(minimum: int, maximum: int) -> Callable[[str], int]:
             value = None
         if value is None or not minimum <= value <= maximum:
             raise argparse.ArgumentTypeError(
-                f"expected a whole number from {minimum:,} to {maximum:,}, not {_quoted(text)}"
+                f"expected a whole number from {minimum:,} to {maximum:,}, not {quoted(text)}"
             )
         return value
 
@@ -83,7 +80,7 @@ def datetime_arg(text: str) -> datetime:
     moment = read_iso(text)
     if moment is None:
         raise argparse.ArgumentTypeError(
-            f"cannot read {_quoted(text)} as a date and time; write it like 2026-03-01T09:30 "
+            f"cannot read {quoted(text)} as a date and time; write it like 2026-03-01T09:30 "
             "(local time) or 2026-03-01T09:30+01:00"
         )
     try:
@@ -95,7 +92,7 @@ def datetime_arg(text: str) -> datetime:
         # be moved to UTC or the local zone. Every time from 0001-01-02 to 9999-12-30
         # can, in every zone (offsets are under a day), and so is accepted.
         raise argparse.ArgumentTypeError(
-            f"{_quoted(text)} is too close to the ends of the calendar; give a time from "
+            f"{quoted(text)} is too close to the ends of the calendar; give a time from "
             "0001-01-02 to 9999-12-30"
         ) from None
 
@@ -124,15 +121,15 @@ def after_arg(text: str) -> Upstream:
         task_id = int(task_text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{_quoted(text)} is not ID or ID:OUTCOME (outcome one of {choices})"
+            f"{quoted(text)} is not ID or ID:OUTCOME (outcome one of {choices})"
         ) from None
     if not 0 < task_id < 2**63:
-        raise argparse.ArgumentTypeError(f"{_quoted(text)}: a task id is a whole number from 1")
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: a task id is a whole number from 1")
     try:
         after = After(outcome) if outcome else After.SUCCEEDED
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{_quoted(outcome)} is not an outcome to run after; use one of {choices}"
+            f"{quoted(outcome)} is not an outcome to run after; use one of {choices}"
         ) from None
     return Upstream(task_id, after)
 

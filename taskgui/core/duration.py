@@ -48,17 +48,14 @@ def parse_duration(text: str) -> timedelta:
         )
     else:
         raise InvalidTaskError(
-            f"cannot read {_shown(text)} as a duration; write it like 30s, 5m, 1h30m or 2d"
+            f"cannot read {quoted(text)} as a duration; write it like 30s, 5m, 1h30m or 2d"
         )
     if seconds > MAX_DURATION.total_seconds():
         raise InvalidTaskError(
-            f"the duration {_shown(stripped)} is too long; taskgui takes at most "
+            f"the duration {quoted(stripped)} is too long; taskgui takes at most "
             f"{MAX_DURATION_TEXT}"
         )
     return timedelta(seconds=seconds)
-
-
-_shown = quoted  # ``text`` for a message, cut short: a pasted novel need not be echoed
 
 
 def check_duration(value: object, what: str) -> timedelta:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible", "visible_json"]
+__all__ = ["direction_visible", "visible", "visible_json"]
 
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -67,6 +67,16 @@ def _json_escape(match: re.Match[str]) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+# The explicit bidi formatting characters alone (LRE..RLO, LRI..PDI): what reorders
+# letters. The window writes these and keeps the rest (``ui.plain_text.shown``).
+_DIRECTION = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def direction_visible(text: str) -> str:
+    """``text`` with its bidi embeddings, overrides and isolates written as escapes."""
+    return _DIRECTION.sub(_escape, text)
 
 
 def visible(text: str) -> str:

@@ -35,13 +35,14 @@ window titles are drawn as plain text by Qt and need nothing.
 from __future__ import annotations
 
 import html
-import re
 from typing import overload
 from unicodedata import bidirectional
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+
+from taskgui.core.terminal_text import direction_visible
 
 __all__ = [
     "WORD_JOINER",
@@ -120,18 +121,6 @@ def window_title(text: str) -> str:
     return text.replace("[*]", "[*][*]")
 
 
-# The explicit bidi formatting characters: LRE, RLE, PDF, LRO, RLO (U+202A-U+202E) and
-# LRI, RLI, FSI, PDI (U+2066-U+2069). An override reverses the letters after it, so
-# "evil" RLO "exe.txt" is drawn "eviltxt.exe"; an embedding or isolate left open moves
-# whatever follows. The implicit marks (LRM, RLM, ALM) stay: they cannot reorder a
-# letter, only place punctuation, and right-to-left names need them.
-_DIRECTION_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
-def _escape_control(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
 def shown(text: str) -> str:
     """``text`` with its bidi embeddings, overrides and isolates made visible.
 
@@ -139,9 +128,13 @@ def shown(text: str) -> str:
     every name and command the window draws, in a cell, a title or a tooltip; what is
     stored, run, searched and edited stays exactly ``text``.
     """
+    # An override reverses the letters after it ("evil" RLO "exe.txt" is drawn
+    # "eviltxt.exe"); an embedding or isolate left open moves whatever follows. The
+    # implicit marks (LRM, RLM, ALM) stay: they reorder no letter, and right-to-left
+    # names need them.
     if text.isascii():  # the usual name: nothing to escape
         return text
-    return _DIRECTION_CONTROLS.sub(_escape_control, text)
+    return direction_visible(text)
 
 
 LEFT_TO_RIGHT_MARK = "\u200e"
