@@ -49,6 +49,7 @@ __all__ = [
     "ask_yes_no",
     "critical",
     "escape_markup",
+    "has_right_to_left",
     "inert_markup",
     "inform",
     "isolated",
@@ -141,6 +142,11 @@ LEFT_TO_RIGHT_MARK = "\u200e"
 _RIGHT_TO_LEFT = frozenset({"R", "AL"})  # Hebrew; Arabic, Syriac, Thaana (UAX #9)
 
 
+def has_right_to_left(text: str) -> bool:
+    """Whether ``text`` holds a right-to-left letter (Hebrew, Arabic, ...)."""
+    return not text.isascii() and any(bidirectional(char) in _RIGHT_TO_LEFT for char in text)
+
+
 def left_to_right(text: str) -> str:
     """``text`` laid out as the English sentences it is part of, line by line.
 
@@ -150,7 +156,7 @@ def left_to_right(text: str) -> str:
     ("failed ”גיבוי“"). An invisible LEFT-TO-RIGHT MARK first on each line settles it.
     Text with no right-to-left letter is returned as it is.
     """
-    if text.isascii() or not any(bidirectional(char) in _RIGHT_TO_LEFT for char in text):
+    if not has_right_to_left(text):
         return text
     return LEFT_TO_RIGHT_MARK + text.replace("\n", "\n" + LEFT_TO_RIGHT_MARK)
 

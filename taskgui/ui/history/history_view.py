@@ -39,8 +39,8 @@ from taskgui.ui.history.run_table import (
 from taskgui.ui.plain_text import (
     LEFT_TO_RIGHT_MARK,
     escape_markup,
+    has_right_to_left,
     isolated,
-    left_to_right,
     shown,
     window_title,
 )
@@ -107,7 +107,7 @@ class HistoryDialog(QDialog):
         # copied from it must paste into a shell as it is.
         name, line = escape_markup(isolated(spec.name)), escape_markup(shown(spec.command.line))
         # It begins with the name: left to right, whatever script that is in.
-        lead = LEFT_TO_RIGHT_MARK if left_to_right(spec.name) != spec.name else ""
+        lead = LEFT_TO_RIGHT_MARK if has_right_to_left(spec.name) else ""
         self.summary.setText(
             f"{lead}<b>{name}</b> — {escape_markup(spec.describe_schedule())} · "
             f"{task.state.value} · <code>{line}</code>"
