@@ -13,6 +13,7 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 from collections.abc import Mapping
 
 from taskgui.core.task import Command
@@ -42,37 +43,74 @@ def working_directory(command: Command) -> str:
     """The working directory: the home directory by default, as cron does.
 
     A relative directory is taken relative to home too, so its meaning does not
-    depend on where taskgui itself happened to be started.
+    depend on where taskgui itself happened to be started. Not looked at here: the
+    child's ``chdir`` finds out (``start_failure`` says what it found), which spares
+    every run a ``stat`` of a folder that is nearly always there.
     """
     home = os.path.expanduser("~")
     given = command.cwd
-    cwd = home if given is None else os.path.join(home, os.path.expanduser(given))
-    if not os.path.isdir(cwd):
-        what = "is not a directory" if os.path.exists(cwd) else "does not exist"
-        raise StartError(f"working directory {cwd} {what}")
-    return cwd
+    return home if given is None else os.path.join(home, os.path.expanduser(given))
 
 
 def start_process(
     command: Command, argv: list[str], cwd: str, extra_env: Mapping[str, str]
-) -> subprocess.Popen[bytes]:
-    """The command's process, in a session and process group of its own, its output
-    (stdout and stderr) on one pipe."""
+) -> tuple[subprocess.Popen[bytes], int]:
+    """The command's process, in a session and process group of its own, and the read
+    end of the one pipe its output (stdout and stderr) goes to, non-blocking.
+
+    The pipe is made here, not by ``Popen``: ``Popen`` wraps its read end in a buffered
+    file (an ``fstat``, an ``lseek`` and an ``ioctl`` a run) that the runner never reads
+    through. Standard input is one ``/dev/null`` kept open for every run rather than
+    opened and closed by each. Every system call a worker saves is one fewer hand-over
+    of the GIL to the scheduler's other threads, which is what a run's cost is made of
+    when four workers and the service thread share it (benchmarks/bench_dispatch.py).
+    """
     try:
         env = environment(command, extra_env)
-        return subprocess.Popen(
+        read_fd, write_fd = os.pipe2(os.O_CLOEXEC)
+    except OSError as error:  # out of descriptors
+        raise StartError(f"could not start the command: {error}") from None
+    except ValueError as error:  # e.g. a NUL byte in extra_env
+        raise StartError(f"could not start the command: {error}") from None
+    try:
+        os.set_blocking(read_fd, False)
+        proc = subprocess.Popen(
             argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
+            stdin=_NullInput.fd(),
+            stdout=write_fd,
             stderr=subprocess.STDOUT,
             cwd=cwd,
             env=env,
             start_new_session=True,
         )
     except OSError as error:
+        os.close(read_fd)
         raise StartError(start_failure(error, argv[0], cwd)) from None
-    except ValueError as error:  # e.g. a NUL byte in extra_env
+    except ValueError as error:  # e.g. a NUL byte in the command line
+        os.close(read_fd)
         raise StartError(f"could not start the command: {error}") from None
+    finally:
+        os.close(write_fd)  # the child has its copy; EOF comes when every writer is gone
+    return proc, read_fd
+
+
+class _NullInput:
+    """``/dev/null`` opened once for reading: every command's standard input.
+
+    Kept for the life of the process (close-on-exec, so no command inherits it beyond
+    its standard input); a command cannot change what others read from it.
+    """
+
+    _lock = threading.Lock()
+    _fd: int | None = None
+
+    @classmethod
+    def fd(cls) -> int:
+        if cls._fd is None:
+            with cls._lock:
+                if cls._fd is None:
+                    cls._fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        return cls._fd
 
 
 def environment(command: Command, extra_env: Mapping[str, str]) -> dict[bytes, bytes]:
@@ -115,6 +153,10 @@ def start_failure(error: OSError, program: str, cwd: str) -> str:
     """A sentence a person can act on for an exec or chdir failure."""
     reason = error.strerror or str(error)
     if error.filename == cwd:
+        if isinstance(error, FileNotFoundError):
+            return f"working directory {cwd} does not exist"
+        if isinstance(error, NotADirectoryError):
+            return f"working directory {cwd} is not a directory"
         return f"cannot enter working directory {cwd}: {reason.lower()}"
     if isinstance(error, FileNotFoundError):
         if os.sep in program and os.path.exists(os.path.join(cwd, program)):

@@ -10,7 +10,7 @@ Why it is built the way it is:
   cancel reach everything it started, not just the shell; and a mark in its
   environment, so they also reach what left the group with ``setsid`` (see
   ``taskgui.system.process_tree``).
-- One thread does all the waiting with ``selectors`` on the output pipe, a self-pipe
+- One thread does all the waiting with ``poll`` on the output pipe, a self-pipe
   that :meth:`~CommandRunner.cancel` writes to, and a pidfd that becomes readable when
   the process exits. Nothing polls on a timer unless pidfds are unavailable.
 - Only the thread inside :meth:`~CommandRunner.run` sends signals and reaps. ``cancel``
@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
-import selectors
+import select
 import signal
 import subprocess
 import threading
@@ -62,7 +62,7 @@ _READ_CHUNK = 64 * 1024  # the default Linux pipe capacity: one read empties a f
 _EXIT_POLL = 0.05  # how often to look for an exit when there is no pidfd to wait on
 _GROUP_POLL_FIRST, _GROUP_POLL_MAX = 0.01, 0.25  # waiting for a run's processes to end
 _DRAIN_WINDOW = 0.1  # how long to keep reading after the command exited
-_MAX_WAIT = 3_600.0  # the longest single wait in the selector (see _wait)
+_MAX_WAIT = 3_600.0  # the longest single wait in the poll (see _Watch.wait)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,14 +82,6 @@ class _Stop(enum.Enum):
 
     TIMEOUT = enum.auto()
     CANCEL = enum.auto()
-
-
-class _Source(enum.Enum):
-    """What a selector event is about."""
-
-    OUTPUT = enum.auto()
-    WAKE = enum.auto()
-    EXIT = enum.auto()
 
 
 class CommandRunner:
@@ -130,8 +122,10 @@ class CommandRunner:
         self._output_cap = output_cap
         self._kill_grace = kill_grace
         self._lock = threading.Lock()  # guards the next four fields
-        # Wakes a run waiting for its start time when it is cancelled.
-        self._changed = threading.Condition(self._lock)
+        # Wakes a run waiting for its start time when it is cancelled. Made by such a
+        # run alone: most runs start at once, and the runner is made on the scheduler's
+        # own thread, where every microsecond of a run counts (a Condition is ~3 µs).
+        self._changed: threading.Condition | None = None
         self._cancelled = False
         self._run_called = False
         self._begun = False  # past its start time: the process is being started
@@ -167,14 +161,11 @@ class CommandRunner:
     def _cancel_locked(self) -> None:
         if not self._cancelled:
             self._cancelled = True
-            self._changed.notify_all()
+            if self._changed is not None:
+                self._changed.notify_all()
             if self._wake_w is not None:
                 with contextlib.suppress(BlockingIOError):
                     os.write(self._wake_w, b"\0")
-
-    def _cancel_requested(self) -> bool:
-        with self._lock:
-            return self._cancelled
 
     def run(
         self,
@@ -208,39 +199,36 @@ class CommandRunner:
             if self._cancelled:
                 return _report(RunOutcome.CANCELLED, RunResult(error="cancelled"), 0.0)
             self._begun = True
-            # Made before the process exists, so a cancel() racing with the start is
+            # Set before the process exists, so a cancel() racing with the start is
             # never lost: either it is seen here, or it writes to this pipe.
-            wake_r, wake_w = os.pipe()
-            os.set_blocking(wake_r, False)
-            os.set_blocking(wake_w, False)
-            self._wake_w = wake_w
+            wake = _thread_wake_pipe()
+            self._wake_w = wake.write_fd
         try:
-            return self._run(wake_r, on_started)
+            return self._run(wake.read_fd, on_started)
         finally:
             with self._lock:
-                os.close(wake_w)
-                self._wake_w = None
-            os.close(wake_r)
+                self._wake_w = None  # from now on a cancel writes to no thread's pipe
 
     def _wait_until(self, start_at: float) -> None:
         """Until ``start_at`` or a cancel; called with the lock held.
 
-        A condition variable rather than the selector: its timed wait has sub-millisecond
-        resolution (epoll counts whole milliseconds and rounds up), and it cannot run
+        A condition variable rather than the poll: its timed wait has sub-millisecond
+        resolution (poll counts whole milliseconds and rounds up), and it cannot run
         out of descriptors.
         """
+        changed = self._changed = threading.Condition(self._lock)
         while not self._cancelled:
             remaining = start_at - self._monotonic()
             if remaining <= 0:
                 return
-            self._changed.wait(remaining)
+            changed.wait(remaining)
 
     def _run(self, wake_r: int, on_started: Callable[[int], None] | None) -> RunReport:
         started = self._monotonic()
         try:
             argv = argv_of(self._command)
             cwd = working_directory(self._command)
-            proc = start_process(
+            proc, out_fd = start_process(
                 self._command, argv, cwd, {**self._extra_env, RUN_MARK: self._mark}
             )
         except StartError as error:
@@ -252,13 +240,14 @@ class CommandRunner:
         try:
             if on_started is not None:
                 on_started(proc.pid)
-            stop, ended = self._supervise(proc, tree, wake_r, started, tail)
+            stop, ended = self._supervise(
+                proc, tree, out_fd=out_fd, wake_r=wake_r, started=started, tail=tail
+            )
         finally:
             if proc.returncode is None:  # on_started raised, or a bug here: never leak
                 tree.signal(signal.SIGKILL)
                 proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+            os.close(out_fd)
         return _report(*self._conclude(proc.returncode, stop, tail), ended - started, began=started)
 
     # --- waiting --------------------------------------------------------------------
@@ -267,6 +256,8 @@ class CommandRunner:
         self,
         proc: subprocess.Popen[bytes],
         tree: ProcessTree,
+        *,
+        out_fd: int,
         wake_r: int,
         started: float,
         tail: TailBuffer,
@@ -278,62 +269,51 @@ class CommandRunner:
         those that left it) are gone or the grace runs out; then a short drain of
         output already written.
         """
-        assert proc.stdout is not None
-        out_fd = proc.stdout.fileno()
-        os.set_blocking(out_fd, False)
-        reports = OutputReports(tail, self._on_output, self._output_interval)
         pidfd = open_pidfd(proc.pid)
+        watch = _Watch(out_fd, wake_r, pidfd, tail)
         try:
-            with selectors.DefaultSelector() as selector:
-                selector.register(out_fd, selectors.EVENT_READ, _Source.OUTPUT)
-                selector.register(wake_r, selectors.EVENT_READ, _Source.WAKE)
-                if pidfd is not None:
-                    selector.register(pidfd, selectors.EVENT_READ, _Source.EXIT)
-                stop, kill_at = self._wait_for_leader(
-                    proc,
-                    tree,
-                    selector,
-                    started,
-                    poll_for_exit=pidfd is None,
-                    tail=tail,
-                    reports=reports,
-                )
-                ended = self._monotonic()
-                # A readable pidfd and the wake pipe would now only spin the loops below.
-                selector.unregister(wake_r)
-                if pidfd is not None:
-                    selector.unregister(pidfd)
-                if kill_at is not None:
-                    self._wait_for_tree(tree, selector, kill_at, tail)
-                self._drain(selector, tail)
+            stop, kill_at = self._wait_for_leader(proc, tree, watch, started)
+            ended = self._monotonic()
+            # A readable pidfd and the wake pipe would now only spin the loops below.
+            watch.forget_wake_and_exit()
+            if kill_at is not None:
+                self._wait_for_tree(tree, watch, kill_at)
+            self._drain(watch)
         finally:
             if pidfd is not None:
                 os.close(pidfd)
         return stop, ended
 
     def _wait_for_leader(
-        self,
-        proc: subprocess.Popen[bytes],
-        tree: ProcessTree,
-        selector: selectors.BaseSelector,
-        started: float,
-        *,
-        poll_for_exit: bool,
-        tail: TailBuffer,
-        reports: OutputReports,
+        self, proc: subprocess.Popen[bytes], tree: ProcessTree, watch: _Watch, started: float
     ) -> tuple[_Stop | None, float | None]:
         """Until the process exits: read output, and stop it on timeout or cancel.
 
         Returns why the runner stopped it (if it did) and when SIGKILL is due, None
         once it has been sent.
+
+        The common run (no timeout, no cancel, a few lines of output) is one or two
+        waits: the process is looked at (``waitpid``) only once its pidfd says it has
+        exited, and the clock is read only when something is timed. Each step skipped
+        here is a few microseconds, and every run pays for all of them while holding
+        the GIL the scheduler's other threads are waiting for.
         """
         deadline = None if self._timeout is None else started + self._timeout
+        reports = (
+            None
+            if self._on_output is None
+            else OutputReports(watch.tail, self._on_output, self._output_interval)
+        )
         stop: _Stop | None = None
         kill_at: float | None = None
-        while proc.poll() is None:
-            now = self._monotonic()
+        exited = watch.exit_fd is None  # without a pidfd: look after every wait
+        while not (exited and proc.poll() is not None):
+            timed = deadline is not None or kill_at is not None or reports is not None
+            now = self._monotonic() if timed or self._cancelled else 0.0
             if stop is None:
-                if self._cancel_requested():
+                # Read without the lock: the flag only ever turns True, and cancel()
+                # writes to the wake pipe after setting it, so a turn never misses it.
+                if self._cancelled:
                     stop = _Stop.CANCEL
                 elif deadline is not None and now >= deadline:
                     stop = _Stop.TIMEOUT
@@ -343,20 +323,20 @@ class CommandRunner:
             if kill_at is not None and now >= kill_at:
                 tree.signal(signal.SIGKILL)
                 kill_at = None
-            reports.report(now)
-            waits = [_EXIT_POLL] if poll_for_exit else []
+            timeout: float | None = None
+            if watch.exit_fd is None:
+                timeout = _EXIT_POLL
             if stop is None and deadline is not None:
-                waits.append(deadline - now)
+                timeout = _earliest(timeout, deadline - now)
             if kill_at is not None:
-                waits.append(kill_at - now)
-            if (report_in := reports.due_in(now)) is not None:
-                waits.append(report_in)
-            _wait(selector, min(waits, default=None), tail)
+                timeout = _earliest(timeout, kill_at - now)
+            if reports is not None:
+                reports.report(now)
+                timeout = _earliest(timeout, reports.due_in(now))
+            exited = watch.wait(timeout) or watch.exit_fd is None
         return stop, kill_at
 
-    def _wait_for_tree(
-        self, tree: ProcessTree, selector: selectors.BaseSelector, kill_at: float, tail: TailBuffer
-    ) -> None:
+    def _wait_for_tree(self, tree: ProcessTree, watch: _Watch, kill_at: float) -> None:
         """The leader answered SIGTERM: give the rest of the run's processes the same
         grace, then make sure nothing of the command survives it.
 
@@ -369,18 +349,20 @@ class CommandRunner:
             if now >= kill_at:
                 tree.signal(signal.SIGKILL)
                 return
-            _wait(selector, min(kill_at - now, interval), tail)
+            watch.wait(min(kill_at - now, interval))
             interval = min(interval * 2, _GROUP_POLL_MAX)
 
-    def _drain(self, selector: selectors.BaseSelector, tail: TailBuffer) -> None:
+    def _drain(self, watch: _Watch) -> None:
         """Read what is already in the pipe, briefly: a background child may hold it
         open for ever, and the run is over when its main process is."""
+        if not watch.output_open:
+            return
         drain_until = self._monotonic() + _DRAIN_WINDOW
-        while selector.get_map():
+        while watch.output_open:
             remaining = drain_until - self._monotonic()
             if remaining <= 0:
                 return
-            _wait(selector, remaining, tail)
+            watch.wait(remaining)
 
     # --- concluding -----------------------------------------------------------------
 
@@ -409,26 +391,94 @@ def _report(
     return RunReport(outcome=outcome, result=result, duration=max(0.0, duration), began=began)
 
 
-def _wait(selector: selectors.BaseSelector, timeout: float | None, tail: TailBuffer) -> None:
-    """Block until output, a wake-up or an exit (or the timeout); consume what came.
+class _WakePipe:
+    """A pipe a cancel writes a byte to, to wake the thread running that command.
 
-    At most ``_MAX_WAIT`` at a time: epoll takes its timeout as a C int of milliseconds
-    (about 24.8 days) and refuses more, and a task's timeout may be up to 100 years.
-    Every caller loops and works out again what remains, so a slice changes nothing.
+    One a thread, kept from run to run (a pipe, two ``ioctl``s and two ``close``s a
+    run otherwise), closed when the thread ends and its locals go. A byte left by a
+    cancel that came as a run ended costs the next run one more turn of its wait loop,
+    nothing else: every turn looks at the run's own flag.
     """
-    if timeout is not None:
-        timeout = min(timeout, _MAX_WAIT)
-    for key, _ in selector.select(timeout):
-        if key.data is _Source.OUTPUT:
-            try:
-                data = os.read(key.fd, _READ_CHUNK)
-            except BlockingIOError:
-                continue
-            if data:
-                tail.feed(data)
-            else:  # end of file: every writer has closed the pipe
-                selector.unregister(key.fd)
-        elif key.data is _Source.WAKE:
-            with contextlib.suppress(BlockingIOError):
-                os.read(key.fd, 64)
-        # _Source.EXIT needs nothing: the caller polls the process after each wait.
+
+    __slots__ = ("read_fd", "write_fd")
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+
+    def __del__(self) -> None:
+        os.close(self.read_fd)
+        os.close(self.write_fd)
+
+
+_per_thread = threading.local()
+
+
+def _thread_wake_pipe() -> _WakePipe:
+    wake: _WakePipe | None = getattr(_per_thread, "wake", None)
+    if wake is None:
+        wake = _per_thread.wake = _WakePipe()
+    return wake
+
+
+def _earliest(timeout: float | None, other: float | None) -> float | None:
+    """The sooner of two waits, where None is no limit."""
+    if other is None:
+        return timeout
+    return other if timeout is None or other < timeout else timeout
+
+
+class _Watch:
+    """What one run waits on: its output pipe, the wake pipe and the process's pidfd.
+
+    ``select.poll`` rather than a ``selectors`` selector: one system call a wait and no
+    descriptor of its own (an epoll is made, filled and closed per run), and none of the
+    wrapper's Python per event. Used by the run's own thread alone.
+    """
+
+    __slots__ = ("_out_fd", "_poll", "_wake_fd", "exit_fd", "output_open", "tail")
+
+    def __init__(self, out_fd: int, wake_fd: int, exit_fd: int | None, tail: TailBuffer) -> None:
+        self._poll = select.poll()
+        self._out_fd = out_fd
+        self._wake_fd = wake_fd
+        self.exit_fd = exit_fd
+        self.tail = tail
+        self.output_open = True
+        for fd in (out_fd, wake_fd) if exit_fd is None else (out_fd, wake_fd, exit_fd):
+            self._poll.register(fd, select.POLLIN)
+
+    def forget_wake_and_exit(self) -> None:
+        """Stop waiting for a cancel or the exit: the process has been reaped."""
+        self._poll.unregister(self._wake_fd)
+        if self.exit_fd is not None:
+            self._poll.unregister(self.exit_fd)
+            self.exit_fd = None
+
+    def wait(self, timeout: float | None) -> bool:
+        """Block until output, a wake-up or an exit (or the timeout); consume what came.
+        True if the pidfd said the process has exited.
+
+        At most ``_MAX_WAIT`` at a time: poll takes its timeout as a C int of
+        milliseconds (about 24.8 days) and refuses more, and a task's timeout may be up
+        to 100 years. Every caller loops and works out again what remains, so a slice
+        changes nothing.
+        """
+        millis = None if timeout is None else min(timeout, _MAX_WAIT) * 1000.0
+        exited = False
+        for fd, _ in self._poll.poll(millis):
+            if fd == self._out_fd:
+                try:
+                    data = os.read(fd, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                if data:
+                    self.tail.feed(data)
+                else:  # end of file: every writer has closed the pipe
+                    self._poll.unregister(fd)
+                    self.output_open = False
+            elif fd == self._wake_fd:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(fd, 64)
+            else:
+                exited = True
+        return exited

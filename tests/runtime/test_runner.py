@@ -24,6 +24,7 @@ from taskgui.core.errors import InvalidTaskError
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
+from taskgui.runtime import runner as runner_module
 from taskgui.runtime.output_tail import TailBuffer
 from taskgui.runtime.runner import CommandRunner, RunReport
 
@@ -679,6 +680,9 @@ def test_no_file_descriptors_leak_over_many_runs(tmp_path: Path) -> None:
         ("true", True, str(tmp_path / "missing")),
         ("sleep 30", True, None),  # timed out
     ]
+    # What is kept from run to run (this thread's wake pipe, the one /dev/null every
+    # command reads) is made by the first run; after that nothing may grow.
+    CommandRunner(Command(line="true"), timeout=None, monotonic=time.monotonic).run()
     before = open_fds()
     for index in range(20):
         line, use_shell, cwd = lines[index % len(lines)]
@@ -689,6 +693,31 @@ def test_no_file_descriptors_leak_over_many_runs(tmp_path: Path) -> None:
             monotonic=time.monotonic,
         ).run()
     assert open_fds() == before
+
+
+def test_a_threads_wake_pipe_is_closed_when_the_thread_ends() -> None:
+    def run_true() -> None:
+        report = CommandRunner(Command(line="true"), timeout=None, monotonic=time.monotonic).run()
+        assert report.outcome is RunOutcome.SUCCEEDED
+
+    run_true()  # /dev/null for standard input: opened once a process
+    before = open_fds()
+    for _ in range(3):
+        thread = threading.Thread(target=run_true)
+        thread.start()
+        thread.join()
+    assert open_fds() == before
+
+
+def test_a_wake_left_in_the_threads_pipe_does_not_touch_the_next_run() -> None:
+    # A cancel that comes as a run ends may leave its byte in the thread's wake pipe.
+    os.write(runner_module._thread_wake_pipe().write_fd, b"\0\0\0")
+    report = CommandRunner(
+        Command(line="sleep 0.2; echo done"), timeout=None, monotonic=time.monotonic
+    ).run()
+    assert report.outcome is RunOutcome.SUCCEEDED
+    assert report.result.output == "done\n"
+    assert report.duration >= 0.2
 
 
 @pytest.mark.parametrize(
