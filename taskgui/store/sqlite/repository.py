@@ -187,7 +187,7 @@ class SqliteRepository(SqliteReads):
                         (
                             ticket.task_id,
                             ticket.attempt,
-                            ticket.kind.value,
+                            ticket.kind._value_,  # .value, without its property
                             codec.to_us(ticket.scheduled_at),
                             # Queued: not started until its pid says so (a crash before
                             # that dispatches it again; see interrupt_open_runs).
@@ -252,7 +252,7 @@ class SqliteRepository(SqliteReads):
             "WHERE id = ?",
             (
                 codec.to_us(event.finished_at),
-                event.outcome.value,
+                event.outcome._value_,  # .value, without its property
                 result.exit_code,
                 None if result.error is None else storable_text(result.error),
                 cap_output(result.output),
