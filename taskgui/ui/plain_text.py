@@ -93,7 +93,9 @@ def plain_tooltip(text: str | None) -> str | None:
     """
     if not text or not GuiQt.mightBeRichText(text):
         return text
-    return f'<p style="white-space:pre-wrap">{escape_markup(text)}</p>'
+    # Qt's HTML reader drops one line break just inside the paragraph at either end (as
+    # browsers do after <pre>): a break of our own there, so the text's own stay.
+    return f'<p style="white-space:pre-wrap">\n{escape_markup(text)}\n</p>'
 
 
 def make_plain(label: QLabel) -> QLabel:
