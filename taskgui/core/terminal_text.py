@@ -17,36 +17,46 @@ vowel separator, the interlinear annotation marks, the tag characters: ``back`` 
 surrogates (which cannot even be encoded for output). They are written the way Python
 writes them: ``\\t``, ``\\n``, ``\\r``, ``\\x1b``, ``\\u202e``, ``\\U000e0041``. A
 backslash is left alone, so commands read as typed; ``--json`` is the exact form.
+
+The window (``ui.plain_text.shown``) writes the same escapes, through
+``window_visible``, for a smaller set: see there why.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["direction_visible", "visible", "visible_json"]
+__all__ = ["direction_visible", "visible", "visible_json", "window_visible"]
 
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
-# Cc (C0, DEL, C1); ALM; LRM, RLM; LINE and PARAGRAPH SEPARATOR with LRE..RLO;
-# LRI..PDI; surrogates.
-# Then what draws nothing: SOFT HYPHEN, MONGOLIAN VOWEL SEPARATOR, ZWSP, ZWNJ, ZWJ,
-# WORD JOINER and the invisible operators, BOM, the interlinear annotation marks, tags.
+# C0 but TAB, LINE FEED and CARRIAGE RETURN; those three; DEL and C1 (together: Cc).
+_C0 = "\x00-\x08\x0b\x0c\x0e-\x1f"
+_LINES_AND_TABS = "\t\n\r"
+_DEL_C1 = "\x7f-\x9f"
+# The implicit direction marks: ALM; LRM, RLM.
+_MARKS = "\u061c\u200e\u200f"
+# LINE and PARAGRAPH SEPARATOR with LRE..RLO; LRI..PDI; surrogates.
+_SEPARATORS_DIRECTION = "\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+# ZERO WIDTH NON-JOINER and JOINER: they draw nothing, but shape the letters around them.
+_JOINERS = "\u200c\u200d"
+# Then what draws nothing: SOFT HYPHEN, MONGOLIAN VOWEL SEPARATOR, ZWSP, WORD JOINER
+# and the invisible operators, BOM, the interlinear annotation marks, tags.
 # The deprecated shaping controls, and the format controls of hieroglyphs, shorthand
 # and music: every format character (Cf) but those that draw a mark (Arabic number
-# signs and the like).
+# signs and the like), the joiners and the marks.
 _INVISIBLE = (
-    "\u00ad\u180e\u200b-\u200d\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
+    "\u00ad\u180e\u200b\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
 )
 _HIDDEN = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
-    + _INVISIBLE
-    + "]"
+    f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINERS}{_INVISIBLE}]"
 )
 # In JSON the C0 controls are already escaped by json.dumps; the rest is not.
-_HIDDEN_IN_JSON = re.compile(
-    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff" + _INVISIBLE + "]"
-)
+_HIDDEN_IN_JSON = re.compile(f"[{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINERS}{_INVISIBLE}]")
+# The window's set (``window_visible``): the controls, separators and direction controls.
+_HIDDEN_IN_WINDOW = re.compile(f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_SEPARATORS_DIRECTION}]")
+_HIDDEN_IN_WINDOW_LINES = re.compile(f"[{_C0}{_DEL_C1}{_SEPARATORS_DIRECTION}]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -77,6 +87,21 @@ _DIRECTION = re.compile("[\u202a-\u202e\u2066-\u2069]")
 def direction_visible(text: str) -> str:
     """``text`` with its bidi embeddings, overrides and isolates written as escapes."""
     return _DIRECTION.sub(_escape, text)
+
+
+def window_visible(text: str, *, lines: bool = False) -> str:
+    """``text`` as the window shows it: its controls, line and paragraph separators
+    and bidi embeddings, overrides and isolates written as escapes.
+
+    Why not ``visible``: the window's text goes through Qt's shaping and bidi engine,
+    which needs the characters a terminal is not trusted with (the implicit direction
+    marks keep the punctuation of a Hebrew or Arabic name in place).
+
+    ``lines``: text that is several lines on purpose (a run's output, an error
+    paragraph) keeps its tabs and line ends (LF, CR LF, and a lone CR, which Qt's
+    text panes also lay out as a line break).
+    """
+    return (_HIDDEN_IN_WINDOW_LINES if lines else _HIDDEN_IN_WINDOW).sub(_escape, text)
 
 
 def visible(text: str) -> str:

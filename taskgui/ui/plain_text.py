@@ -20,9 +20,12 @@ such text goes through it:
 * ``inert_markup``: for places we do not control how text is drawn (a tray balloon's
   title is a rich-text guess; a D-Bus tray or notification server may parse markup).
 * ``escape_markup``: for the one label that is HTML on purpose (the history summary).
-* ``shown``: a name or command as the window shows it, its bidi embedding, override
-  and isolate characters written as ``\\u202e`` (as ``taskgui list`` prints them), so
-  ``evil\\u202eexe.txt`` cannot pass for "eviltxt.exe".
+* ``shown``: a name or command as the window shows it, on one line: its controls
+  (tab, line break, ESC), line separators, bidi embeddings, overrides and isolates
+  written as ``\\t``, ``\\n``, ``\\x1b``, ``\\u202e`` (as ``taskgui list`` prints
+  them), so ``evil\\u202eexe.txt`` cannot pass for "eviltxt.exe".
+* ``shown_lines``: the same for text that is several lines on purpose (a run's
+  output, an error paragraph): its tabs and line ends stay.
 * ``isolated``: the same, set into a sentence, so even a right-to-left name cannot
   reorder the rest of the sentence (a confirmation must read as what it does). Only
   where Qt draws the sentence: a window title or a notification is drawn by the
@@ -42,7 +45,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
-from taskgui.core.terminal_text import direction_visible
+from taskgui.core.terminal_text import window_visible
 
 __all__ = [
     "WORD_JOINER",
@@ -59,6 +62,7 @@ __all__ = [
     "plain_label",
     "plain_tooltip",
     "shown",
+    "shown_lines",
     "warn",
     "window_title",
 ]
@@ -125,19 +129,31 @@ def window_title(text: str) -> str:
 
 
 def shown(text: str) -> str:
-    """``text`` with its bidi embeddings, overrides and isolates made visible.
+    """``text`` on one line, with what would hide, break or reorder it made visible.
 
-    Written the way the CLI writes them (``core.terminal_text``): ``\\u202e``. For
-    every name and command the window draws, in a cell, a title or a tooltip; what is
-    stored, run, searched and edited stays exactly ``text``.
+    Written the way the CLI writes it (``core.terminal_text.window_visible``): a tab
+    as ``\\t``, a line break as ``\\n``, ESC as ``\\x1b``, an override as ``\\u202e``.
+    For every name and command the window draws, in a cell, a title or a tooltip;
+    what is stored, run, searched and edited stays exactly ``text``.
     """
-    # An override reverses the letters after it ("evil" RLO "exe.txt" is drawn
+    # A line break cut the table's cell there and wrapped a timeline label; an
+    # override reverses the letters after it ("evil" RLO "exe.txt" is drawn
     # "eviltxt.exe"); an embedding or isolate left open moves whatever follows. The
     # implicit marks (LRM, RLM, ALM) stay: they reorder no letter, and right-to-left
     # names need them.
-    if text.isascii():  # the usual name: nothing to escape
+    if text.isascii() and text.isprintable():  # the usual name: nothing to escape
         return text
-    return direction_visible(text)
+    return window_visible(text)
+
+
+def shown_lines(text: str) -> str:
+    """``shown``, for text that is several lines on purpose: its tabs and line ends
+    stay as they are, everything else ``shown`` escapes is escaped.
+
+    For what a person reads as a paragraph or a log rather than as a name: a run's
+    output, an error the runner wrote over several lines.
+    """
+    return window_visible(text, lines=True)
 
 
 LEFT_TO_RIGHT_MARK = "\u200e"
@@ -169,12 +185,12 @@ def isolated(text: str) -> str:
     By the Unicode bidi algorithm an isolate is laid out on its own, so "Delete the
     task “…” and its history?" reads in order whatever the name holds: its overrides
     are made visible and a right-to-left name keeps to its place in the sentence.
-    ASCII text is returned as it is: it holds no right-to-left letter and no control,
-    and the sentences are English, so the isolate would change nothing on screen (and
-    would only follow the name into what a person copies).
+    ASCII text is only ``shown``: it holds no right-to-left letter and no direction
+    control, and the sentences are English, so the isolate would change nothing on
+    screen (and would only follow the name into what a person copies).
     """
     if text.isascii():
-        return text
+        return shown(text)  # a tab or a line break is still written as \t, \n
     return f"\u2068{shown(text)}\u2069"
 
 

@@ -28,7 +28,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QMessageBox,
+    QStyleOptionViewItem,
+    QSystemTrayIcon,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
@@ -474,3 +481,64 @@ def test_the_banner_lays_out_a_title_that_begins_with_a_hebrew_name_left_to_righ
     banner.show_message("“גיבוי נכשל” failed", "Gave up after 1 attempt: exit status 1.")
     assert banner.title_label.text() == "\u200e“גיבוי נכשל” failed"  # "failed" stays last
     assert banner.message_label.text() == "Gave up after 1 attempt: exit status 1."
+
+
+# ---------------------------------------------------- controls and line breaks
+
+
+def _cell_height(window: MainWindow, task_id: int, column: Column) -> int:
+    """The height the table's own delegate lays the cell out in (a line per line)."""
+    view = window.table
+    model = view.model()
+    row = next(
+        row
+        for row in range(model.rowCount())
+        if window.model.row_of(task_id) == window.proxy.mapToSource(model.index(row, 0)).row()
+    )
+    option = QStyleOptionViewItem()
+    view.initViewItemOption(option)
+    return view.itemDelegate().sizeHint(option, model.index(row, column)).height()
+
+
+def test_a_name_with_a_tab_and_a_line_break_is_one_line_everywhere(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """The table cut "tab<TAB>here<LF>next" at the line break (a cell is one line
+    high); the window writes it as ``taskgui list`` does: ``tab\\there\\nnext``."""
+    name, line = "tab\there\nnext", "echo one\necho two\x1b[31m"
+    later = CLOCK.now() + timedelta(days=1)
+    stored = window.service.add_task(spec(name, line, first_run_at=later))
+    plain = window.service.add_task(spec("plain", "true", first_run_at=later))
+    window.model.flush_pending()
+    row = window.model.row_of(stored.id)
+    assert row is not None
+
+    cell = window.model.index(row, Column.NAME)
+    assert window.model.data(cell) == "tab\\there\\nnext"
+    tip = window.model.data(cell, Qt.ItemDataRole.ToolTipRole)
+    assert rendered(tip) == "echo one\\necho two\\x1b[31m"  # a command is one line too
+    assert _cell_height(window, stored.id, Column.NAME) == _cell_height(
+        window, plain.id, Column.NAME
+    )
+
+    dialog = window.histories.show(window.service.task(stored.id))
+    assert dialog.windowTitle() == "History — tab\\there\\nnext"
+    assert window.select_task(stored.id)
+    seen = answer_boxes(QMessageBox.StandardButton.No)
+    window.actions_[Verb.DELETE].trigger()
+    qtbot.waitUntil(lambda: bool(seen), timeout=5_000)
+    assert "“tab\\there\\nnext”" in seen[0][1]
+    assert window.service.task(stored.id).spec.name == name  # stored as written
+
+
+def test_an_error_paragraph_keeps_its_lines_and_shows_its_controls(
+    model: TaskTableModel,
+) -> None:
+    """An error is read as a paragraph: its lines stay, an ESC in it is written ``\\x1b``."""
+    error = "line one\nline two \x1b[2J"
+    model.reset_tasks(
+        [snapshot(1, "n", "true")],
+        {1: LastRun(outcome=RunOutcome.FAILED, exit_code=1, finished_at=T0, error=error)},
+    )
+    tip = model.data(model.index(0, Column.LAST_RESULT), Qt.ItemDataRole.ToolTipRole)
+    assert rendered(tip).startswith("line one\nline two \\x1b[2J\nfinished ")

@@ -20,6 +20,7 @@ from PySide6.QtGui import QTextLayout
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
+from taskgui.core.terminal_text import visible
 from taskgui.ui.plain_text import (
     WORD_JOINER,
     ask_yes_no,
@@ -32,6 +33,7 @@ from taskgui.ui.plain_text import (
     plain_label,
     plain_tooltip,
     shown,
+    shown_lines,
     warn,
     window_title,
 )
@@ -146,14 +148,47 @@ def test_message_boxes_are_plain(
 _EXPLICIT = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 
 
-def test_shown_escapes_exactly_unicodes_explicit_direction_controls() -> None:
-    escaped = {code for code in range(0x80, 0x110000) if shown(chr(code)) != chr(code)}
-    explicit = {
-        code for code in range(0x80, 0x110000) if unicodedata.bidirectional(chr(code)) in _EXPLICIT
+def test_shown_escapes_exactly_unicodes_controls_separators_and_direction_controls() -> None:
+    """Against Unicode's own categories: every control (Cc: C0, DEL, C1), the line and
+    paragraph separators (Zl, Zp), the explicit direction controls and lone
+    surrogates (Cs), and nothing else."""
+    hidden = {"Cc", "Zl", "Zp", "Cs"}
+    escaped = {code for code in range(0x110000) if shown(chr(code)) != chr(code)}
+    expected = {
+        code
+        for code in range(0x110000)
+        if unicodedata.category(chr(code)) in hidden
+        or unicodedata.bidirectional(chr(code)) in _EXPLICIT
     }
-    assert escaped == explicit and len(explicit) == 9
+    assert escaped == expected
+    explicit = [code for code in expected if unicodedata.bidirectional(chr(code)) in _EXPLICIT]
+    assert len(explicit) == 9
     assert shown("evil\u202eexe.txt") == "evil\\u202eexe.txt"  # as `taskgui list` prints it
     assert shown("גיבוי\u200f (יומי)") == "גיבוי\u200f (יומי)"  # marks stay: they reorder no letter
+
+
+def test_shown_writes_each_escape_as_the_cli_does() -> None:
+    """One escape format: the window's is the CLI's (``core.terminal_text.visible``)."""
+    for code in range(0x110000):
+        char = chr(code)
+        if shown(char) != char:
+            assert shown(char) == visible(char), f"U+{code:04X}"
+    assert shown("tab\there\nnext\r\x1b[2J\x85\u2028") == (
+        "tab\\there\\nnext\\r\\x1b[2J\\x85\\u2028"
+    )
+    assert shown("back\\slash") == "back\\slash"  # a backslash stays: commands read as typed
+
+
+def test_isolated_ascii_is_shown_on_one_line_without_an_isolate() -> None:
+    assert isolated("tab\there\nnext") == "tab\\there\\nnext"
+    assert isolated("plain name") == "plain name"
+
+
+def test_shown_lines_keeps_tabs_and_line_ends_and_escapes_the_rest() -> None:
+    """For a run's output or an error paragraph: several lines on purpose."""
+    text = "col\tcol\nline\r\nnext\rover\x1b[31mred\x07 \u202eabc\u2028"
+    assert shown_lines(text) == "col\tcol\nline\r\nnext\rover\\x1b[31mred\\x07 \\u202eabc\\u2028"
+    assert shown_lines("plain\n") == "plain\n"
 
 
 def _drawn_order(text: str) -> list[float]:

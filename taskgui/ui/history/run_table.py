@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from taskgui.core.duration import format_duration
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunRecord, RunTicket
-from taskgui.ui.plain_text import plain_tooltip, shown
+from taskgui.ui.plain_text import plain_tooltip, shown, shown_lines
 from taskgui.ui.table.formatting import (
     exit_text,
     local_time_full_text,
@@ -171,7 +171,7 @@ def _tooltip(run: RunRecord, column: RunColumn) -> str | None:
         prefix = "Finished " if column is RunColumn.DURATION else ""
         return prefix + local_time_full_text(moment)
     if column is RunColumn.ERROR and run.error:
-        return shown(run.error)
+        return shown_lines(run.error)  # the cell has its first line, the tooltip them all
     if column is RunColumn.NODE and run.node:
         return f"Ran on node {run.node}" if run.outcome else f"Runs on node {run.node}"
     if column is RunColumn.EXIT_CODE and run.exit_code is not None and run.exit_code < 0:

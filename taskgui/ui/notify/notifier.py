@@ -26,7 +26,7 @@ from taskgui.core.duration import countdown_text
 from taskgui.core.events import RetryScheduled, TaskExhausted
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.notify.banner import Banner
-from taskgui.ui.plain_text import inert_markup, shown
+from taskgui.ui.plain_text import inert_markup, shown, shown_lines
 from taskgui.ui.table.formatting import outcome_text
 
 BALLOON_MS = 10_000
@@ -60,7 +60,8 @@ class Notice:
 
 
 def _reason(error: str) -> str:
-    error = " ".join(shown(error).split())
+    # Its lines joined into one: a notice has a line or two of room.
+    error = " ".join(shown_lines(error).split())
     return error[0].upper() + error[1:] if error else ""
 
 

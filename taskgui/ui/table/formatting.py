@@ -21,7 +21,7 @@ from taskgui.core.nodes import node_wanted
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskSpec
-from taskgui.ui.plain_text import shown
+from taskgui.ui.plain_text import shown, shown_lines
 
 EMPTY = "—"
 
@@ -270,7 +270,7 @@ def last_result_tooltip(last: LastRun | None) -> str | None:
     """The runner's error line and the exact finish time."""
     if last is None:
         return None
-    lines = [shown(last.error)] if last.error else []
+    lines = [shown_lines(last.error)] if last.error else []  # a paragraph: its lines stay
     if last.finished_at is not None:
         lines.append(f"finished {local_time_full_text(last.finished_at)}")
     return "\n".join(lines) or None

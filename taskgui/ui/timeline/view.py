@@ -44,7 +44,7 @@ from taskgui.core.recurrence import Once
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.runtime.guard import never_raises
-from taskgui.ui.plain_text import left_to_right, plain_tooltip, shown
+from taskgui.ui.plain_text import left_to_right, plain_tooltip, shown, shown_lines
 from taskgui.ui.table.formatting import local_time_text, outcome_text
 from taskgui.ui.timeline.lanes import Bar, bars_of, expected_duration, upcoming
 from taskgui.ui.timeline.painting import (
@@ -240,7 +240,7 @@ class TimelineView(QAbstractScrollArea):
             took = format_duration(bar.end - bar.start)
             what = "running" if bar.outcome is None else outcome_text(bar.outcome)
             text = f"{name}\nattempt {bar.attempt}: {what}\n{local_time_text(bar.start)}, {took}"
-            return text + (f"\n{shown(bar.error)}" if bar.error else "")
+            return text + (f"\n{shown_lines(bar.error)}" if bar.error else "")
         if hit.mark is not None:
             expected = expected_duration(self.runs.runs_of(hit.task_id))
             text = f"{name}\nnext run {local_time_text(hit.mark)}"

@@ -209,6 +209,20 @@ def test_a_hostile_name_is_drawn_and_described_as_text(window: MainWindow, qtbot
     assert view.describe(hit).startswith(name)
 
 
+def test_a_name_with_a_line_break_is_one_line_in_its_lane_and_its_tooltip(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """The lane's label and the hover text's first line are the name on one line,
+    written as ``taskgui list`` does (the break wrapped the label onto the lane)."""
+    view = window.timeline.view
+    task = window.service.add_task(spec("tab\there\nnext"))
+    window.model.flush_pending()
+    qtbot.waitUntil(lambda: view.lanes.lane_count() == 1, timeout=5_000)
+    hit = view.hit(lane_point(view, 0, LABEL_WIDTH + 5))
+    assert hit is not None and hit.task_id == task.id
+    assert view.describe(hit).splitlines()[0] == "tab\\there\\nnext"
+
+
 def test_a_failure_in_drawing_or_following_is_logged_and_the_window_goes_on(
     window: MainWindow,
     qtbot: QtBot,
