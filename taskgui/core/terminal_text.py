@@ -54,9 +54,11 @@ _HIDDEN = re.compile(
 )
 # In JSON the C0 controls are already escaped by json.dumps; the rest is not.
 _HIDDEN_IN_JSON = re.compile(f"[{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINERS}{_INVISIBLE}]")
-# The window's set (``window_visible``): the controls, separators and direction controls.
-_HIDDEN_IN_WINDOW = re.compile(f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_SEPARATORS_DIRECTION}]")
-_HIDDEN_IN_WINDOW_LINES = re.compile(f"[{_C0}{_DEL_C1}{_SEPARATORS_DIRECTION}]")
+# The window's set (``window_visible``): the terminal's less the joiners and the marks.
+_HIDDEN_IN_WINDOW = re.compile(
+    f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}]"
+)
+_HIDDEN_IN_WINDOW_LINES = re.compile(f"[{_C0}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -90,12 +92,19 @@ def direction_visible(text: str) -> str:
 
 
 def window_visible(text: str, *, lines: bool = False) -> str:
-    """``text`` as the window shows it: its controls, line and paragraph separators
-    and bidi embeddings, overrides and isolates written as escapes.
+    """``text`` as the window shows it: what ``visible`` escapes, but the joiners
+    (ZWNJ, ZWJ) and the implicit direction marks (LRM, RLM, ALM) left in.
 
-    Why not ``visible``: the window's text goes through Qt's shaping and bidi engine,
-    which needs the characters a terminal is not trusted with (the implicit direction
-    marks keep the punctuation of a Hebrew or Arabic name in place).
+    Why the sets differ: a terminal draws each character on its own and may have no
+    shaping at all, so the CLI shows every invisible character, and an exact name
+    can be read off it. The window's text goes through Qt's shaping and bidi engine,
+    where those five do their work: ZWNJ keeps a Persian prefix ("mi-" in "mi-khaham")
+    and Indic conjuncts apart, ZWJ joins emoji sequences (a family, a rainbow flag)
+    and Indic half-forms, and an RLM or ALM keeps the punctuation of a Hebrew or
+    Arabic name in place. Escaped, such names would read as noise; kept, none of them
+    reverses a letter the way an override does. The price: between two Latin letters
+    they draw nothing either, so "back" ZWJ "up" still reads "backup" in the window
+    (``taskgui list`` shows it).
 
     ``lines``: text that is several lines on purpose (a run's output, an error
     paragraph) keeps its tabs and line ends (LF, CR LF, and a lone CR, which Qt's

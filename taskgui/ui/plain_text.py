@@ -22,8 +22,10 @@ such text goes through it:
 * ``escape_markup``: for the one label that is HTML on purpose (the history summary).
 * ``shown``: a name or command as the window shows it, on one line: its controls
   (tab, line break, ESC), line separators, bidi embeddings, overrides and isolates
-  written as ``\\t``, ``\\n``, ``\\x1b``, ``\\u202e`` (as ``taskgui list`` prints
-  them), so ``evil\\u202eexe.txt`` cannot pass for "eviltxt.exe".
+  and the characters that draw nothing written as ``\\t``, ``\\n``, ``\\x1b``,
+  ``\\u202e``, ``\\u200b`` (as ``taskgui list`` prints them), so
+  ``evil\\u202eexe.txt`` cannot pass for "eviltxt.exe", nor ``back\\u200bup`` for
+  "backup" (the joiners and direction marks stay: see ``window_visible``).
 * ``shown_lines``: the same for text that is several lines on purpose (a run's
   output, an error paragraph): its tabs and line ends stay.
 * ``isolated``: the same, set into a sentence, so even a right-to-left name cannot
@@ -132,15 +134,16 @@ def shown(text: str) -> str:
     """``text`` on one line, with what would hide, break or reorder it made visible.
 
     Written the way the CLI writes it (``core.terminal_text.window_visible``): a tab
-    as ``\\t``, a line break as ``\\n``, ESC as ``\\x1b``, an override as ``\\u202e``.
-    For every name and command the window draws, in a cell, a title or a tooltip;
-    what is stored, run, searched and edited stays exactly ``text``.
+    as ``\\t``, a line break as ``\\n``, ESC as ``\\x1b``, an override as ``\\u202e``,
+    a zero-width space as ``\\u200b``. For every name and command the window draws,
+    in a cell, a title or a tooltip; what is stored, run, searched and edited stays
+    exactly ``text``.
     """
     # A line break cut the table's cell there and wrapped a timeline label; an
     # override reverses the letters after it ("evil" RLO "exe.txt" is drawn
-    # "eviltxt.exe"); an embedding or isolate left open moves whatever follows. The
-    # implicit marks (LRM, RLM, ALM) stay: they reorder no letter, and right-to-left
-    # names need them.
+    # "eviltxt.exe"); a zero-width space makes "back" ZWSP "up" look like another task's
+    # "backup". The joiners (ZWNJ, ZWJ) and the implicit marks (LRM, RLM, ALM) stay:
+    # Persian, Indic, emoji and right-to-left names need them (see window_visible).
     if text.isascii() and text.isprintable():  # the usual name: nothing to escape
         return text
     return window_visible(text)

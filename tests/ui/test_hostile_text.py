@@ -542,3 +542,21 @@ def test_an_error_paragraph_keeps_its_lines_and_shows_its_controls(
     )
     tip = model.data(model.index(0, Column.LAST_RESULT), Qt.ItemDataRole.ToolTipRole)
     assert rendered(tip).startswith("line one\nline two \\x1b[2J\nfinished ")
+
+
+def test_a_zero_width_space_in_a_name_is_shown_so_two_tasks_never_look_the_same(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """``back`` ZWSP ``up`` was drawn "backup", beside a task really named that."""
+    later = CLOCK.now() + timedelta(days=1)
+    real = window.service.add_task(spec("backup", "true", first_run_at=later))
+    spoof = window.service.add_task(spec("back\u200bup", "true", first_run_at=later))
+    window.model.flush_pending()
+    names = {
+        task.id: window.model.data(window.model.index(row, Column.NAME))
+        for task in (real, spoof)
+        if (row := window.model.row_of(task.id)) is not None
+    }
+    assert names == {real.id: "backup", spoof.id: "back\\u200bup"}
+    dialog = window.histories.show(window.service.task(spoof.id))
+    assert dialog.windowTitle() == "History — back\\u200bup"

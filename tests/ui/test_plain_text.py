@@ -15,8 +15,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QImage, QPainter, QTextLayout
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtGui import QTextLayout
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -148,23 +148,55 @@ def test_message_boxes_are_plain(
 _EXPLICIT = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 
 
-def test_shown_escapes_exactly_unicodes_controls_separators_and_direction_controls() -> None:
-    """Against Unicode's own categories: every control (Cc: C0, DEL, C1), the line and
-    paragraph separators (Zl, Zp), the explicit direction controls and lone
-    surrogates (Cs), and nothing else."""
-    hidden = {"Cc", "Zl", "Zp", "Cs"}
-    escaped = {code for code in range(0x110000) if shown(chr(code)) != chr(code)}
+# Format characters (Cf) that draw a mark of their own: Unicode's
+# Prepended_Concatenation_Mark (PropList.txt), which Python's unicodedata does not
+# expose; the CLI's test (tests/cli/test_terminal_escapes.py) leaves the same ones.
+_DRAWN = {"\u0600", "\u0601", "\u0602", "\u0603", "\u0604", "\u0605", "\u06dd"}
+_DRAWN |= {"\u070f", "\u0890", "\u0891", "\u08e2", "\U000110bd", "\U000110cd"}
+# What the window keeps (see core.terminal_text.window_visible): ZWNJ and ZWJ, which
+# Persian, Indic and emoji sequences need; LRM, RLM, ALM, which right-to-left names need.
+_KEPT = {"\u200c", "\u200d", "\u200e", "\u200f", "\u061c"}
+
+
+def test_shown_escapes_exactly_what_unicode_says_is_invisible_or_breaks_the_line() -> None:
+    """Against Unicode's own categories, over every code point: every control (Cc: C0,
+    DEL, C1), format character (Cf: the direction controls, the zero-width space, the
+    BOM, the tags, ...), line and paragraph separator (Zl, Zp) and lone surrogate (Cs),
+    but the five the window keeps and the marks that draw; and nothing assigned else
+    (a reserved code point in a block of format characters, Cn, may be escaped)."""
+    hidden = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+    escaped = {chr(code) for code in range(0x110000) if shown(chr(code)) != chr(code)}
     expected = {
-        code
+        chr(code)
         for code in range(0x110000)
-        if unicodedata.category(chr(code)) in hidden
-        or unicodedata.bidirectional(chr(code)) in _EXPLICIT
+        if unicodedata.category(chr(code)) in hidden and chr(code) not in _DRAWN | _KEPT
     }
-    assert escaped == expected
-    explicit = [code for code in expected if unicodedata.bidirectional(chr(code)) in _EXPLICIT]
-    assert len(explicit) == 9
+    assert sorted(expected - escaped) == []
+    assert sorted(c for c in escaped - expected if unicodedata.category(c) != "Cn") == []
+    explicit = {c for c in escaped if unicodedata.bidirectional(c) in _EXPLICIT}
+    assert len(explicit) == 9  # every direction control is among them (all are Cf)
     assert shown("evil\u202eexe.txt") == "evil\\u202eexe.txt"  # as `taskgui list` prints it
+    assert shown("back\u200bup\ufeff\U000e0041") == "back\\u200bup\\ufeff\\U000e0041"
     assert shown("גיבוי\u200f (יומי)") == "גיבוי\u200f (יומי)"  # marks stay: they reorder no letter
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # "mi-khaham", ZWNJ after "mi"
+    assert shown(persian) == persian
+    assert shown("👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧"  # one emoji: a family
+
+
+def _drawn(text: str) -> QImage:
+    """What Qt paints for ``text`` on one line."""
+    image = QImage(400, 40, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.drawText(4, 28, text)
+    painter.end()
+    return image
+
+
+def test_a_zero_width_space_no_longer_makes_two_names_look_the_same(qapp: QApplication) -> None:
+    """Qt's own painting is the reference: raw, "back" ZWSP "up" is drawn as "backup"."""
+    assert _drawn("back\u200bup") == _drawn("backup")  # the spoof works on a raw name
+    assert _drawn(shown("back\u200bup")) != _drawn(shown("backup"))
 
 
 def test_shown_writes_each_escape_as_the_cli_does() -> None:
