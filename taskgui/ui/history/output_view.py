@@ -1,5 +1,11 @@
 """A run's captured output: monospace, searchable (every match highlighted), copyable,
-and following the end while a run prints, unless the person scrolled away."""
+and following the end while a run prints, unless the person scrolled away.
+
+The output is shown, not edited: it goes through ``plain_text.shown_lines``, so an
+ESC sequence reads ``\\x1b[31m`` and a right-to-left override ``\\u202e`` instead of
+reversing the lines after it, while its tabs and line breaks stay as printed. Search
+and Copy work on that text, the one on screen.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +29,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from taskgui.ui.plain_text import shown_lines
 
 PRINTED_NOTHING = "This run printed nothing."
 NOTHING_YET = "Nothing printed yet; what the command prints shows here while it runs."
@@ -78,7 +86,7 @@ class OutputView(QWidget):
 
     def set_output(self, output: str) -> None:
         self._pinned = False
-        self._set_text(output)
+        self._set_text(shown_lines(output))
         self._highlight()
 
     def scroll_to_end(self) -> None:
@@ -89,15 +97,17 @@ class OutputView(QWidget):
     def follow(self, output: str) -> None:
         """More of a running command's output: added at the end when it only grew
         (a selection and the place read stay); the end stays in view if it was."""
-        shown = self.text.toPlainText()
-        if output.startswith(shown):
+        # Escaped character by character, so the text of more output begins with the
+        # text of what was shown.
+        text, current = shown_lines(output), self.text.toPlainText()
+        if text.startswith(current):
             cursor = QTextCursor(self.text.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertText(output[len(shown) :])
+            cursor.insertText(text[len(current) :])
         else:  # the tail was cut at its start: show it anew
             bar = self.text.verticalScrollBar()
             place = bar.value()
-            self._set_text(output)
+            self._set_text(text)
             self._moving = True
             bar.setValue(place)
             self._moving = False
@@ -105,10 +115,10 @@ class OutputView(QWidget):
             self._to_end()
         self._highlight()
 
-    def _set_text(self, output: str) -> None:
+    def _set_text(self, text: str) -> None:
         self._moving = True  # not a person scrolling away from the end
         try:
-            self.text.setPlainText(output)
+            self.text.setPlainText(text)
         finally:
             self._moving = False
 

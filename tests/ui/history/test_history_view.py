@@ -130,3 +130,25 @@ def test_a_retry_shows_as_scheduled_when_it_was_due(tmp_path: Path, qtbot: QtBot
     assert scheduled == local_time_text(at(35)) == model.data(model.index(0, RunColumn.STARTED))
     assert scheduled != local_time_text(at(5))
     repository.close()
+
+
+def test_the_output_shows_its_controls_and_overrides_and_keeps_its_lines(qtbot: QtBot) -> None:
+    """``\\u202e`` in a run's output reversed the rest of its line in the pane and ESC
+    sequences were invisible; they are written as the window writes names, while the
+    output's tabs and line breaks stay as printed."""
+    printed = "col\tcol\nfile evil\u202eexe.txt\n\x1b[31mred\x1b[0m\n"
+    task = TaskSnapshot(make_spec(1), TaskStatus())
+    dialog = HistoryDialog(task, lambda: [record(1, NOW, output=printed)])
+    qtbot.addWidget(dialog)
+    pane = dialog.output.text
+    expected = "col\tcol\nfile evil\\u202eexe.txt\n\\x1b[31mred\\x1b[0m\n"
+    assert pane.toPlainText() == expected
+    assert pane.document().blockCount() == 4  # three lines and the empty one after
+
+    cursor = pane.textCursor()  # a selection in what is shown...
+    cursor.setPosition(0)
+    cursor.setPosition(3, cursor.MoveMode.KeepAnchor)
+    pane.setTextCursor(cursor)
+    dialog.output.follow(printed + "more \u202eabc\n")
+    assert pane.toPlainText() == expected + "more \\u202eabc\n"
+    assert pane.textCursor().selectedText() == "col"  # ...stays: the output was added to
