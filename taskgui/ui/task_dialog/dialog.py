@@ -124,6 +124,8 @@ class TaskDialog(QDialog):
         # Its fields, by the names the dialog (and its tests) use.
         self.name, self.name_error = task_group.name, task_group.name_error
         self.command, self.command_error = task_group.command, task_group.command_error
+        self.name_warning = task_group.name_warning
+        self.command_warning = task_group.command_warning
         self.command_browse, self.priority = task_group.command_browse, task_group.priority
         self.cwd, self.cwd_browse = task_group.cwd, task_group.cwd_browse
         self.cwd_error, self.cwd_warning = task_group.cwd_error, task_group.cwd_warning
@@ -237,6 +239,7 @@ class TaskDialog(QDialog):
         )
         line = self.command.toPlainText()
         command_ok = checked(self.command_error, lambda: Command(line=line))
+        self.task_group.warn_of_hidden_text()
         cwd = checked(self.cwd_error, self.task_group.working_directory)
         missing = cwd is not None and cwd[0] is not None and not os.path.isdir(cwd[0])
         self.cwd_warning.show_message(

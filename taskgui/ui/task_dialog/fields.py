@@ -67,6 +67,7 @@ class MessageLabel(FixedLinesLabel):
         self.is_warning = warning
         self._field = field
         self._message = ""
+        self._described = ""  # what this label made its field's accessible description
         self._revealed = warning or field is None
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setAccessibleName("Warning" if warning else "Error")
@@ -97,8 +98,11 @@ class MessageLabel(FixedLinesLabel):
         if shown != self.text() or self.isHidden() == bool(shown):
             self.setText(shown)
             self.setVisible(bool(shown))
-        if self._field is not None:
-            self._field.setAccessibleDescription(shown)
+        field = self._field
+        # An error and a warning can be about one field: a label clears only what it said.
+        if field is not None and (shown or field.accessibleDescription() == self._described):
+            field.setAccessibleDescription(shown)
+            self._described = shown
 
     def message(self) -> str:
         """The message, shown or not yet ("" when there is nothing to say)."""

@@ -1,5 +1,12 @@
 """The task dialog's "Task" section: name, command (with Browse…), working directory
-(with Browse…) and priority, each with the line under it for its message."""
+(with Browse…) and priority, each with the line under it for its message.
+
+The name and command fields hold the text exactly as it is stored and run, so a
+right-to-left override in it is active there (``evil`` RLO ``exe.txt`` reads
+"eviltxt.exe") and a zero-width space is not seen at all; the list shows both as
+escapes (``plain_text.shown``). So while a field holds such characters a warning under
+it says so, naming them as the list writes them (``hidden_text_warning``).
+"""
 
 from __future__ import annotations
 
@@ -20,7 +27,9 @@ from PySide6.QtWidgets import (
 
 from taskgui.core.errors import InvalidTaskError
 from taskgui.core.task import MAX_COMMAND_LENGTH, TaskSpec
+from taskgui.core.terminal_text import direction_visible
 from taskgui.runtime.guard import never_raises
+from taskgui.ui.plain_text import shown, shown_lines
 from taskgui.ui.task_dialog.advanced_editor import text_box
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
@@ -35,6 +44,26 @@ from taskgui.ui.task_dialog.fields import (
 PathPicker = Callable[[QWidget, str], str]
 
 PRIORITY_RANGE = (-1000, 1000)
+MAX_ESCAPES_NAMED = 4
+
+
+def hidden_text_warning(what: str, text: str, *, lines: bool = False) -> str | None:
+    """What to say under the ``what`` field ("name", "command") while ``text`` holds
+    characters the field does not show as what they are; None when it holds none.
+
+    ``lines``: a several-line editor, where tabs and line breaks are seen as such.
+    """
+    show = shown_lines if lines else shown
+    if show(text) == text:  # the usual text, checked at the speed of one regex
+        return None
+    escapes = list(dict.fromkeys(show(char) for char in text if show(char) != char))
+    named = ", ".join(escapes[:MAX_ESCAPES_NAMED]) + (
+        ", …" if len(escapes) > MAX_ESCAPES_NAMED else ""
+    )
+    # Direction controls alone (an override, an isolate) reorder what is seen here.
+    direction = all(direction_visible(char) != char for char in text if show(char) != char)
+    kind = "invisible direction characters" if direction else "invisible or control characters"
+    return f"this {what} holds {kind} (shown in the list as {named})"
 
 
 def pick_program(parent: QWidget, start: str) -> str:
@@ -67,6 +96,7 @@ class TaskGroup(QGroupBox):
         self.name = named(QLineEdit(), "name", "Name")
         self.name.setPlaceholderText("e.g. Nightly backup")
         self.name_error = MessageLabel(field=self.name)
+        self.name_warning = MessageLabel(warning=True, field=self.name)
         self.command = text_box(
             "command",
             "Command",
@@ -75,6 +105,7 @@ class TaskGroup(QGroupBox):
             max_length=MAX_COMMAND_LENGTH,
         )
         self.command_error = MessageLabel(field=self.command)
+        self.command_warning = MessageLabel(warning=True, field=self.command)
         self.command_browse = named(
             QPushButton("&Browse…"),
             "command_browse",
@@ -109,8 +140,18 @@ class TaskGroup(QGroupBox):
         cwd_row = QHBoxLayout()
         cwd_row.addWidget(self.cwd, 1)
         cwd_row.addWidget(self.cwd_browse)
-        add_row(form, "&Name", self.name, field_cell(self.name, self.name_error))
-        add_row(form, "Co&mmand", self.command, field_cell(command_row, self.command_error))
+        add_row(
+            form,
+            "&Name",
+            self.name,
+            field_cell(self.name, one_place(self.name_error, self.name_warning)),
+        )
+        add_row(
+            form,
+            "Co&mmand",
+            self.command,
+            field_cell(command_row, one_place(self.command_error, self.command_warning)),
+        )
         add_row(
             form,
             "&Working directory",
@@ -139,6 +180,16 @@ class TaskGroup(QGroupBox):
         low, high = PRIORITY_RANGE  # widened for a task given a larger one elsewhere
         self.priority.setRange(min(low, spec.priority), max(high, spec.priority))
         self.priority.setValue(spec.priority)
+
+    def warn_of_hidden_text(self) -> None:
+        """Say under the name and the command whether they hold hidden characters; an
+        error there goes first (the two share the line under the field)."""
+        for what, error, warning, text, lines in (
+            ("name", self.name_error, self.name_warning, self.name.text(), False),
+            ("command", self.command_error, self.command_warning, self.command.toPlainText(), True),
+        ):
+            said = None if error.message() else hidden_text_warning(what, text, lines=lines)
+            warning.show_message(said)
 
     def working_directory(self) -> tuple[str | None]:
         """The folder typed, ``~`` expanded; a 1-tuple because None means "default"."""

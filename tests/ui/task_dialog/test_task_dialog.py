@@ -14,7 +14,7 @@ from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from PySide6.QtCore import QDateTime, QPoint, Qt
+from PySide6.QtCore import QDateTime, QPoint, QRect, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -1034,3 +1034,41 @@ def test_max_attempts_reaches_the_limit_core_and_the_cli_share(
     fill_minimum(qtbot, dialog)
     retype(qtbot, dialog.retry.attempts, "1000")
     assert accept(qtbot, dialog).retry.max_attempts == MAX_ATTEMPTS_LIMIT
+
+
+def _area(widget: QWidget, dialog: QWidget) -> QRect:
+    return widget.geometry().translated(widget.mapTo(dialog, QPoint()) - widget.pos())
+
+
+def test_a_warning_says_while_the_name_or_command_holds_invisible_characters(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    """The fields hold the raw text (an override is active there, a zero-width space
+    unseen); a warning under each says so as the person types, and goes with them."""
+    dialog = open_dialog(qtbot, clock)
+    # Typed, then as a paste or an input method puts text (QTest types ASCII only).
+    type_text(qtbot, dialog.name, "evil")
+    dialog.name.insert("\u202eexe.txt")
+    assert dialog.name.text() == "evil\u202eexe.txt"  # the editor holds it as typed
+    assert dialog.name_warning.isVisible() and not dialog.name_error.isVisible()
+    assert dialog.name_warning.textFormat() is Qt.TextFormat.PlainText
+    assert dialog.name_warning.text() == (
+        "this name holds invisible direction characters (shown in the list as \\u202e)"
+    )
+    assert dialog.name.accessibleDescription() == dialog.name_warning.text()
+    assert not _area(dialog.name_warning, dialog).intersects(_area(dialog.command, dialog))
+
+    type_text(qtbot, dialog.command, "echo back")
+    dialog.command.insertPlainText("\u200bup\n\techo \x1b[2J")
+    assert dialog.command_warning.isVisible()
+    assert dialog.command_warning.text() == (
+        "this command holds invisible or control characters (shown in the list as "
+        "\\u200b, \\x1b)"  # the line break and the tab are seen in the editor
+    )
+    retype(qtbot, dialog.name, "evil.txt")
+    assert not dialog.name_warning.isVisible()
+    assert dialog.name.accessibleDescription() == ""
+    retype(qtbot, dialog.command, "echo hi")
+    dialog.command.insertPlainText("\n\techo there")
+    assert not dialog.command_warning.isVisible()
+    assert dialog.ok_button.isEnabled()  # a warning, not an error: it never stops Create
