@@ -1,8 +1,12 @@
 """The window's status bar: how many tasks run and wait, the workers, who runs the
 schedule and which database this is.
 
-Messages (a store error, an import's summary) come and go on the same bar through
-``QStatusBar.showMessage``; these labels are the facts that stay.
+Messages (a store error, an import's summary, an action's status tip while the
+pointer is on it) come and go on the same bar through ``QStatusBar.showMessage``;
+these labels are the facts that stay. So every one of them is a *permanent* widget:
+QStatusBar hides its normal widgets while a message shows and draws the message over
+their place, so a toolbar hover made "Workers: 0 of 4 busy" vanish under the tip.
+Permanent widgets sit on the right and the message is drawn left of them.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ class StatusLine:
         self.location = plain_label(location, parent)
         self.location.setAccessibleName("Database")
         self.location.setToolTip("The database this window shows")
-        bar.addWidget(self.counts)
-        bar.addWidget(self.workers)
+        bar.addPermanentWidget(self.counts)
+        bar.addPermanentWidget(self.workers)
         bar.addPermanentWidget(self.owner)
         bar.addPermanentWidget(self.location)
         self.shared = False  # a shared schedule: its nodes run it (ui.window.shared_schedule)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from PySide6.QtWidgets import QApplication, QMenu, QToolBar, QWidget
 from pytestqt.qtbot import QtBot
 
 from taskgui import __version__
@@ -454,3 +454,31 @@ def test_pause_for_an_hour_from_the_context_menu(window: MainWindow, qtbot: QtBo
     # A paused task offers no second pause from the menu (Resume ends it early).
     again = window.build_context_menu().findChild(QMenu, "pause_for")
     assert isinstance(again, QMenu) and not again.isEnabled()
+
+
+def test_a_status_tip_never_covers_the_counts_or_the_workers(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """Hovering a toolbar button shows its status tip on the bar: the labels stay
+    shown, and what Qt paints of the bar where they are is the same as without it."""
+    window.resize(900, 500)
+    qtbot.waitExposed(window)
+    bar = window.statusBar()
+    labels = (window.counts_label, window.workers_label)
+    qtbot.waitUntil(lambda: window.workers_label.text().startswith("Workers: "))
+    before = bar.grab().toImage()
+    toolbar = next(iter(window.findChildren(QToolBar)))
+    action = window.actions_[Verb.NEW]
+    button = toolbar.widgetForAction(action)
+    assert button is not None and action.statusTip()
+    action.showStatusText(button)  # what the button does when the pointer enters it
+    assert bar.currentMessage() == action.statusTip()
+    after = bar.grab().toImage()
+
+    assert after != before  # the tip is drawn...
+    for label in labels:
+        assert label.isVisible() and label.width() > 0
+        area = label.geometry()
+        assert bar.rect().contains(area)
+        # ...and not over the label: its pixels are as they were.
+        assert after.copy(area) == before.copy(area), label.accessibleName()
