@@ -25,6 +25,7 @@ The window (``ui.plain_text.shown``) writes the same escapes, through
 from __future__ import annotations
 
 import re
+from unicodedata import bidirectional
 
 __all__ = ["direction_visible", "visible", "visible_json", "window_visible"]
 
@@ -58,6 +59,9 @@ _HIDDEN_IN_JSON = re.compile(f"[{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINER
 _HIDDEN_IN_WINDOW = re.compile(
     f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}]"
 )
+# What the window keeps where it does its work (see window_visible).
+_KEPT_IN_CONTEXT = re.compile(f"[{_JOINERS}{_MARKS}]")
+_RIGHT_TO_LEFT = frozenset({"R", "AL"})  # Hebrew; Arabic, Syriac, Thaana (UAX #9)
 _HIDDEN_IN_WINDOW_LINES = re.compile(f"[{_C0}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}]")
 
 
@@ -93,7 +97,8 @@ def direction_visible(text: str) -> str:
 
 def window_visible(text: str, *, lines: bool = False) -> str:
     """``text`` as the window shows it: what ``visible`` escapes, but the joiners
-    (ZWNJ, ZWJ) and the implicit direction marks (LRM, RLM, ALM) left in.
+    (ZWNJ, ZWJ) and the implicit direction marks (LRM, RLM, ALM) left in where they
+    do their work.
 
     Why the sets differ: a terminal draws each character on its own and may have no
     shaping at all, so the CLI shows every invisible character, and an exact name
@@ -102,15 +107,36 @@ def window_visible(text: str, *, lines: bool = False) -> str:
     and Indic conjuncts apart, ZWJ joins emoji sequences (a family, a rainbow flag)
     and Indic half-forms, and an RLM or ALM keeps the punctuation of a Hebrew or
     Arabic name in place. Escaped, such names would read as noise; kept, none of them
-    reverses a letter the way an override does. The price: between two Latin letters
-    they draw nothing either, so "back" ZWJ "up" still reads "backup" in the window
-    (``taskgui list`` shows it).
+    reverses a letter the way an override does.
+
+    Where they have no such work they draw nothing, and then they only make one name
+    look like another ("back" ZWJ "up" beside a real "backup"): so a joiner is kept
+    only next to a character that is not ASCII (the letters it shapes, the emoji it
+    joins), and a mark only in text that holds a right-to-left letter.
 
     ``lines``: text that is several lines on purpose (a run's output, an error
     paragraph) keeps its tabs and line ends (LF, CR LF, and a lone CR, which Qt's
     text panes also lay out as a line break).
     """
-    return (_HIDDEN_IN_WINDOW_LINES if lines else _HIDDEN_IN_WINDOW).sub(_escape, text)
+    shown = (_HIDDEN_IN_WINDOW_LINES if lines else _HIDDEN_IN_WINDOW).sub(_escape, text)
+    if shown.isascii() or _KEPT_IN_CONTEXT.search(shown) is None:
+        return shown
+    right_to_left = any(  # RLM and ALM are of those classes themselves
+        bidirectional(char) in _RIGHT_TO_LEFT and char not in _MARKS for char in shown
+    )
+
+    def in_context(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in _JOINERS:
+            start, end = match.start(), match.end()
+            before = shown[start - 1] if start else ""
+            after = shown[end] if end < len(shown) else ""
+            keep = not (before.isascii() and after.isascii())
+        else:
+            keep = right_to_left
+        return char if keep else _escape(match)
+
+    return _KEPT_IN_CONTEXT.sub(in_context, shown)
 
 
 def visible(text: str) -> str:

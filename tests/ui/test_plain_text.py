@@ -153,8 +153,9 @@ _EXPLICIT = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "
 # expose; the CLI's test (tests/cli/test_terminal_escapes.py) leaves the same ones.
 _DRAWN = {"\u0600", "\u0601", "\u0602", "\u0603", "\u0604", "\u0605", "\u06dd"}
 _DRAWN |= {"\u070f", "\u0890", "\u0891", "\u08e2", "\U000110bd", "\U000110cd"}
-# What the window keeps (see core.terminal_text.window_visible): ZWNJ and ZWJ, which
-# Persian, Indic and emoji sequences need; LRM, RLM, ALM, which right-to-left names need.
+# What the window keeps where they do their work (see core.terminal_text.window_visible):
+# ZWNJ and ZWJ, which Persian, Indic and emoji sequences need; LRM, RLM, ALM, which
+# right-to-left names need. Alone, as below, they do none and are escaped.
 _KEPT = {"\u200c", "\u200d", "\u200e", "\u200f", "\u061c"}
 
 
@@ -169,8 +170,9 @@ def test_shown_escapes_exactly_what_unicode_says_is_invisible_or_breaks_the_line
     expected = {
         chr(code)
         for code in range(0x110000)
-        if unicodedata.category(chr(code)) in hidden and chr(code) not in _DRAWN | _KEPT
+        if unicodedata.category(chr(code)) in hidden and chr(code) not in _DRAWN
     }
+    assert escaped >= _KEPT  # alone: they shape and order nothing
     assert sorted(expected - escaped) == []
     assert sorted(c for c in escaped - expected if unicodedata.category(c) != "Cn") == []
     explicit = {c for c in escaped if unicodedata.bidirectional(c) in _EXPLICIT}
@@ -181,6 +183,32 @@ def test_shown_escapes_exactly_what_unicode_says_is_invisible_or_breaks_the_line
     persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # "mi-khaham", ZWNJ after "mi"
     assert shown(persian) == persian
     assert shown("👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧"  # one emoji: a family
+    assert shown("\u0915\u094d\u200d\u0937") == "\u0915\u094d\u200d\u0937"  # a Devanagari half-form
+
+
+@pytest.mark.parametrize("invisible", sorted(_KEPT))
+def test_a_joiner_or_mark_with_nothing_to_do_is_shown(invisible: str) -> None:
+    """Where a joiner joins nothing and a mark orders nothing, it only makes one name
+    look like another: "back" ZWJ "up" beside a real "backup"."""
+    escape = f"\\u{ord(invisible):04x}"
+    assert shown(f"back{invisible}up") == f"back{escape}up"
+    assert shown(f"{invisible}backup") == f"{escape}backup"
+    assert shown(f"backup{invisible}") == f"backup{escape}"
+
+
+@pytest.mark.parametrize("joiner", ["\u200c", "\u200d"])
+def test_a_joiner_beside_a_letter_it_shapes_stays(joiner: str) -> None:
+    arabic = f"backup \u0645{joiner}\u062e"
+    assert shown(arabic) == arabic
+    assert shown(f"x{joiner}\u0645") == f"x{joiner}\u0645"  # one side is enough
+    assert shown(f"back{joiner}up \u0645") == f"back\\u{ord(joiner):04x}up \u0645"
+
+
+@pytest.mark.parametrize("mark", ["\u200e", "\u200f", "\u061c"])
+def test_a_mark_in_right_to_left_text_stays(mark: str) -> None:
+    hebrew = f"\u05d2\u05d9\u05d1\u05d5\u05d9!{mark}"  # the mark keeps the "!" after it
+    assert shown(hebrew) == hebrew
+    assert shown(f"backup{mark} é") == f"backup\\u{ord(mark):04x} é"  # no RTL letter
 
 
 def _drawn(text: str) -> QImage:

@@ -54,14 +54,18 @@ def hidden_text_warning(what: str, text: str, *, lines: bool = False) -> str | N
     ``lines``: a several-line editor, where tabs and line breaks are seen as such.
     """
     show = shown_lines if lines else shown
-    if show(text) == text:  # the usual text, checked at the speed of one regex
+    seen = show(text)
+    if seen == text:  # the usual text, checked at the speed of one regex
         return None
-    escapes = list(dict.fromkeys(show(char) for char in text if show(char) != char))
+    # A joiner or mark kept where it does its work (Persian, emoji, Hebrew) is drawn
+    # as itself there: only what ``seen`` writes as an escape is named.
+    hidden = [char for char in text if show(char) != char and char not in seen]
+    escapes = list(dict.fromkeys(show(char) for char in hidden))
     named = ", ".join(escapes[:MAX_ESCAPES_NAMED]) + (
         ", …" if len(escapes) > MAX_ESCAPES_NAMED else ""
     )
     # Direction controls alone (an override, an isolate) reorder what is seen here.
-    direction = all(direction_visible(char) != char for char in text if show(char) != char)
+    direction = all(direction_visible(char) != char for char in hidden)
     kind = "invisible direction characters" if direction else "invisible or control characters"
     return f"this {what} holds {kind} (shown in the list as {named})"
 

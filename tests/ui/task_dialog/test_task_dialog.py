@@ -1072,3 +1072,17 @@ def test_a_warning_says_while_the_name_or_command_holds_invisible_characters(
     dialog.command.insertPlainText("\n\techo there")
     assert not dialog.command_warning.isVisible()
     assert dialog.ok_button.isEnabled()  # a warning, not an error: it never stops Create
+    # A joiner where it shapes letters (Persian "mi-khaham") is drawn as itself in the
+    # list: it is not named, and with nothing else hidden there is no warning.
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    retype(qtbot, dialog.name, "x")
+    dialog.name.setText(persian)
+    assert not dialog.name_warning.isVisible()
+    dialog.name.setText(persian + "\u202e")
+    assert dialog.name_warning.text() == (
+        "this name holds invisible direction characters (shown in the list as \\u202e)"
+    )
+    dialog.name.setText("back\u200dup")  # a joiner between Latin letters joins nothing
+    assert dialog.name_warning.text() == (
+        "this name holds invisible or control characters (shown in the list as \\u200d)"
+    )
