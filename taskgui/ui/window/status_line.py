@@ -6,16 +6,65 @@ pointer is on it) come and go on the same bar through ``QStatusBar.showMessage``
 these labels are the facts that stay. So every one of them is a *permanent* widget:
 QStatusBar hides its normal widgets while a message shows and draws the message over
 their place, so a toolbar hover made "Workers: 0 of 4 busy" vanish under the tip.
-Permanent widgets sit on the right and the message is drawn left of them.
+Permanent widgets sit on the right and the message is drawn left of them, so they
+must leave it room: the database's path, which may be as long as a folder tree is
+deep, is cut in the middle to at most ``LOCATION_WIDTH`` (the whole is in its tooltip).
 """
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
-from taskgui.ui.plain_text import plain_label, plain_tooltip
+from taskgui.ui.plain_text import make_plain, plain_label, plain_tooltip, shown
 
 LOCAL_OWNER = "this window"
+LOCATION_WIDTH = 260  # px at most for the path: the rest of the bar is the messages'
+_LOCATION_MIN_WIDTH = 80  # px: a narrow window still shows the start and the end
+
+
+class MiddleElidedLabel(QLabel):
+    """Plain text on one line, drawn cut in the middle ("/home/ann/…/taskgui.sqlite3")
+    when it is wider than ``max_width`` or the room it is given.
+
+    ``text()`` stays the whole text (what is copied, read out and tested); only the
+    drawing is cut, as ``shown`` writes it (a folder named with an override cannot
+    reorder the path).
+    """
+
+    def __init__(self, text: str, max_width: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        make_plain(self)
+        self._max_width = max_width
+        self.setText(text)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), self._max_width), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), _LOCATION_MIN_WIDTH), hint.height())
+
+    def drawn_text(self) -> str:
+        """What is painted at the label's present width."""
+        return self.fontMetrics().elidedText(
+            shown(self.text()), Qt.TextElideMode.ElideMiddle, self.contentsRect().width()
+        )
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's; all is drawn
+        painter = QPainter(self)
+        self.style().drawItemText(
+            painter,
+            self.contentsRect(),
+            int(self.alignment()),
+            self.palette(),
+            self.isEnabled(),
+            self.drawn_text(),
+            self.foregroundRole(),
+        )
+        painter.end()
 
 
 class StatusLine:
@@ -29,9 +78,11 @@ class StatusLine:
         # Who runs the schedule is read from the other process; the path is the user's.
         self.owner = plain_label(parent=parent)
         self.owner.setAccessibleName("Who runs the schedule")
-        self.location = plain_label(location, parent)
+        self.location = MiddleElidedLabel(location, LOCATION_WIDTH, parent)
         self.location.setAccessibleName("Database")
-        self.location.setToolTip("The database this window shows")
+        self.location.setToolTip(
+            plain_tooltip(f"The database this window shows: {shown(location)}")
+        )
         bar.addPermanentWidget(self.counts)
         bar.addPermanentWidget(self.workers)
         bar.addPermanentWidget(self.owner)

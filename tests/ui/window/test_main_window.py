@@ -29,6 +29,7 @@ from taskgui.ui.task_dialog.dialog import TaskDialog
 from taskgui.ui.window.actions import Verb
 from taskgui.ui.window.filter_bar import SEARCH_MIN_WIDTH
 from taskgui.ui.window.main_window import MainWindow
+from taskgui.ui.window.status_line import LOCATION_WIDTH
 from tests.helpers.service import CLOCK, spec
 
 
@@ -454,6 +455,35 @@ def test_pause_for_an_hour_from_the_context_menu(window: MainWindow, qtbot: QtBo
     # A paused task offers no second pause from the menu (Resume ends it early).
     again = window.build_context_menu().findChild(QMenu, "pause_for")
     assert isinstance(again, QMenu) and not again.isEnabled()
+
+
+def test_a_long_database_path_leaves_the_status_bar_room_for_messages(
+    tmp_path: Path, qtbot: QtBot, confirm: Confirmations
+) -> None:
+    """A path as deep as a folder tree is drawn cut in the middle, within
+    LOCATION_WIDTH, its start and its file name kept; the whole is in the tooltip."""
+    repository = SqliteRepository(tmp_path / "window.sqlite3")
+    service = SchedulerService(repository, CLOCK, workers=2, kill_grace=0.3)
+    service.start()
+    deep = "/home/ann/" + "/".join(f"folder-{index}" for index in range(30)) + "/taskgui.sqlite3"
+    main = MainWindow(service, CLOCK, location=deep, confirm=confirm)
+    qtbot.addWidget(main)
+    main.resize(1000, 500)
+    main.show()
+    qtbot.waitExposed(main)
+    label = main.location_label
+    assert label.text() == deep  # the whole, for copying and for a screen reader
+    assert 0 < label.width() <= LOCATION_WIDTH
+    drawn = label.drawn_text()
+    assert drawn.startswith("/home/ann/") and drawn.endswith("taskgui.sqlite3") and "…" in drawn
+    assert deep in label.toolTip()
+    bar = main.statusBar()
+    permanent = min(child.geometry().left() for child in (main.counts_label, label))
+    assert permanent >= bar.width() // 4  # a quarter of the bar at least for a message
+    main.close()
+    service.shutdown(grace=1.0)
+    service.pool.wait_for_done(5_000)
+    repository.close()
 
 
 def test_a_status_tip_never_covers_the_counts_or_the_workers(
