@@ -163,15 +163,16 @@ def test_a_one_value_range_with_a_step_is_that_value_alone() -> None:
     """'5-5/2' is minute 5 alone, in cronie (get_range) and here; croniter ran it every
     minute. Beside cronsim when it reads it the same way (2.9 on)."""
     cron = Cron("5-5/2 * * * *")
-    after = datetime(2026, 1, 1, tzinfo=UTC)
-    runs = [after := cron.next_after(after) for _ in range(3)]
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    runs: list[datetime] = []
+    for _ in range(3):
+        after = cron.next_after(runs[-1] if runs else start)
+        assert after is not None
+        runs.append(after)
     assert [(run.hour, run.minute) for run in runs] == [(0, 5), (1, 5), (2, 5)]
     if CRONSIM_READS_N_N_STEP_AS_CRONIE:
-        start = datetime(2026, 1, 1, tzinfo=UTC)
-        assert [
-            cronsim_next("5-5/2 * * * *", "UTC", run - timedelta(minutes=1)) for run in runs
-        ] == runs
-        assert cronsim_next("5-5/2 * * * *", "UTC", start) == runs[0]
+        previous = [start, *runs[:-1]]
+        assert [cronsim_next("5-5/2 * * * *", "UTC", at) for at in previous] == runs
 
 
 @pytest.mark.parametrize(
