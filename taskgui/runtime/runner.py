@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
-import select
 import signal
 import subprocess
 import threading
@@ -53,16 +52,15 @@ from taskgui.runtime.command_process import (
     working_directory,
 )
 from taskgui.runtime.output_tail import DEFAULT_OUTPUT_CAP, OutputReports, TailBuffer
+from taskgui.runtime.run_wait import RunWatch, earliest, thread_wake_pipe
 from taskgui.system.process_tree import RUN_MARK, ProcessTree, new_mark, open_pidfd
 
 DEFAULT_KILL_GRACE = KILL_GRACE  # core.defaults: the one definition
 DEFAULT_OUTPUT_INTERVAL = 0.5  # seconds between two reports of the output so far
 
-_READ_CHUNK = 64 * 1024  # the default Linux pipe capacity: one read empties a full pipe
 _EXIT_POLL = 0.05  # how often to look for an exit when there is no pidfd to wait on
 _GROUP_POLL_FIRST, _GROUP_POLL_MAX = 0.01, 0.25  # waiting for a run's processes to end
 _DRAIN_WINDOW = 0.1  # how long to keep reading after the command exited
-_MAX_WAIT = 3_600.0  # the longest single wait in the poll (see _Watch.wait)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -201,7 +199,7 @@ class CommandRunner:
             self._begun = True
             # Set before the process exists, so a cancel() racing with the start is
             # never lost: either it is seen here, or it writes to this pipe.
-            wake = _thread_wake_pipe()
+            wake = thread_wake_pipe()
             self._wake_w = wake.write_fd
         try:
             return self._run(wake.read_fd, on_started)
@@ -270,7 +268,7 @@ class CommandRunner:
         output already written.
         """
         pidfd = open_pidfd(proc.pid)
-        watch = _Watch(out_fd, wake_r, pidfd, tail)
+        watch = RunWatch(out_fd, wake_r, pidfd, tail)
         try:
             stop, kill_at = self._wait_for_leader(proc, tree, watch, started)
             ended = self._monotonic()
@@ -285,7 +283,7 @@ class CommandRunner:
         return stop, ended
 
     def _wait_for_leader(
-        self, proc: subprocess.Popen[bytes], tree: ProcessTree, watch: _Watch, started: float
+        self, proc: subprocess.Popen[bytes], tree: ProcessTree, watch: RunWatch, started: float
     ) -> tuple[_Stop | None, float | None]:
         """Until the process exits: read output, and stop it on timeout or cancel.
 
@@ -327,16 +325,16 @@ class CommandRunner:
             if watch.exit_fd is None:
                 timeout = _EXIT_POLL
             if stop is None and deadline is not None:
-                timeout = _earliest(timeout, deadline - now)
+                timeout = earliest(timeout, deadline - now)
             if kill_at is not None:
-                timeout = _earliest(timeout, kill_at - now)
+                timeout = earliest(timeout, kill_at - now)
             if reports is not None:
                 reports.report(now)
-                timeout = _earliest(timeout, reports.due_in(now))
+                timeout = earliest(timeout, reports.due_in(now))
             exited = watch.wait(timeout) or watch.exit_fd is None
         return stop, kill_at
 
-    def _wait_for_tree(self, tree: ProcessTree, watch: _Watch, kill_at: float) -> None:
+    def _wait_for_tree(self, tree: ProcessTree, watch: RunWatch, kill_at: float) -> None:
         """The leader answered SIGTERM: give the rest of the run's processes the same
         grace, then make sure nothing of the command survives it.
 
@@ -352,7 +350,7 @@ class CommandRunner:
             watch.wait(min(kill_at - now, interval))
             interval = min(interval * 2, _GROUP_POLL_MAX)
 
-    def _drain(self, watch: _Watch) -> None:
+    def _drain(self, watch: RunWatch) -> None:
         """Read what is already in the pipe, briefly: a background child may hold it
         open for ever, and the run is over when its main process is."""
         if not watch.output_open:
@@ -389,96 +387,3 @@ def _report(
     outcome: RunOutcome, result: RunResult, duration: float, *, began: float | None = None
 ) -> RunReport:
     return RunReport(outcome=outcome, result=result, duration=max(0.0, duration), began=began)
-
-
-class _WakePipe:
-    """A pipe a cancel writes a byte to, to wake the thread running that command.
-
-    One a thread, kept from run to run (a pipe, two ``ioctl``s and two ``close``s a
-    run otherwise), closed when the thread ends and its locals go. A byte left by a
-    cancel that came as a run ended costs the next run one more turn of its wait loop,
-    nothing else: every turn looks at the run's own flag.
-    """
-
-    __slots__ = ("read_fd", "write_fd")
-
-    def __init__(self) -> None:
-        self.read_fd, self.write_fd = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-
-    def __del__(self) -> None:
-        os.close(self.read_fd)
-        os.close(self.write_fd)
-
-
-_per_thread = threading.local()
-
-
-def _thread_wake_pipe() -> _WakePipe:
-    wake: _WakePipe | None = getattr(_per_thread, "wake", None)
-    if wake is None:
-        wake = _per_thread.wake = _WakePipe()
-    return wake
-
-
-def _earliest(timeout: float | None, other: float | None) -> float | None:
-    """The sooner of two waits, where None is no limit."""
-    if other is None:
-        return timeout
-    return other if timeout is None or other < timeout else timeout
-
-
-class _Watch:
-    """What one run waits on: its output pipe, the wake pipe and the process's pidfd.
-
-    ``select.poll`` rather than a ``selectors`` selector: one system call a wait and no
-    descriptor of its own (an epoll is made, filled and closed per run), and none of the
-    wrapper's Python per event. Used by the run's own thread alone.
-    """
-
-    __slots__ = ("_out_fd", "_poll", "_wake_fd", "exit_fd", "output_open", "tail")
-
-    def __init__(self, out_fd: int, wake_fd: int, exit_fd: int | None, tail: TailBuffer) -> None:
-        self._poll = select.poll()
-        self._out_fd = out_fd
-        self._wake_fd = wake_fd
-        self.exit_fd = exit_fd
-        self.tail = tail
-        self.output_open = True
-        for fd in (out_fd, wake_fd) if exit_fd is None else (out_fd, wake_fd, exit_fd):
-            self._poll.register(fd, select.POLLIN)
-
-    def forget_wake_and_exit(self) -> None:
-        """Stop waiting for a cancel or the exit: the process has been reaped."""
-        self._poll.unregister(self._wake_fd)
-        if self.exit_fd is not None:
-            self._poll.unregister(self.exit_fd)
-            self.exit_fd = None
-
-    def wait(self, timeout: float | None) -> bool:
-        """Block until output, a wake-up or an exit (or the timeout); consume what came.
-        True if the pidfd said the process has exited.
-
-        At most ``_MAX_WAIT`` at a time: poll takes its timeout as a C int of
-        milliseconds (about 24.8 days) and refuses more, and a task's timeout may be up
-        to 100 years. Every caller loops and works out again what remains, so a slice
-        changes nothing.
-        """
-        millis = None if timeout is None else min(timeout, _MAX_WAIT) * 1000.0
-        exited = False
-        for fd, _ in self._poll.poll(millis):
-            if fd == self._out_fd:
-                try:
-                    data = os.read(fd, _READ_CHUNK)
-                except BlockingIOError:
-                    continue
-                if data:
-                    self.tail.feed(data)
-                else:  # end of file: every writer has closed the pipe
-                    self._poll.unregister(fd)
-                    self.output_open = False
-            elif fd == self._wake_fd:
-                with contextlib.suppress(BlockingIOError):
-                    os.read(fd, 64)
-            else:
-                exited = True
-        return exited

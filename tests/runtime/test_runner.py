@@ -24,8 +24,8 @@ from taskgui.core.errors import InvalidTaskError
 from taskgui.core.states import RunOutcome
 from taskgui.core.status import RunResult
 from taskgui.core.task import Command
-from taskgui.runtime import runner as runner_module
 from taskgui.runtime.output_tail import TailBuffer
+from taskgui.runtime.run_wait import thread_wake_pipe
 from taskgui.runtime.runner import CommandRunner, RunReport
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; Linux only")
@@ -711,7 +711,7 @@ def test_a_threads_wake_pipe_is_closed_when_the_thread_ends() -> None:
 
 def test_a_wake_left_in_the_threads_pipe_does_not_touch_the_next_run() -> None:
     # A cancel that comes as a run ends may leave its byte in the thread's wake pipe.
-    os.write(runner_module._thread_wake_pipe().write_fd, b"\0\0\0")
+    os.write(thread_wake_pipe().write_fd, b"\0\0\0")
     report = CommandRunner(
         Command(line="sleep 0.2; echo done"), timeout=None, monotonic=time.monotonic
     ).run()
