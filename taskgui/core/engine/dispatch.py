@@ -23,6 +23,7 @@ from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError, UnreadableTaskError
 from taskgui.core.events import (
     Event,
+    OccurrencesSkipped,
     RetryScheduled,
     RunDispatched,
     RunFinished,
@@ -202,8 +203,11 @@ class Dispatching(ConditionRuns, Triggering):
         events.append(RunDispatched(ticket, queued))
         events.append(TaskChanged(self._snapshot(entry)))
 
-    def _due_occurrence(self, entry: TaskEntry, now: datetime) -> datetime | None:
-        """The occurrence a run asked for now is (it then runs as that), if any.
+    def _due_occurrence(
+        self, entry: TaskEntry, now: datetime
+    ) -> tuple[datetime | None, OccurrencesSkipped | None]:
+        """The occurrence a run asked for now is (it then runs as that), if any, and the
+        occurrences before it that are missed for it.
 
         "Run now" on a task whose occurrence is already due means: run it now. Else the
         occurrence came back behind the manual run, found it running and was recorded
@@ -216,16 +220,24 @@ class Dispatching(ConditionRuns, Triggering):
         Only an occurrence already judged to run (waiting for a worker, a key, its
         conditions) or one still within its misfire grace, and not a paused task's:
         one past its grace that nothing judged yet (taskgui was down, the task was
-        paused) was missed, and meets its misfire policy as it would have.
+        paused) was missed, and meets its misfire policy as it would have. Under
+        ``run_once`` that policy is one catch-up run, standing for the latest occurrence
+        that passed, the ones before it missed: the run asked for is that catch-up (it
+        was a run of its own and a "missed" record for the catch-up it stood beside).
         """
         if entry.slot_kind is not SlotKind.OCCURRENCE or entry.spec.paused:
-            return None
+            return None, None
         occurrence = entry.slot_scheduled or entry.slot_at
         if occurrence is None or occurrence > now:
-            return None  # a future one stays deferred: the schedule goes on as before
+            return None, None  # a future one stays deferred: the schedule goes on as before
         spec = entry.spec
         judged = self._queues.waiting_reason(spec.id, spec.concurrency_key) is not None
-        return occurrence if judged or now - occurrence <= spec.misfire_grace else None
+        if judged or now - occurrence <= spec.misfire_grace:
+            return occurrence, None
+        if spec.misfire is MisfirePolicy.RUN_ONCE:
+            verdict = policies.misfire(spec, occurrence, now, self._run_all_limit)
+            return verdict.slot_at or occurrence, verdict.skipped
+        return None, None
 
     @staticmethod
     def _occurrence_run_by_hand(entry: TaskEntry, now: datetime) -> datetime | None:

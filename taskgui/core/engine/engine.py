@@ -389,14 +389,17 @@ class Engine(GivingBack):
             raise InvalidStateError(refusal)
         if entry.slot_kind is SlotKind.RETRY:
             return self._retry_now(entry, now)
-        stands_for = self._due_occurrence(entry, now)  # before it leaves its queue
+        stands_for, missed = self._due_occurrence(entry, now)  # before it leaves its queue
         unblocked = self._unqueue(entry)
         if entry.slot_kind is SlotKind.OCCURRENCE:
-            entry.deferred_at = entry.slot_scheduled or entry.slot_at  # unspread
+            # Unspread; for a catch-up, the occurrence it stands for (those before it
+            # are the missed ones): the schedule goes on from there.
+            entry.deferred_at = stands_for or entry.slot_scheduled or entry.slot_at
         entry.terminal = None
         entry.set_slot(SlotKind.MANUAL, now, scheduled=stands_for)
         self._queue(entry)
-        return [TaskChanged(self._snapshot(entry)), *unblocked]
+        changed: list[Event] = [TaskChanged(self._snapshot(entry))]
+        return [*([missed] if missed is not None else []), *changed, *unblocked]
 
     def retry_now(self, task_id: TaskId, now: datetime) -> list[Event]:
         """Run the next attempt of a failing task now, or start over an exhausted one."""

@@ -576,6 +576,50 @@ def test_run_now_past_the_grace_is_a_run_of_its_own_and_the_occurrence_was_misse
     assert [(s.count, s.first_at) for s in skipped] == [(2, at(0)), (1, at(7200))]
 
 
+def test_run_now_past_the_grace_under_run_once_is_the_one_catch_up() -> None:
+    """Two hours down under run_once: the policy runs one catch-up for the backlog,
+    standing for 02:00 (the latest that passed), 00:00 and 01:00 missed. A person's run
+    now at 02:00:10 is that catch-up: one run, as the 02:00 occurrence, and the schedule
+    goes on at 03:00. (A trial found a manual run and the 02:00 recorded missed beside
+    it, "taskgui was not running", where the policy would have run it.)"""
+    engine = Engine()
+    spec = make_spec(
+        1, first_run_at=at(0), recurrence=Every(timedelta(hours=1)), misfire=MisfirePolicy.RUN_ONCE
+    )
+    engine.add(spec)
+    events = engine.run_now(1, at(7210))
+    events += engine.due(at(7210), 2)
+    run = only_run(events)
+    assert (run.kind, run.scheduled_at) == (SlotKind.OCCURRENCE, at(7200))
+    events += engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(7211))
+    events += engine.due(at(7211), 2)
+    assert len(dispatched(events)) == 1
+    skipped = [e for e in events if isinstance(e, OccurrencesSkipped)]
+    assert [(s.count, s.first_at, s.reason) for s in skipped] == [(2, at(0), SkipReason.MISFIRE)]
+    assert engine.next_deadline() == at(3 * 3600)
+
+
+def test_run_now_from_the_cli_past_the_grace_under_run_once_then_a_daemon() -> None:
+    """The trial's case end to end: a task due at 00:00 with no scheduler, ``run-now``
+    from the CLI at 02:00:10, a daemon started at 02:00:20 from what the CLI stored."""
+    offline = Engine()
+    spec = make_spec(
+        1, first_run_at=at(0), recurrence=Every(timedelta(hours=1)), misfire=MisfirePolicy.RUN_ONCE
+    )
+    offline.add(spec)
+    recorded = offline.run_now(1, at(7210))  # the CLI commits these
+    engine = Engine()
+    events = engine.load(list(offline.snapshots()), at(7220)) + engine.due(at(7220), 4)
+    run = only_run(events)
+    assert (run.kind, run.scheduled_at) == (SlotKind.OCCURRENCE, at(7200))
+    events += engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(7221))
+    events += engine.due(at(7221), 4)
+    skipped = [e for e in recorded + events if isinstance(e, OccurrencesSkipped)]
+    assert [(s.count, s.first_at) for s in skipped] == [(2, at(0))]  # once, by the CLI
+    assert len(dispatched(events)) == 1
+    assert engine.next_deadline() == at(3 * 3600)
+
+
 def test_run_now_on_a_paused_task_leaves_its_due_occurrence_to_the_resume() -> None:
     engine = Engine()
     engine.add(make_spec(1, first_run_at=at(0), recurrence=Every(timedelta(hours=1))))
