@@ -306,12 +306,15 @@ class CommandRunner:
         kill_at: float | None = None
         exited = watch.exit_fd is None  # without a pidfd: look after every wait
         while not (exited and proc.poll() is not None):
+            # Read once a turn, without the lock: the flag only ever turns True, and
+            # cancel() writes to the wake pipe after setting it, so a turn never misses
+            # it. Once: a cancel landing between two reads would stop the run with the
+            # clock unread, its SIGKILL due at kill_grace after 0.0, that is at once.
+            cancelled = self._cancelled
             timed = deadline is not None or kill_at is not None or reports is not None
-            now = self._monotonic() if timed or self._cancelled else 0.0
+            now = self._monotonic() if timed or cancelled else 0.0
             if stop is None:
-                # Read without the lock: the flag only ever turns True, and cancel()
-                # writes to the wake pipe after setting it, so a turn never misses it.
-                if self._cancelled:
+                if cancelled:
                     stop = _Stop.CANCEL
                 elif deadline is not None and now >= deadline:
                     stop = _Stop.TIMEOUT

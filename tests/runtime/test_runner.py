@@ -502,6 +502,43 @@ def test_cancel_a_command_that_ignores_sigterm_uses_sigkill_after_the_grace() ->
     assert wait_until(lambda: not live_members(runner.pid or 0))
 
 
+class _CancelledWhileLooking(CommandRunner):
+    """A runner whose cancel lands just after the wait loop first looks at the flag,
+    as a GIL switch to the canceller's thread there would make it."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self._flag = False
+        self._looks = 0
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def _cancelled(self) -> bool:
+        value = self._flag
+        self._looks += 1
+        if self._looks == 3 and self._begun:  # the loop's first turn, with the process up
+            self._cancel_locked()
+        return value
+
+    @_cancelled.setter
+    def _cancelled(self, value: bool) -> None:
+        self._flag = value
+
+
+def test_a_cancel_landing_while_the_loop_looks_still_gives_the_kill_grace() -> None:
+    """The grace is measured on the clock: a cancel between two looks at the flag had
+    the stop time 0.0 (the clock unread), so SIGKILL went at once."""
+    runner = _CancelledWhileLooking(
+        Command(line="trap '' TERM; echo ready; sleep 30"),
+        timeout=None,
+        kill_grace=1.0,
+        monotonic=time.monotonic,
+    )
+    report = runner.run()
+    assert report.outcome is RunOutcome.CANCELLED
+    assert report.duration >= 1.0  # the grace, then SIGKILL (TERM is ignored)
+    assert report.result.exit_code == -signal.SIGKILL
+
+
 def test_cancel_before_run_starts_nothing() -> None:
     runner = CommandRunner(
         Command(line="echo should not run"), timeout=None, monotonic=time.monotonic
