@@ -18,12 +18,12 @@ from taskgui.core.engine import policies
 from taskgui.core.engine.condition_runs import ConditionRuns
 from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.engine.queues import ReadyKey
+from taskgui.core.engine.run_by_hand import occurrence_run_by_hand
 from taskgui.core.engine.triggers import Triggering
 from taskgui.core.engine.withdraw import capture
 from taskgui.core.errors import InvalidStateError, UnreadableTaskError
 from taskgui.core.events import (
     Event,
-    OccurrencesSkipped,
     RetryScheduled,
     RunDispatched,
     RunFinished,
@@ -164,7 +164,7 @@ class Dispatching(ConditionRuns, Triggering):
     ) -> None:
         assert entry.slot_kind is not None and entry.slot_at is not None
         before = capture(entry)
-        by_hand = self._occurrence_run_by_hand(entry, now)
+        by_hand = occurrence_run_by_hand(entry, now)
         ticket = RunTicket(
             run_id=next(self._run_ids),
             task_id=entry.spec.id,
@@ -202,57 +202,6 @@ class Dispatching(ConditionRuns, Triggering):
             self._queued.add(ticket.run_id)
         events.append(RunDispatched(ticket, queued))
         events.append(TaskChanged(self._snapshot(entry)))
-
-    def _due_occurrence(
-        self, entry: TaskEntry, now: datetime
-    ) -> tuple[datetime | None, OccurrencesSkipped | None]:
-        """The occurrence a run asked for now is (it then runs as that), if any, and the
-        occurrences before it that are missed for it.
-
-        "Run now" on a task whose occurrence is already due means: run it now. Else the
-        occurrence came back behind the manual run, found it running and was recorded
-        as missed: a one-off added and asked to run before a daemon started showed its
-        run and a "missed" record beside it. So the manual slot remembers the
-        occurrence (as its ``scheduled``; stored, so a daemon started later knows), and
-        the run is dispatched as it: history, the misfire accounting and the ledger on
-        disk count it as run, and the schedule goes on from it.
-
-        Only an occurrence already judged to run (waiting for a worker, a key, its
-        conditions) or one still within its misfire grace, and not a paused task's:
-        one past its grace that nothing judged yet (taskgui was down, the task was
-        paused) was missed, and meets its misfire policy as it would have. Under
-        ``run_once`` that policy is one catch-up run, standing for the latest occurrence
-        that passed, the ones before it missed: the run asked for is that catch-up (it
-        was a run of its own and a "missed" record for the catch-up it stood beside).
-        """
-        if entry.slot_kind is not SlotKind.OCCURRENCE or entry.spec.paused:
-            return None, None
-        occurrence = entry.slot_scheduled or entry.slot_at
-        if occurrence is None or occurrence > now:
-            return None, None  # a future one stays deferred: the schedule goes on as before
-        spec = entry.spec
-        judged = self._queues.waiting_reason(spec.id, spec.concurrency_key) is not None
-        if judged or now - occurrence <= spec.misfire_grace:
-            return occurrence, None
-        if spec.misfire is MisfirePolicy.RUN_ONCE:
-            verdict = policies.misfire(spec, occurrence, now, self._run_all_limit)
-            return verdict.slot_at or occurrence, verdict.skipped
-        return None, None
-
-    @staticmethod
-    def _occurrence_run_by_hand(entry: TaskEntry, now: datetime) -> datetime | None:
-        """The occurrence a manual run starting now runs as, if ``run_now`` said it
-        stands for one (its slot remembers that occurrence: ``Engine.run_now``)."""
-        deferred = entry.deferred_at
-        if (
-            entry.slot_kind is SlotKind.MANUAL
-            and deferred is not None
-            and entry.slot_scheduled == deferred
-            and deferred <= now
-            and not entry.spec.paused
-        ):
-            return deferred
-        return None
 
     def withdrawable(self, run_id: RunId) -> bool:
         """Whether ``withdraw`` can take this run back: dispatched, not started, and

@@ -39,6 +39,7 @@ from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.engine.entry import TaskEntry as _Entry
 from taskgui.core.engine.give_back import GivingBack
 from taskgui.core.engine.queues import TimeKey
+from taskgui.core.engine.run_by_hand import due_occurrence
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
 from taskgui.core.events import (
     Event,
@@ -389,7 +390,8 @@ class Engine(GivingBack):
             raise InvalidStateError(refusal)
         if entry.slot_kind is SlotKind.RETRY:
             return self._retry_now(entry, now)
-        stands_for, missed = self._due_occurrence(entry, now)  # before it leaves its queue
+        # Before it leaves its queue: whether it waits there is part of the answer.
+        stands_for, missed = due_occurrence(entry, now, self._queues, self._run_all_limit)
         unblocked = self._unqueue(entry)
         if entry.slot_kind is SlotKind.OCCURRENCE:
             # Unspread; for a catch-up, the occurrence it stands for (those before it

@@ -599,6 +599,27 @@ def test_run_now_past_the_grace_under_run_once_is_the_one_catch_up() -> None:
     assert engine.next_deadline() == at(3 * 3600)
 
 
+@pytest.mark.parametrize("late", [10, 7210])  # inside its grace; past it, under run_once
+def test_run_now_twice_before_it_runs_is_still_one_run_of_that_occurrence(late: int) -> None:
+    """A double click, or ``run-now`` twice before a daemon dispatches: the second ask
+    keeps what the first one stood for (it made the occurrence run twice: once by hand,
+    then again as itself)."""
+    engine = Engine()
+    spec = make_spec(
+        1, first_run_at=at(0), recurrence=Every(timedelta(hours=1)), misfire=MisfirePolicy.RUN_ONCE
+    )
+    engine.add(spec)
+    events = engine.run_now(1, at(late)) + engine.run_now(1, at(late + 0.5))
+    events += engine.due(at(late + 1), 2)
+    run = only_run(events)
+    assert run.kind is SlotKind.OCCURRENCE
+    events += engine.finished(run.run_id, RunOutcome.SUCCEEDED, at(late + 2))
+    events += engine.due(at(late + 2), 2)
+    assert len(dispatched(events)) == 1
+    skipped = [e for e in events if isinstance(e, OccurrencesSkipped)]
+    assert sum(s.count for s in skipped) == (2 if late > 3600 else 0)
+
+
 def test_run_now_from_the_cli_past_the_grace_under_run_once_then_a_daemon() -> None:
     """The trial's case end to end: a task due at 00:00 with no scheduler, ``run-now``
     from the CLI at 02:00:10, a daemon started at 02:00:20 from what the CLI stored."""
