@@ -25,7 +25,7 @@ The window (``ui.plain_text.shown``) writes the same escapes, through
 from __future__ import annotations
 
 import re
-from unicodedata import bidirectional
+from unicodedata import bidirectional, category, name
 
 __all__ = ["direction_visible", "visible", "visible_json", "window_visible"]
 
@@ -50,19 +50,48 @@ _INVISIBLE = (
     "\u00ad\u180e\u200b\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
 )
+# The selectors, which are not format characters (Mn) but draw nothing either: the
+# combining grapheme joiner, the Mongolian free variation selectors, the variation
+# selectors (VS16 makes a heart an emoji) and their supplement (CJK forms).
+_SELECTORS = "\u034f\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+# Letters that are blank (Lo): the Hangul fillers and the Khmer inherent vowels.
+_BLANK_LETTERS = "\u115f\u1160\u17b4\u17b5\u3164\uffa0"
 _HIDDEN = re.compile(
-    f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINERS}{_INVISIBLE}]"
+    f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINERS}{_INVISIBLE}"
+    f"{_SELECTORS}{_BLANK_LETTERS}]"
 )
 # In JSON the C0 controls are already escaped by json.dumps; the rest is not.
-_HIDDEN_IN_JSON = re.compile(f"[{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINERS}{_INVISIBLE}]")
-# The window's set (``window_visible``): the terminal's less the joiners and the marks.
+_HIDDEN_IN_JSON = re.compile(
+    f"[{_DEL_C1}{_MARKS}{_SEPARATORS_DIRECTION}{_JOINERS}{_INVISIBLE}{_SELECTORS}{_BLANK_LETTERS}]"
+)
+# The window's set (``window_visible``): the terminal's less what it keeps in context.
 _HIDDEN_IN_WINDOW = re.compile(
-    f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}]"
+    f"[{_C0}{_LINES_AND_TABS}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}{_BLANK_LETTERS}]"
+)
+_HIDDEN_IN_WINDOW_LINES = re.compile(
+    f"[{_C0}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}{_BLANK_LETTERS}]"
 )
 # What the window keeps where it does its work (see window_visible).
-_KEPT_IN_CONTEXT = re.compile(f"[{_JOINERS}{_MARKS}]")
-_RIGHT_TO_LEFT = frozenset({"R", "AL"})  # Hebrew; Arabic, Syriac, Thaana (UAX #9)
-_HIDDEN_IN_WINDOW_LINES = re.compile(f"[{_C0}{_DEL_C1}{_SEPARATORS_DIRECTION}{_INVISIBLE}]")
+_KEPT_IN_CONTEXT = re.compile(f"[{_JOINERS}{_MARKS}{_SELECTORS}]")
+_CONTEXT_CHARS = frozenset(
+    chr(code)
+    for low, high in (
+        (0x200C, 0x200D),
+        (0x61C, 0x61C),
+        (0x200E, 0x200F),
+        (0x34F, 0x34F),
+        (0x180B, 0x180D),
+        (0x180F, 0x180F),
+        (0xFE00, 0xFE0F),
+        (0xE0100, 0xE01EF),
+    )
+    for code in range(low, high + 1)
+)
+_JOINER_CHARS = frozenset(_JOINERS)
+_SELECTOR_CHARS = _CONTEXT_CHARS - frozenset(_JOINERS + _MARKS)
+_MARK_CHARS = frozenset(_MARKS)
+# Hebrew; Arabic, Syriac, Thaana; Arabic-Indic digits (UAX #9): what a mark orders.
+_RIGHT_TO_LEFT = frozenset({"R", "AL", "AN"})
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -122,21 +151,46 @@ def window_visible(text: str, *, lines: bool = False) -> str:
     if shown.isascii() or _KEPT_IN_CONTEXT.search(shown) is None:
         return shown
     right_to_left = any(  # RLM and ALM are of those classes themselves
-        bidirectional(char) in _RIGHT_TO_LEFT and char not in _MARKS for char in shown
+        bidirectional(char) in _RIGHT_TO_LEFT and char not in _MARK_CHARS for char in shown
     )
 
     def in_context(match: re.Match[str]) -> str:
-        char = match.group()
-        if char in _JOINERS:
-            start, end = match.start(), match.end()
-            before = shown[start - 1] if start else ""
-            after = shown[end] if end < len(shown) else ""
-            keep = not (before.isascii() and after.isascii())
-        else:
-            keep = right_to_left
+        char, start, end = match.group(), match.start(), match.end()
+        before = shown[start - 1] if start else ""
+        after = shown[end] if end < len(shown) else ""
+        if char in _JOINER_CHARS:  # it shapes what is on either side of it
+            while before in _SELECTOR_CHARS and start > 1:  # an emoji's VS16 goes with it
+                start -= 1
+                before = shown[start - 1]
+            keep = (_shaped(before) or _shaped(after)) and not (
+                _latin_or_hidden(before) or _latin_or_hidden(after)
+            )
+        elif char in _MARK_CHARS:  # it orders the neutrals and digits beside it
+            keep = right_to_left and not (_is_letter(before) and _is_letter(after))
+        else:  # a selector picks the form of the character before it
+            keep = _shaped(before)
         return char if keep else _escape(match)
 
     return _KEPT_IN_CONTEXT.sub(in_context, shown)
+
+
+def _shaped(char: str) -> bool:
+    """A character a joiner or selector may work on: not ASCII, not a Latin letter
+    (Latin needs neither: "ré" ZWJ "sumé" would pass for "résumé"), not one of them."""
+    return bool(char) and not char.isascii() and not _latin_or_hidden(char)
+
+
+def _latin_or_hidden(char: str) -> bool:
+    if not char:
+        return False
+    if char.isascii():
+        return char.isalpha()
+    return char in _CONTEXT_CHARS or name(char, "").startswith("LATIN ")
+
+
+def _is_letter(char: str) -> bool:
+    """Between two letters a mark orders nothing (letters have their own direction)."""
+    return bool(char) and category(char).startswith("L")
 
 
 def visible(text: str) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from taskgui.core.terminal_text import visible, visible_json
 from tests.helpers.cli import program
+from tests.helpers.unicode_sets import DEFAULT_IGNORABLE_NOT_FORMAT
 
 # Retitles the terminal, clears the screen, then reverses the rest of the line; an
 # 8-bit CSI and a line separator for the terminals that honour those.
@@ -141,3 +142,13 @@ def test_every_invisible_format_character_is_escaped() -> None:
         and visible(chr(code)) == chr(code)
     ]
     assert missed == []
+
+
+def test_every_character_that_draws_nothing_is_escaped_too() -> None:
+    """Unicode's default ignorable characters that are not format characters: the
+    variation selectors, the combining grapheme joiner, the Hangul fillers ("back"
+    U+3164 "up" printed raw reads "back up")."""
+    assert [
+        f"U+{ord(c):04X}" for c in sorted(DEFAULT_IGNORABLE_NOT_FORMAT) if visible(c) == c
+    ] == []
+    assert visible("back\u3164up \u2764\ufe0f") == "back\\u3164up \u2764\\ufe0f"

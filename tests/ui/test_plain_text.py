@@ -38,6 +38,7 @@ from taskgui.ui.plain_text import (
     window_title,
 )
 from tests.helpers.rich_text import rendered
+from tests.helpers.unicode_sets import DEFAULT_IGNORABLE_NOT_FORMAT
 
 # Characters QTextDocument keeps as they are (it turns no-break spaces and Unicode
 # line separators into plain ones, which says nothing about markup).
@@ -157,6 +158,9 @@ _DRAWN |= {"\u070f", "\u0890", "\u0891", "\u08e2", "\U000110bd", "\U000110cd"}
 # ZWNJ and ZWJ, which Persian, Indic and emoji sequences need; LRM, RLM, ALM, which
 # right-to-left names need. Alone, as below, they do none and are escaped.
 _KEPT = {"\u200c", "\u200d", "\u200e", "\u200f", "\u061c"}
+# And the variation selectors and their kin (Mn), kept after a character they choose a
+# form of (an emoji's VS16), escaped elsewhere; the Hangul fillers (Lo), always escaped.
+_KEPT_SELECTORS = {c for c in DEFAULT_IGNORABLE_NOT_FORMAT if unicodedata.category(c) == "Mn"}
 
 
 def test_shown_escapes_exactly_what_unicode_says_is_invisible_or_breaks_the_line() -> None:
@@ -170,7 +174,8 @@ def test_shown_escapes_exactly_what_unicode_says_is_invisible_or_breaks_the_line
     expected = {
         chr(code)
         for code in range(0x110000)
-        if unicodedata.category(chr(code)) in hidden and chr(code) not in _DRAWN
+        if (unicodedata.category(chr(code)) in hidden or chr(code) in DEFAULT_IGNORABLE_NOT_FORMAT)
+        and chr(code) not in _DRAWN
     }
     assert escaped >= _KEPT  # alone: they shape and order nothing
     assert sorted(expected - escaped) == []
@@ -200,7 +205,8 @@ def test_a_joiner_or_mark_with_nothing_to_do_is_shown(invisible: str) -> None:
 def test_a_joiner_beside_a_letter_it_shapes_stays(joiner: str) -> None:
     arabic = f"backup \u0645{joiner}\u062e"
     assert shown(arabic) == arabic
-    assert shown(f"x{joiner}\u0645") == f"x{joiner}\u0645"  # one side is enough
+    assert shown(f"\u0647{joiner}") == f"\u0647{joiner}"  # an Arabic letter's joining form
+    assert shown(f"x{joiner}\u0645") == f"x\\u{ord(joiner):04x}\u0645"  # not beside Latin
     assert shown(f"back{joiner}up \u0645") == f"back\\u{ord(joiner):04x}up \u0645"
 
 
@@ -219,6 +225,42 @@ def _drawn(text: str) -> QImage:
     painter.drawText(4, 28, text)
     painter.end()
     return image
+
+
+# Pairs of different names Qt draws alike (found by a review of the first rules).
+_LOOKALIKES = [
+    ("back\u200c\u200dup", "backup"),  # two joiners: each beside the other
+    ("r\u00e9\u200dsum\u00e9", "r\u00e9sum\u00e9"),  # a joiner beside a Latin letter
+    ("back\u200eup \u05d0", "backup \u05d0"),  # a mark between letters, RTL elsewhere
+    ("back\u034fup", "backup"),  # the combining grapheme joiner
+    ("back\ufe0fup", "backup"),  # a variation selector after a Latin letter
+    ("back\U000e0100up", "backup"),  # the supplement's
+    ("back\u3164up", "back up"),  # a Hangul filler
+]
+
+
+@pytest.mark.parametrize(("spoof", "real"), _LOOKALIKES)
+def test_names_qt_draws_alike_are_shown_apart(qapp: QApplication, spoof: str, real: str) -> None:
+    assert _drawn(spoof) == _drawn(real) or _drawn(spoof) == _drawn(real.replace(" ", "\u3164"))
+    assert shown(spoof) != spoof
+    assert _drawn(shown(spoof)) != _drawn(shown(real))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u2764\ufe0f\u200d\U0001f525",  # heart on fire: VS16, then ZWJ
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        "\u0915\u094d\u200d\u0937",
+        "\u061c-\u0663\u0664",  # the Arabic minus sign: ALM before Arabic-Indic digits
+        "\u0663\u0664\u066a\u061c",
+        "\u05d2\u05d9\u05d1\u05d5\u05d9!\u200f",
+        "\u8fbb\U000e0100",  # a CJK ideograph's variant form
+    ],
+)
+def test_text_that_needs_its_joiners_marks_and_selectors_keeps_them(text: str) -> None:
+    assert shown(text) == text
 
 
 def test_a_zero_width_space_no_longer_makes_two_names_look_the_same(qapp: QApplication) -> None:
