@@ -89,6 +89,9 @@ def start_process(
     except ValueError as error:  # e.g. a NUL byte in the command line
         os.close(read_fd)
         raise StartError(f"could not start the command: {error}") from None
+    except BaseException:  # anything else Popen raises: the pipe goes with it
+        os.close(read_fd)
+        raise
     finally:
         os.close(write_fd)  # the child has its copy; EOF comes when every writer is gone
     return proc, read_fd

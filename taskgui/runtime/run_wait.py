@@ -38,8 +38,9 @@ class WakePipe:
         self.read_fd, self.write_fd = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
 
     def __del__(self) -> None:
-        os.close(self.read_fd)
-        os.close(self.write_fd)
+        if hasattr(self, "write_fd"):  # else pipe2 failed: there is nothing to close
+            os.close(self.read_fd)
+            os.close(self.write_fd)
 
 
 _per_thread = threading.local()

@@ -197,9 +197,13 @@ class CommandRunner:
             if self._cancelled:
                 return _report(RunOutcome.CANCELLED, RunResult(error="cancelled"), 0.0)
             self._begun = True
+            try:
+                wake = thread_wake_pipe()
+            except OSError as error:  # out of descriptors: a run that could not start
+                result = RunResult(error=f"could not start the command: {error}")
+                return _report(RunOutcome.FAILED, result, 0.0)
             # Set before the process exists, so a cancel() racing with the start is
             # never lost: either it is seen here, or it writes to this pipe.
-            wake = thread_wake_pipe()
             self._wake_w = wake.write_fd
         try:
             return self._run(wake.read_fd, on_started)

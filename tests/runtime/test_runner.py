@@ -27,6 +27,7 @@ from taskgui.core.task import Command
 from taskgui.runtime.output_tail import TailBuffer
 from taskgui.runtime.run_wait import thread_wake_pipe
 from taskgui.runtime.runner import CommandRunner, RunReport
+from tests.helpers.processes import fresh_python
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; Linux only")
 
@@ -730,6 +731,31 @@ def test_no_file_descriptors_leak_over_many_runs(tmp_path: Path) -> None:
             monotonic=time.monotonic,
         ).run()
     assert open_fds() == before
+
+
+def test_out_of_descriptors_on_a_new_thread_is_a_failed_run_not_an_exception() -> None:
+    """No descriptor left for a new worker thread's wake pipe: the run is reported
+    failed, as a command that could not start, and nothing is printed as ignored."""
+    code = """
+import os, resource, threading, time
+from taskgui.core.task import Command
+from taskgui.runtime.runner import CommandRunner
+reports = []
+def run():
+    runner = CommandRunner(Command(line="true"), timeout=None, monotonic=time.monotonic)
+    reports.append(runner.run())
+thread = threading.Thread(target=run)
+highest = max(int(fd) for fd in os.listdir("/proc/self/fd"))
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (highest + 1, hard))
+thread.start(); thread.join()
+print(reports[0].outcome.value, reports[0].result.error)
+"""
+    done = fresh_python(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("failed could not start the command:"), done.stdout
+    assert "Too many open files" in done.stdout
+    assert done.stderr == ""
 
 
 def test_a_threads_wake_pipe_is_closed_when_the_thread_ends() -> None:
