@@ -36,7 +36,9 @@ from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.requests import RequestRow
 
 DEFAULT_HISTORY_LIMIT = 100
-INTERRUPTED_ERROR = "taskgui stopped while this ran; it will be retried"
+# Said of every run found open at a start, whether its task has an attempt left or not
+# (the task's state says which): "it will be retried" was written beside "gave up".
+INTERRUPTED_ERROR = "taskgui stopped while this ran (it was killed, crashed or lost power)"
 # A run queued for a worker (RunDispatched.queued) that taskgui stopped before it
 # started: recovery dispatches it again as a new attempt (control.recovery).
 NEVER_STARTED_ERROR = "taskgui stopped before this run started; it runs again"

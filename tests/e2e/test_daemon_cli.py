@@ -183,19 +183,27 @@ def test_sigkill_mid_run_then_restart_finishes_the_work(taskgui: Taskgui) -> Non
 
 @pytest.mark.slow
 def test_sigterm_stops_gracefully_and_the_interrupted_run_is_retried(taskgui: Taskgui) -> None:
+    """A stop of taskgui is not the command's failure: a one-attempt task (as every
+    task imported from a crontab is) runs again at the next start, it is not given up
+    on (a trial: "exhausted" after a quit whose dialog said it would be retried)."""
     started = taskgui.tmp_path / "started.txt"
     daemon = taskgui.start_daemon()
-    task = taskgui.add(
-        "long", f"echo x >> {started}; sleep 60", "--max-attempts", "2", "--retry-delay", "1s"
-    )
+    command = f"if [ -e {started} ]; then echo again; exit 0; fi; echo x > {started}; sleep 60"
+    task = taskgui.add("long", command, "--max-attempts", "1")
     wait_for(started.exists, what="the run to start")
     daemon.send_signal(signal.SIGTERM)
     assert daemon.wait(timeout=30) == 0
     shown = taskgui.show(task)
-    assert shown["state"] == "retrying"
+    assert shown["state"] == "pending"  # its attempt given back, due again
     [interrupted] = taskgui.history(task)
     assert interrupted["outcome"] == "interrupted"
     assert interrupted["error"] == "stopped because taskgui daemon was stopped"
+
+    taskgui.start_daemon()
+    wait_for(lambda: taskgui.show(task)["state"] == "succeeded", timeout=30, what="the rerun")
+    runs = taskgui.history(task)
+    assert [run["outcome"] for run in runs] == ["succeeded", "interrupted"]
+    assert [run["attempt"] for run in runs] == [1, 1]
 
 
 @pytest.mark.slow

@@ -127,8 +127,9 @@ class ConditionRuns(EngineBase):
     def _run_again_when_conditions_hold(
         self, entry: TaskEntry, ticket: RunTicket, now: datetime, events: list[Event]
     ) -> None:
-        """A run stopped because its conditions ended: the same attempt comes due now
-        and waits, parked on the condition, until it holds again (no attempt spent).
+        """A run stopped because its conditions ended, or because taskgui stopped: the
+        same attempt comes due now (no attempt spent) and, where it has conditions,
+        waits parked on them until they hold again; after a stop, at the next start.
 
         A stopped occurrence is the task's slot again, due now ("pending, waiting: on
         battery"); the next occurrence, queued when it was dispatched, is planned from

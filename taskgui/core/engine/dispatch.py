@@ -251,8 +251,16 @@ class Dispatching(ConditionRuns, Triggering):
         entry.mark_started(run_id, now)
         return [TaskChanged(self._snapshot(entry))]
 
-    def finished(self, run_id: RunId, outcome: RunOutcome, now: datetime) -> list[Event]:
-        """A run ended. Applies the retry policy and frees its worker and key."""
+    def finished(
+        self, run_id: RunId, outcome: RunOutcome, now: datetime, *, crashed: bool = False
+    ) -> list[Event]:
+        """A run ended. Applies the retry policy and frees its worker and key.
+
+        ``crashed``: an INTERRUPTED run whose process died with the scheduler that ran
+        it (a shared schedule's node that stopped answering, its run rescued): it spends
+        its attempt as a crash found at a start does (``load``); else an INTERRUPTED run
+        was stopped by an orderly stop and spends none (see below).
+        """
         ticket = self._runs.pop(run_id, None)
         if ticket is None:
             return []
@@ -267,7 +275,12 @@ class Dispatching(ConditionRuns, Triggering):
         entry.end_run(run_id)
         self._ended.add(entry.spec.id)
         self._queues.previous_run_finished(entry.spec.id)
-        if outcome is RunOutcome.STOPPED and entry.terminal is None:
+        # STOPPED: its conditions ended. INTERRUPTED here: taskgui itself stopped it (a
+        # quit, a daemon or node stopped; a crash is found at the next start instead,
+        # Engine.load). Neither was the command's failure, so neither spends an attempt:
+        # the same attempt comes due again (a quit's dialog promises it; a one-attempt
+        # task was given up on by every quit during its run).
+        if outcome in _RUN_AGAIN and entry.terminal is None and not crashed:
             entry.last_outcome = outcome
             entry.last_run_at = now
             self._run_again_when_conditions_hold(entry, ticket, now, events)
@@ -385,6 +398,8 @@ class Dispatching(ConditionRuns, Triggering):
                 entry.spec = replace(entry.spec, paused_until=None)
                 events.append(TaskChanged(self._snapshot(entry)))
 
+
+_RUN_AGAIN = frozenset({RunOutcome.STOPPED, RunOutcome.INTERRUPTED})
 
 # A ready key above every real one (-priority is at most -PRIORITY_MIN, far below it):
 # ``pop_at_most`` with it pops the head whatever it is, in one call.

@@ -36,7 +36,7 @@ from taskgui.core.task import TaskSpec
 from taskgui.runtime.cluster.stale_reads import Read, StaleReads
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres import waiting
-from taskgui.store.postgres.cluster import Lease
+from taskgui.store.postgres.cluster import RESCUED_PREFIX, Lease
 from taskgui.store.postgres.news import NewsItem, NewsRows
 from taskgui.store.postgres.placement import Placement, placement_of
 from taskgui.store.postgres.repository import FencedOffError, PostgresRepository
@@ -252,7 +252,9 @@ class Leader:
         self._results = {}
         for row, outcome, finished_at, result in self._runs.ended(list(by_row)):
             self._results[by_row[row]] = result
-            events += engine.finished(by_row[row], outcome, finished_at)
+            # A rescued run died with its node: it spends its attempt, as a crash does.
+            rescued = (result.error or "").startswith(RESCUED_PREFIX)
+            events += engine.finished(by_row[row], outcome, finished_at, crashed=rescued)
         return events
 
     def _added(self, engine: Engine) -> list[Event]:

@@ -35,7 +35,8 @@ from taskgui.store.postgres.placement import NOWHERE, Here
 from taskgui.store.postgres.schema import RUN_KEY
 from taskgui.store.postgres.session import Session
 
-RESCUED_ERROR = "rescued from node {node}, which stopped answering; it will be retried"
+RESCUED_PREFIX = "rescued from node "  # how a leader tells a rescue from a node's stop
+RESCUED_ERROR = RESCUED_PREFIX + "{node}, which stopped answering"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -518,6 +518,33 @@ def test_resume_meets_the_misfire_policy_for_what_passed_while_paused(
     assert engine.next_deadline() == at(3 * 3600 + 600)
 
 
+def test_a_run_taskgui_stopped_spends_no_attempt() -> None:
+    """A quit, a daemon or a node stopped mid-run (the service reports INTERRUPTED): the
+    same attempt comes due again, for a one-attempt task too, not "exhausted"."""
+    engine = Engine()
+    engine.add(make_spec(1, first_run_at=at(0), retry=fixed_retry(max_attempts=1)))
+    run = only_run(engine.due(at(0), 1))
+    events = engine.finished(run.run_id, RunOutcome.INTERRUPTED, at(5))
+    assert not [e for e in events if isinstance(e, TaskExhausted)]
+    assert engine.snapshot(1).state is TaskState.PENDING
+    again = only_run(engine.due(at(60), 1))  # the next start, a minute later
+    assert (again.attempt, again.kind) == (1, SlotKind.OCCURRENCE)  # due since the stop
+    engine.finished(again.run_id, RunOutcome.SUCCEEDED, at(61))
+    assert engine.snapshot(1).state is TaskState.SUCCEEDED
+
+
+def test_a_crash_still_spends_the_attempt_it_interrupted() -> None:
+    """Found at the next start (Engine.load): a command that kills taskgui would else
+    run at every start for ever; its retries are its retry policy's."""
+    offline = Engine()
+    offline.add(make_spec(1, first_run_at=at(0), retry=fixed_retry(max_attempts=1)))
+    only_run(offline.due(at(0), 1))  # running when the process died
+    engine = Engine()
+    events = engine.load(list(offline.snapshots()), at(60))
+    assert [e for e in events if isinstance(e, TaskExhausted)]
+    assert engine.snapshot(1).state is TaskState.EXHAUSTED
+
+
 def test_run_now_runs_a_future_task_and_keeps_its_schedule() -> None:
     engine = Engine()
     engine.add(make_spec(1, first_run_at=at(3600), recurrence=Every(timedelta(hours=1))))
