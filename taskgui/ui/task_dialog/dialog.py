@@ -241,9 +241,8 @@ class TaskDialog(QDialog):
         command_ok = checked(self.command_error, lambda: Command(line=line))
         self.task_group.warn_of_hidden_text()
         cwd = checked(self.cwd_error, self.task_group.working_directory)
-        missing = cwd is not None and cwd[0] is not None and not os.path.isdir(cwd[0])
         self.cwd_warning.show_message(
-            "this folder does not exist; runs fail until it does" if missing else None
+            None if cwd is None or cwd[0] is None else _folder_warning(cwd[0])
         )
         run_after = self.run_after.values()
         only_after = run_after is not None and run_after.only_after
@@ -390,3 +389,12 @@ class TaskDialog(QDialog):
             return
         self._result = spec
         super().accept()
+
+
+def _folder_warning(folder: str) -> str | None:
+    """What to say of a working directory (a full path) that runs would fail to enter."""
+    if os.path.isdir(folder):
+        return None
+    if os.path.exists(folder):
+        return "this is a file, not a folder; runs fail until it is a folder"
+    return "this folder does not exist; runs fail until it does"

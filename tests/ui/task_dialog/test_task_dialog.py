@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -996,6 +997,23 @@ def test_messages_appearing_never_move_the_fields(qtbot: QtBot, clock: FakeClock
     warning = dialog.cwd_warning.geometry().translated(dialog.cwd_warning.mapTo(dialog, QPoint()))
     command = dialog.command.geometry().translated(dialog.command.mapTo(dialog, QPoint()))
     assert not warning.intersects(command)
+    assert dialog.cwd_warning.text() == "this folder does not exist; runs fail until it does"
+
+
+def test_a_working_directory_that_is_a_file_is_not_called_missing(
+    qtbot: QtBot, clock: FakeClock, tmp_path: Path
+) -> None:
+    """A file is not "a folder that does not exist" (a trial: /etc/passwd was)."""
+    (tmp_path / "notes.txt").write_text("x")
+    dialog = open_dialog(qtbot, clock)
+    type_text(qtbot, dialog.name, "x")  # the dialog judges once a person has had a go
+    dialog.cwd.setText(str(tmp_path / "notes.txt"))  # as a paste or the folder picker puts it
+    assert dialog.cwd_warning.text() == (
+        "this is a file, not a folder; runs fail until it is a folder"
+    )
+    dialog.cwd.setText(str(tmp_path))
+    assert not dialog.cwd_warning.isVisible()
+    dialog.cwd.setText(str(tmp_path / "missing"))
     assert dialog.cwd_warning.text() == "this folder does not exist; runs fail until it does"
 
 
