@@ -138,12 +138,14 @@ class BannerNotifier(Notifier):
     def __init__(self, banner: Banner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.banner = banner
-        self._shown: Notice | None = None
+        # What the banner stands for since it was last dismissed: the latest shown,
+        # the rest its "+N earlier".
+        self._showing: list[Notice] = []
         banner.action_requested.connect(self._on_banner_action_requested)
         banner.dismissed.connect(self._on_banner_dismissed)
 
     def show_notice(self, notice: Notice) -> None:
-        self._shown = notice
+        self._showing.append(notice)
         self.banner.show_message(
             notice.title,
             notice.message,
@@ -152,9 +154,18 @@ class BannerNotifier(Notifier):
         )
 
     def withdraw(self, task_id: int) -> None:
-        shown = self._shown
-        if shown is not None and shown.kind is NoticeKind.EXHAUSTED and shown.task_id == task_id:
-            self.banner.dismiss()
+        """Only that task's "gave up" goes: the others it stood beside are still true
+        (a trial: Retry Now on one of three given-up tasks emptied the banner)."""
+        rest = [
+            notice
+            for notice in self._showing
+            if not (notice.kind is NoticeKind.EXHAUSTED and notice.task_id == task_id)
+        ]
+        if len(rest) == len(self._showing):
+            return
+        self.banner.dismiss()  # and shown again with what is left, the latest on top
+        for notice in rest:
+            self.show_notice(notice)
 
     def close(self) -> None:
         self.banner.dismiss()
@@ -163,7 +174,7 @@ class BannerNotifier(Notifier):
         self.activated.emit(task_id)
 
     def _on_banner_dismissed(self) -> None:
-        self._shown = None
+        self._showing = []
 
 
 class TrayNotifier(Notifier):

@@ -101,6 +101,31 @@ def test_the_banner_shows_the_latest_notice_and_reports_the_click(
     assert not banner.isVisible()  # acted upon
 
 
+def test_a_task_that_runs_again_takes_back_only_its_own_gave_up(banner: Banner) -> None:
+    notifier = BannerNotifier(banner)
+    for task_id, name in ((1, "fail false"), (2, "exit3"), (3, "notfound")):
+        notifier.notify(
+            Notice(
+                kind=NoticeKind.EXHAUSTED,
+                title=f"“{name}” failed",
+                message="Gave up.",
+                task_id=task_id,
+            )
+        )
+    assert (banner.task_id, banner.more_label.text()) == (3, "+2 earlier")
+    notifier.withdraw(1)  # retried: an earlier one goes, the latest stays on top
+    assert banner.isVisible()
+    assert (banner.task_id, banner.more_label.text()) == (3, "+1 earlier")
+    notifier.withdraw(3)  # the one shown: the one before it comes back on top
+    assert banner.isVisible()
+    assert (banner.task_id, banner.title_label.text()) == (2, "“exit3” failed")
+    assert not banner.more_label.isVisible()
+    notifier.withdraw(7)  # not in the banner: nothing changes
+    assert banner.task_id == 2
+    notifier.withdraw(2)
+    assert not banner.isVisible()
+
+
 def test_the_banner_is_dismissed_with_its_button_or_escape(banner: Banner, qtbot: QtBot) -> None:
     banner.show_message("t", "m", task_id=1)
     with qtbot.waitSignal(banner.dismissed):
