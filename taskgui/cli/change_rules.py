@@ -42,6 +42,8 @@ def pause_end(args: argparse.Namespace, clock: Clock) -> datetime | None:
     if getattr(args, "for_", None) is None:
         return None
     delay: timedelta = args.for_
+    if delay <= timedelta(0):  # a pause that is over as it begins: as a past --until
+        raise InvalidTaskError("--for must be longer than 0s; give how long, like 30m or 2h")
     try:
         return clock.now() + delay
     except OverflowError:

@@ -41,5 +41,8 @@ def test_nonsense_is_refused(run: Run) -> None:
     task_id = add(run)
     assert run("pause", str(task_id), "--until", "2020-01-01T00:00+00:00").code == 2
     assert run("pause", str(task_id), "--for", "999999999d").code == 2
+    zero = run("pause", str(task_id), "--for", "0s")  # over as it begins: as a past --until
+    assert zero.code == 2
+    assert "--for must be longer than 0s" in zero.err
     both = run("pause", str(task_id), "--for", "1h", "--until", "2027-01-01T00:00")
     assert both.code == 2
