@@ -153,6 +153,9 @@ def test_keep_running_in_background_hands_the_schedule_to_a_real_daemon(
         os.kill(daemon, signal.SIGTERM)
         os.waitpid(daemon, 0)  # started by this process: reap it
     history = _program(database, "history", str(started[0]), "--json")
-    first = [run for run in history["runs"] if run["attempt"] == 1]
-    assert first[0]["outcome"] == "interrupted"
-    assert first[0]["error"] == "stopped because taskgui handed its schedule to taskgui daemon"
+    # Oldest first: the window's run, stopped by the handover, spent no attempt, so the
+    # daemon ran attempt 1 again (and the test's SIGTERM stopped that one).
+    runs = list(reversed(history["runs"]))
+    assert runs[0]["outcome"] == "interrupted"
+    assert runs[0]["error"] == "stopped because taskgui handed its schedule to taskgui daemon"
+    assert [run["attempt"] for run in runs] == [1] * len(runs)
