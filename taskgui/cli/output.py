@@ -66,8 +66,9 @@ def _shorten(text: str, width: int) -> str:
     """One line of ``width`` characters at most, then every control made visible.
 
     Cut before escaping, so no escape is cut in half (an escaped cell may be wider).
+    Its tabs and line breaks are written ``\t``, ``\n`` as ``show`` writes them, not
+    folded into a space: "tab" TAB "here" printed beside a real "tab here" (a trial).
     """
-    text = " ".join(text.split())
     return visible(text if len(text) <= width else text[: width - 1] + "…")
 
 

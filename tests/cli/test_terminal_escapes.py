@@ -72,6 +72,17 @@ def test_list_and_show_print_escapes_instead_of_obeying_them(tmp_path: Path) -> 
     assert "/tmp/\\x1b[8mhidden" in shown.stdout and "GREETING=\\x1b[5mblink" in shown.stdout
 
 
+def test_list_writes_a_tab_as_show_does_not_as_a_space(tmp_path: Path) -> None:
+    """ "tab" TAB "here" beside a real "tab here": the table folded the tab into a space
+    and the two rows read the same (``show`` wrote ``\\t``)."""
+    db = tmp_path / "t.sqlite3"
+    for name in ("tab\there", "tab here", "two  spaces"):
+        assert program(db, "add", "--name", name, "--command", "true", "--in", "1h").returncode == 0
+    rows = program(db, "list").stdout.splitlines()[1:]
+    assert [row.split("  ")[1].strip() for row in rows] == ["tab\\there", "tab here", "two"]
+    assert "two  spaces" in rows[2]
+
+
 def test_json_escapes_them_too_and_keeps_every_value(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite3"
     hostile_task(db)
