@@ -325,9 +325,19 @@ class ScheduleEditor(QGroupBox):
             self.preview.clear()
             return None
         first = start
-        if start is self._loaded_first_run and recurrence == self._loaded_recurrence:
-            pass  # an untouched schedule keeps its first run, even one that is no match
-        elif isinstance(recurrence, Cron):
+        untouched = start is self._loaded_first_run and recurrence == self._loaded_recurrence
+        # (An untouched schedule keeps its first run, even one that is no match.)
+        if not untouched and start is self._loaded_first_run and self._start_was_a_match():
+            # A cron task's stored first run is its first match, which no one picked
+            # ("until you pick a start, a new task starts when you create it"): with
+            # another schedule it would be the new one's start, so a weekly job made
+            # "every 20 minutes" waited for Sunday (a trial). It starts from now, and
+            # "When" says so (a start picked on purpose can be picked again there).
+            self._loaded_first_run = None
+            self.follows_clock = True
+            start = first = floor_to_second(self._clock.now())
+            self._move_when(start)
+        if not untouched and isinstance(recurrence, Cron):
             try:
                 first = recurrence.first_at_or_after(start)
             except (ValueError, OverflowError):  # no match before the calendar ends
@@ -342,6 +352,17 @@ class ScheduleEditor(QGroupBox):
         except (ValueError, OverflowError):
             self.preview.clear()
         return Schedule(first, recurrence)
+
+    def _start_was_a_match(self) -> bool:
+        """Whether the loaded start is a cron task's own next match, still to come (its
+        stored first run, derived from when it was made, not a start someone chose)."""
+        old, loaded = self._loaded_recurrence, self._loaded_first_run
+        if not isinstance(old, Cron) or loaded is None or loaded <= self._clock.now():
+            return False
+        try:
+            return old.first_at_or_after(loaded) == loaded
+        except (ValueError, OverflowError):
+            return False
 
     def _next_to_come(self, first: datetime, recurrence: Recurrence) -> datetime | None:
         """The schedule's first run at or after now (``first`` itself if still ahead)."""

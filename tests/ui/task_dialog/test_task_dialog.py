@@ -762,6 +762,41 @@ def test_edit_keeps_the_id_and_applies_changes(qtbot: QtBot, clock: FakeClock) -
     assert result.id == 42
 
 
+def test_a_new_schedule_for_a_cron_task_starts_now_not_at_its_old_first_match(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    """A trial: a weekly cron task (its stored first run is Sunday's match, which no one
+    picked) edited to every 20 minutes waited for Sunday. It starts from now; "When"
+    says so, and moves with the clock as a new task's does."""
+    weekly = Cron("0 12 * * 7")
+    sunday = weekly.first_at_or_after(NOW)
+    assert sunday.weekday() == 6 and sunday > NOW
+    spec = TaskSpec(
+        id=7, name="weekly", command=Command(line="true"), first_run_at=sunday, recurrence=weekly
+    )
+    dialog = open_dialog(qtbot, clock, spec=spec, mode=DialogMode.EDIT)
+    _set_cron(qtbot, dialog, "*/20 * * * *")
+    assert dialog.schedule.follows_clock
+    assert from_qdatetime(dialog.schedule.when.dateTime()) == NOW_S
+    result = accept(qtbot, dialog)
+    assert result.first_run_at == NOW_S  # 12:00:00 is a match: it runs now, not Sunday
+
+
+def test_a_cron_task_whose_first_run_passed_keeps_it_with_a_new_schedule(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    """Its start is history (the preview goes on from now anyway): unchanged."""
+    weekly = Cron("0 12 * * 7")
+    before = weekly.first_at_or_after(NOW - timedelta(days=30))
+    spec = TaskSpec(
+        id=7, name="weekly", command=Command(line="true"), first_run_at=before, recurrence=weekly
+    )
+    dialog = open_dialog(qtbot, clock, spec=spec, mode=DialogMode.EDIT)
+    _set_cron(qtbot, dialog, "*/20 * * * *")
+    assert not dialog.schedule.follows_clock
+    assert accept(qtbot, dialog).first_run_at == before
+
+
 def test_editing_the_time_to_the_past_warns_about_saving(qtbot: QtBot, clock: FakeClock) -> None:
     spec = ROUND_TRIP_SPECS[2].values[0]
     assert isinstance(spec, TaskSpec)
