@@ -60,9 +60,13 @@ class Notice:
 
 
 def _reason(error: str) -> str:
-    # Its lines joined into one: a notice has a line or two of room.
+    # Its lines joined into one: a notice has a line or two of room. The sentence's
+    # first letter capitalised ("Exit status 3."), but not the program's own name,
+    # which is written in lower case ("taskgui stopped while this ran", not "Taskgui").
     error = " ".join(shown_lines(error).split())
-    return error[0].upper() + error[1:] if error else ""
+    if not error or error.startswith("taskgui "):
+        return error
+    return error[0].upper() + error[1:]
 
 
 def notice_for_exhausted(event: TaskExhausted, error: str, recurring: bool = False) -> Notice:

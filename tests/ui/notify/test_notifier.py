@@ -63,6 +63,15 @@ def test_an_exhausted_notice_names_the_task_the_attempts_and_the_error() -> None
     )
 
 
+def test_a_reason_that_begins_with_taskgui_keeps_its_lower_case() -> None:
+    """A trial: "Gave up after 1 attempt: Taskgui stopped while this ran"."""
+    notice = notice_for_exhausted(EXHAUSTED, "taskgui stopped while this ran (it was killed)")
+    assert (
+        notice.message
+        == "Gave up after 3 attempts: taskgui stopped while this ran (it was killed)."
+    )
+
+
 def test_a_retry_notice_says_which_attempt_comes_and_when() -> None:
     notice = notice_for_retry(RETRY, "Upload report", "exit status 6  (host\nnot found)")
     assert notice.kind is NoticeKind.RETRYING
