@@ -52,6 +52,7 @@ from taskgui.ui.task_dialog.fields import (
 )
 from taskgui.ui.task_dialog.fixed_lines import FixedLinesLabel
 from taskgui.ui.task_dialog.schedule_preview import PREVIEW_LINES, preview_text
+from taskgui.ui.task_dialog.schedule_start import derived_start, next_to_come
 
 TICK_MS = 1_000
 # A first run this much in the past counts as "has passed": "Now" is a moment old by the
@@ -311,6 +312,7 @@ class ScheduleEditor(QGroupBox):
 
     def schedule(self) -> Schedule | None:
         """Build the schedule from the fields; show what is wrong; None when invalid."""
+        now = floor_to_second(self._clock.now())  # as "When" shows it
         start = self.start_time()
         kind = self.repeat.currentData()
         recurrence: Recurrence | None
@@ -324,10 +326,9 @@ class ScheduleEditor(QGroupBox):
             self.when_warning.show_message(None)
             self.preview.clear()
             return None
-        first = start
-        untouched = start is self._loaded_first_run and recurrence == self._loaded_recurrence
-        # (An untouched schedule keeps its first run, even one that is no match.)
-        if not untouched and start is self._loaded_first_run and self._start_was_a_match():
+        first, loaded, old = start, self._loaded_first_run, self._loaded_recurrence
+        untouched = start is loaded and recurrence == old  # keeps its first run, even no match
+        if not untouched and start is loaded and derived_start(old, start, now):
             # A cron task's stored first run is its first match, which no one picked
             # ("until you pick a start, a new task starts when you create it"): with
             # another schedule it would be the new one's start, so a weekly job made
@@ -335,7 +336,7 @@ class ScheduleEditor(QGroupBox):
             # "When" says so (a start picked on purpose can be picked again there).
             self._loaded_first_run = None
             self.follows_clock = True
-            start = first = floor_to_second(self._clock.now())
+            start = first = now
             self._move_when(start)
         if not untouched and isinstance(recurrence, Cron):
             try:
@@ -348,29 +349,10 @@ class ScheduleEditor(QGroupBox):
         # Show when it really runs: the engine starts a cron task at its first match,
         # and a schedule whose start passed goes on from its next run to come.
         try:
-            self._update_preview(self._next_to_come(first, recurrence), recurrence)
+            self._update_preview(next_to_come(first, recurrence, now), recurrence)
         except (ValueError, OverflowError):
             self.preview.clear()
         return Schedule(first, recurrence)
-
-    def _start_was_a_match(self) -> bool:
-        """Whether the loaded start is a cron task's own next match, still to come (its
-        stored first run, derived from when it was made, not a start someone chose)."""
-        old, loaded = self._loaded_recurrence, self._loaded_first_run
-        if not isinstance(old, Cron) or loaded is None or loaded <= self._clock.now():
-            return False
-        try:
-            return old.first_at_or_after(loaded) == loaded
-        except (ValueError, OverflowError):
-            return False
-
-    def _next_to_come(self, first: datetime, recurrence: Recurrence) -> datetime | None:
-        """The schedule's first run at or after now (``first`` itself if still ahead)."""
-        first = recurrence.first_at_or_after(first)
-        now = floor_to_second(self._clock.now())  # as "When" shows it: a run now is to come
-        if first >= now or not recurrence.is_recurring:
-            return first
-        return recurrence.catch_up(first, now).next_at
 
     def _every(self) -> Every:
         seconds = self.every_count.value() * int(self.every_unit.currentData())
