@@ -13,7 +13,6 @@ sub-second part) are carried over from the task being edited.
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import Enum
@@ -42,6 +41,7 @@ from taskgui.ui.task_dialog.fields import (
     named,
     one_place,
 )
+from taskgui.ui.task_dialog.folder_check import FolderCheck, Look, folder_warning
 from taskgui.ui.task_dialog.retry_editor import RetryEditor
 from taskgui.ui.task_dialog.run_after_editor import RunAfterEditor
 from taskgui.ui.task_dialog.run_rules_editor import RunRulesEditor
@@ -95,8 +95,10 @@ class TaskDialog(QDialog):
         pick_folder: PathPicker = pick_folder,
         system: SystemConditions | None = None,
         tasks: Sequence[TaskSnapshot] = (),
+        look_at_folder: Look = folder_warning,
     ) -> None:
-        """``tasks``: the schedule's tasks, to pick what it runs after (and see cycles)."""
+        """``tasks``: the schedule's tasks, to pick what it runs after (and see cycles).
+        ``look_at_folder``: how the working directory is judged (on a thread of its own)."""
         super().__init__(parent)
         if spec is None and mode is not DialogMode.CREATE:
             raise ValueError(f"{mode.value} needs the task to start from")
@@ -150,6 +152,7 @@ class TaskDialog(QDialog):
         self._validation = QTimer(self)
         self._validation.setSingleShot(True)
         self._validation.setInterval(VALIDATION_DELAY_MS)
+        self._folder_check = FolderCheck(clock.monotonic, self, look=look_at_folder)
         if spec is not None:
             self._load(spec)
         self._connect()
@@ -208,6 +211,7 @@ class TaskDialog(QDialog):
         self.run_after.changed.connect(self._on_field_changed)
         self.command.refused.connect(self._on_command_refused)
         self._validation.timeout.connect(self._on_validation_timeout)
+        self._folder_check.answered.connect(self._on_folder_check_answered)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 
@@ -241,8 +245,8 @@ class TaskDialog(QDialog):
         command_ok = checked(self.command_error, lambda: Command(line=line))
         self.task_group.warn_of_hidden_text()
         cwd = checked(self.cwd_error, self.task_group.working_directory)
-        self.cwd_warning.show_message(
-            None if cwd is None or cwd[0] is None else _folder_warning(cwd[0])
+        self.cwd_warning.show_message(  # found off this thread (see folder_check)
+            None if cwd is None or cwd[0] is None else self._folder_check.warning(cwd[0])
         )
         run_after = self.run_after.values()
         only_after = run_after is not None and run_after.only_after
@@ -363,6 +367,10 @@ class TaskDialog(QDialog):
         self._revalidate()
 
     @never_raises
+    def _on_folder_check_answered(self) -> None:
+        self._revalidate()
+
+    @never_raises
     def _on_command_refused(self, message: str) -> None:
         self._validate_if_waiting()  # so that no late check hides the message
         self.command_error.show_message(message)
@@ -389,12 +397,3 @@ class TaskDialog(QDialog):
             return
         self._result = spec
         super().accept()
-
-
-def _folder_warning(folder: str) -> str | None:
-    """What to say of a working directory (a full path) that runs would fail to enter."""
-    if os.path.isdir(folder):
-        return None
-    if os.path.exists(folder):
-        return "this is a file, not a folder; runs fail until it is a folder"
-    return "this folder does not exist; runs fail until it does"

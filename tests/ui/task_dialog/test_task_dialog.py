@@ -8,10 +8,12 @@ hold in any time zone.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
+from time import monotonic
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -1028,7 +1030,8 @@ def test_messages_appearing_never_move_the_fields(qtbot: QtBot, clock: FakeClock
     assert dialog.retry.first_delay_error.toolTip()  # and in its tooltip
     assert _geometries(dialog) == before
     retype(qtbot, dialog.cwd, "/no/such/folder/for/taskgui")
-    assert dialog.cwd_warning.isVisible() and not dialog.cwd_error.isVisible()
+    qtbot.waitUntil(dialog.cwd_warning.isVisible)  # looked at on a thread of its own
+    assert not dialog.cwd_error.isVisible()
     warning = dialog.cwd_warning.geometry().translated(dialog.cwd_warning.mapTo(dialog, QPoint()))
     command = dialog.command.geometry().translated(dialog.command.mapTo(dialog, QPoint()))
     assert not warning.intersects(command)
@@ -1043,12 +1046,46 @@ def test_a_working_directory_that_is_a_file_is_not_called_missing(
     dialog = open_dialog(qtbot, clock)
     type_text(qtbot, dialog.name, "x")  # the dialog judges once a person has had a go
     dialog.cwd.setText(str(tmp_path / "notes.txt"))  # as a paste or the folder picker puts it
-    assert dialog.cwd_warning.text() == (
-        "this is a file, not a folder; runs fail until it is a folder"
+    qtbot.waitUntil(
+        lambda: (
+            dialog.cwd_warning.text()
+            == "this is a file, not a folder; runs fail until it is a folder"
+        )
+    )
+    dialog.cwd.setText(str(tmp_path / "missing"))
+    qtbot.waitUntil(
+        lambda: dialog.cwd_warning.text() == "this folder does not exist; runs fail until it does"
     )
     dialog.cwd.setText(str(tmp_path))
+    qtbot.waitUntil(lambda: not dialog.cwd_warning.isVisible())
+
+
+def test_a_folder_that_does_not_answer_never_holds_up_the_dialog(
+    qtbot: QtBot, clock: FakeClock
+) -> None:
+    """A stat of a hung network mount blocks as long as the mount: it is made on a
+    thread of its own, and the dialog goes on (it checks its fields every second)."""
+    answer = threading.Event()
+    asked: list[str] = []
+
+    def hung(folder: str) -> str | None:
+        asked.append(folder)
+        answer.wait(10)
+        return "this folder does not exist; runs fail until it does"
+
+    dialog = TaskDialog(clock, look_at_folder=hung)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    type_text(qtbot, dialog.name, "x")
+    started = monotonic()
+    dialog.cwd.setText("/net/gone")
+    for _ in range(3):
+        dialog.schedule.tick()  # the second's refresh asks again: no second look
+    assert monotonic() - started < 1.0  # the look is still blocked
+    assert asked == ["/net/gone"]
     assert not dialog.cwd_warning.isVisible()
-    dialog.cwd.setText(str(tmp_path / "missing"))
+    answer.set()
+    qtbot.waitUntil(dialog.cwd_warning.isVisible)
     assert dialog.cwd_warning.text() == "this folder does not exist; runs fail until it does"
 
 

@@ -1,0 +1,81 @@
+"""Whether a task's working directory is a folder, found without the GUI thread.
+
+The dialog checks its fields at every change and every second (the schedule's ticker),
+and a ``stat`` of a folder on a network mount that stopped answering blocks for as long
+as the mount does: the dialog, and the window with it, would freeze. So the look is
+made on a thread of its own and its answer comes back as a queued signal; until it
+has come the dialog says nothing of the folder (a run would say it anyway). A path's
+answer is kept for ``FRESH_FOR`` seconds, then looked at again, so a folder made while
+the dialog is open stops being warned of. One look at a time per path: a hung one is
+not asked again until it answers.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+FRESH_FOR = 2.0  # seconds an answer stands before the folder is looked at again
+
+Look = Callable[[str], "str | None"]
+
+
+def folder_warning(folder: str) -> str | None:
+    """What to say of a working directory (a full path) that runs would fail to enter."""
+    if os.path.isdir(folder):
+        return None
+    if os.path.exists(folder):
+        return "this is a file, not a folder; runs fail until it is a folder"
+    return "this folder does not exist; runs fail until it does"
+
+
+class FolderCheck(QObject):
+    """The last known warning for each folder asked about; ``answered`` when a look
+    ends (on the thread that owns this object: the dialog's)."""
+
+    answered = Signal()
+    _looked = Signal(str, object)  # path, its warning (or None): from the looking thread
+
+    def __init__(
+        self,
+        monotonic: Callable[[], float],
+        parent: QObject | None = None,
+        *,
+        look: Look = folder_warning,
+    ) -> None:
+        super().__init__(parent)
+        self._monotonic = monotonic
+        self._look = look
+        self._known: dict[str, tuple[str | None, float]] = {}  # path -> (warning, when)
+        self._looking: set[str] = set()
+        self._looked.connect(self._on_looked)
+
+    def warning(self, folder: str) -> str | None:
+        """The warning for ``folder`` as last found (None while not yet known). Never
+        waits: a look that is due is started on a thread and answers later."""
+        known = self._known.get(folder)
+        if (
+            known is None or self._monotonic() - known[1] > FRESH_FOR
+        ) and folder not in self._looking:
+            self._looking.add(folder)
+            threading.Thread(
+                target=self._look_on_a_thread, args=(folder,), name="folder-check", daemon=True
+            ).start()
+        return None if known is None else known[0]
+
+    def _look_on_a_thread(self, folder: str) -> None:
+        try:
+            warning = self._look(folder)
+        except Exception:  # an answer must come back, or the path is never asked again
+            warning = None
+        self._looked.emit(folder, warning)
+
+    def _on_looked(self, folder: str, warning: object) -> None:
+        self._looking.discard(folder)
+        before = self._known.get(folder)
+        self._known[folder] = (warning if isinstance(warning, str) else None, self._monotonic())
+        if before is None or before[0] != warning:
+            self.answered.emit()
