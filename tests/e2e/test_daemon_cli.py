@@ -194,7 +194,7 @@ def test_sigterm_stops_gracefully_and_the_interrupted_run_is_retried(taskgui: Ta
     daemon.send_signal(signal.SIGTERM)
     assert daemon.wait(timeout=30) == 0
     shown = taskgui.show(task)
-    assert shown["state"] == "pending"  # its attempt given back, due again
+    assert shown["state"] == "retrying"  # the same attempt, due again at once
     [interrupted] = taskgui.history(task)
     assert interrupted["outcome"] == "interrupted"
     assert interrupted["error"] == "stopped because taskgui daemon was stopped"

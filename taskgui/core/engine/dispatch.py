@@ -275,17 +275,21 @@ class Dispatching(ConditionRuns, Triggering):
         entry.end_run(run_id)
         self._ended.add(entry.spec.id)
         self._queues.previous_run_finished(entry.spec.id)
-        # STOPPED: its conditions ended. INTERRUPTED here: taskgui itself stopped it (a
-        # quit, a daemon or node stopped; a crash is found at the next start instead,
-        # Engine.load). Neither was the command's failure, so neither spends an attempt:
-        # the same attempt comes due again (a quit's dialog promises it; a one-attempt
-        # task was given up on by every quit during its run).
-        if outcome in _RUN_AGAIN and entry.terminal is None and not crashed:
+        if entry.terminal is not None or outcome not in _RUN_AGAIN or crashed:
+            self._after_run(entry, outcome, now, events)
+        else:
+            # Not the command's failure, so no attempt is spent. STOPPED: its conditions
+            # ended; it waits for them again. INTERRUPTED here: taskgui itself stopped it
+            # (a quit, a daemon or node stopped; a crash is found at the next start,
+            # Engine.load): the same attempt is retried at once, at the next start, as
+            # the quit's dialog says (a one-attempt task was given up on by every quit
+            # during its run, and a retry is not a late occurrence a misfire skips).
             entry.last_outcome = outcome
             entry.last_run_at = now
-            self._run_again_when_conditions_hold(entry, ticket, now, events)
-        else:
-            self._after_run(entry, outcome, now, events)
+            if outcome is RunOutcome.STOPPED:
+                self._run_again_when_conditions_hold(entry, ticket, now, events)
+            else:
+                self._retry_the_same_attempt(entry, ticket, now, events)
         events.append(TaskChanged(self._snapshot(entry)))
         return events
 
@@ -318,6 +322,19 @@ class Dispatching(ConditionRuns, Triggering):
         elif verdict.terminal is not None and not entry.spec.only_after:
             entry.terminal = verdict.terminal  # one "only after" waits for the next trigger
         self._upstream_ended(entry, outcome, now, events)
+
+    def _retry_the_same_attempt(
+        self, entry: TaskEntry, ticket: RunTicket, now: datetime, events: list[Event]
+    ) -> None:
+        """A retry of the stopped run's own attempt, due now; the occurrence it displaces
+        comes back after it, as after any retry (see ``_schedule_retry``)."""
+        if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL, SlotKind.TRIGGERED):
+            return  # another attempt is already queued
+        if entry.slot_kind is SlotKind.OCCURRENCE:
+            events += self._unqueue(entry)
+            entry.deferred_at = entry.slot_scheduled or entry.slot_at
+        entry.set_slot(SlotKind.RETRY, now, attempt=ticket.attempt)
+        self._queue(entry)
 
     def _schedule_retry(
         self, entry: TaskEntry, now: datetime, delay: timedelta, events: list[Event]

@@ -526,11 +526,27 @@ def test_a_run_taskgui_stopped_spends_no_attempt() -> None:
     run = only_run(engine.due(at(0), 1))
     events = engine.finished(run.run_id, RunOutcome.INTERRUPTED, at(5))
     assert not [e for e in events if isinstance(e, TaskExhausted)]
-    assert engine.snapshot(1).state is TaskState.PENDING
-    again = only_run(engine.due(at(60), 1))  # the next start, a minute later
-    assert (again.attempt, again.kind) == (1, SlotKind.OCCURRENCE)  # due since the stop
+    assert engine.snapshot(1).state is TaskState.RETRYING  # due now: at the next start
+    again = only_run(engine.due(at(3600), 1))  # an hour later: a retry, no misfire
+    assert (again.attempt, again.kind, again.scheduled_at) == (1, SlotKind.RETRY, at(5))
     engine.finished(again.run_id, RunOutcome.SUCCEEDED, at(61))
     assert engine.snapshot(1).state is TaskState.SUCCEEDED
+
+
+def test_a_recurring_run_taskgui_stopped_is_retried_then_the_schedule_goes_on() -> None:
+    """Under misfire skip too: the stopped attempt is retried, not a late occurrence,
+    and the next occurrence comes back after it, where it was."""
+    engine = Engine()
+    spec = make_spec(
+        1, first_run_at=at(0), recurrence=Every(timedelta(hours=1)), misfire=MisfirePolicy.SKIP
+    )
+    engine.add(spec)
+    run = only_run(engine.due(at(0), 1))
+    engine.finished(run.run_id, RunOutcome.INTERRUPTED, at(30))
+    again = only_run(engine.due(at(1800), 1))  # the next start, half an hour later
+    assert (again.kind, again.attempt) == (SlotKind.RETRY, 1)
+    engine.finished(again.run_id, RunOutcome.SUCCEEDED, at(1801))
+    assert engine.next_deadline() == at(3600)
 
 
 def test_a_crash_still_spends_the_attempt_it_interrupted() -> None:
