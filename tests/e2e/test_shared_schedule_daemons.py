@@ -199,3 +199,27 @@ def test_a_killed_daemons_run_is_rescued_and_a_killed_leader_replaced(
         15,
     )
     assert _marks(log)  # the runs wrote their marks
+
+
+def test_a_second_daemon_answering_as_a_live_node_is_refused(nodes: Nodes) -> None:
+    """A trial: a second `taskgui daemon` on one machine (the same default name) closed
+    the first's running run as a crash's leftover and stopped its command, and the two
+    took the lead from each other. It is refused now, with one line, and the first runs on.
+    """
+    nodes.join("same")
+    slow = nodes.add("--name", "slow", "--command", "sleep 8")
+    wait_for(lambda: nodes.state(slow) == "running", 30)
+    first = nodes.processes["same"]
+    nodes.processes["same-first"] = first
+    nodes.start("same")  # the second, by the same name
+    second = nodes.processes["same"]
+    assert second.wait(timeout=30) == 1
+    error = (nodes.tmp / "same.stderr").read_text()
+    assert f"node same is already running (pid {first.pid} on " in error
+    assert "--node NAME" in error and "Traceback" not in error
+    assert first.poll() is None
+    wait_for(lambda: nodes.state(slow) == "succeeded", 30)
+    outcomes = nodes.query("SELECT outcome FROM runs WHERE task_id = %s", (slow,))
+    assert outcomes == [("succeeded",)]  # never interrupted by the second
+    nodes.processes["same"] = first
+    del nodes.processes["same-first"]

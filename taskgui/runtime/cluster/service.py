@@ -32,7 +32,9 @@ notifications a file's daemon has.
 from __future__ import annotations
 
 import logging
+import os
 import random
+import socket
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -50,7 +52,7 @@ from taskgui.runtime.conditions.monitor import ConditionMonitor
 from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.pool import WorkerPool
-from taskgui.store.errors import StoreError
+from taskgui.store.errors import SchedulerAlreadyRunningError, StoreError
 from taskgui.store.postgres import waiting
 from taskgui.store.postgres.cluster import Cluster
 from taskgui.store.postgres.news import NewsRows
@@ -133,7 +135,14 @@ class ClusterNodeService(QObject):
 
     def start(self) -> int:
         """Join the schedule; return how many of this node's own runs a previous
-        process of it left open (closed as interrupted, retried by their policy)."""
+        process of it left open (closed as interrupted, retried by their policy).
+
+        SchedulerAlreadyRunningError while another process answers as this node: it
+        would close that process's runs as its own leftovers (and stop their commands),
+        and the two would take the lead from each other. Every node on a machine is
+        ``user@host`` unless named, so a second ``taskgui daemon`` meets this at once.
+        """
+        self._refuse_a_live_twin()
         interrupted = self._runs.interrupt_own(self._clock.now())
         for run in interrupted:
             log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
@@ -146,6 +155,19 @@ class ClusterNodeService(QObject):
         if self._conditions is not None:
             self._conditions.start()
         return len(interrupted)
+
+    def _refuse_a_live_twin(self) -> None:
+        twin = self.cluster.live_twin(self.times.silence)
+        if twin is None:
+            return
+        host, pid, ago = twin
+        if host == socket.gethostname() and (pid == os.getpid() or not _alive(pid)):
+            return  # a process of this machine that is gone (killed): its runs are ours
+        raise SchedulerAlreadyRunningError(
+            f"node {self.node} is already running (pid {pid} on {host}, heard from "
+            f"{ago:.0f} s ago); stop it, or start this one with another name: --node NAME",
+            pid=pid,
+        )
 
     def watch_conditions(self, monitor: ConditionMonitor) -> None:
         """Judge run conditions by this machine's power, network and idle state (until
@@ -318,3 +340,14 @@ class ClusterNodeService(QObject):
         except StoreError as error:
             log.warning("node %s could not say it stopped: %s", self.node, error)
         self.stopped.emit()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of this machine with that pid exists (signal 0 asks only)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: it exists
+        return True
+    return True

@@ -133,6 +133,20 @@ class Cluster:
         )
         return float(rows[0][0])
 
+    def live_twin(self, dead_after: timedelta) -> tuple[str, int, float] | None:
+        """A process answering as this node now (host, pid, seconds since it was last
+        heard from): heard from within ``dead_after`` and not stopped. None: nobody."""
+        rows = self._session.query(
+            "SELECT host, pid, EXTRACT(EPOCH FROM clock_timestamp() - last_heartbeat) "
+            "FROM nodes WHERE name = %s AND stopped_at IS NULL "
+            "AND last_heartbeat > clock_timestamp() - %s",
+            (self.node, dead_after),
+        )
+        if not rows:
+            return None
+        host, pid, ago = rows[0]
+        return str(host), int(pid), float(ago)
+
     def stopped(self) -> None:
         """A clean stop: give up the lead and say so, so nobody waits out the lease."""
         with self._session.transaction() as connection:
