@@ -29,7 +29,7 @@ from taskgui.cli.shared_changes import shared_client
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.remote import RemoteScheduler
-from taskgui.store.postgres.connection import redact
+from taskgui.store.postgres.connection import password_left_out, redact
 from taskgui.store.postgres.follow import FollowedPostgres
 from taskgui.store.private_folders import make_config_folder
 from taskgui.ui.desktop.autostart import launch_command
@@ -88,7 +88,7 @@ class SharedSession:
     @property
     def launch_command(self) -> list[str]:
         # A password stays out of the autostart entry: libpq reads ~/.pgpass instead.
-        return launch_command(redact(self.dsn).replace(":***@", "@"))
+        return launch_command(password_left_out(self.dsn))
 
     def attach(self, window: MainWindow) -> None:
         view = SharedScheduleView(

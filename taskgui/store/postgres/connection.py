@@ -55,6 +55,14 @@ def redact(dsn: str) -> str:
     return _PASSWORD_PARAM.sub(r"\1***", _PASSWORD_IN_URL.sub(r"\1:***@", dsn))
 
 
+def password_left_out(dsn: str) -> str:
+    """The DSN with no password at all (not ``***``, which libpq would send as one): for
+    a command line kept on disk, where libpq then finds it in ``~/.pgpass``."""
+    without = _PASSWORD_IN_URL.sub(r"\1@", dsn)
+    without = re.sub(r"([?&])password=[^&]*&?", r"\1", without, flags=re.IGNORECASE)
+    return without.rstrip("?&")
+
+
 def psycopg_module() -> Any:
     """psycopg, or a PostgresUnavailableError that says how to install it."""
     try:
@@ -79,15 +87,35 @@ def connect(dsn: str, *, application_name: str = "taskgui") -> psycopg.Connectio
         )
     except driver.Error as error:
         raise PostgresUnavailableError(
-            f"cannot connect to {redact(dsn)}: {_first_line(error)}; check that the server "
+            f"cannot connect to {redact(dsn)}: {_first_line(error, dsn)}; check that the server "
             "runs and the DSN, ~/.pgpass or the PG* variables are right"
         ) from None
     return connection
 
 
-def _first_line(error: BaseException) -> str:
+def _first_line(error: BaseException, dsn: str) -> str:
+    """The driver's message, its first line, with the DSN's password taken out: libpq
+    quotes what it could not parse ('in URI: "postgresql://ann:secret@[::1"', an
+    'invalid percent-encoded token: "secret%PW"'), password and all."""
     text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
+    return without_password(text[0], dsn) if text else type(error).__name__
+
+
+_URL_PASSWORD = re.compile(r"^postgres(?:ql)?://[^:/@?#]*:([^@/?#]*)@")
+_PARAM_PASSWORD = re.compile(r"password=([^&\s]*)", re.IGNORECASE)
+
+
+def without_password(text: str, dsn: str) -> str:
+    """``text`` with every form of the DSN's password in it (as written, and decoded
+    from its percent escapes) replaced by ``***``, as ``redact`` shows the DSN."""
+    from urllib.parse import unquote  # noqa: PLC0415 - only once a driver error is shown
+
+    found = [match.group(1) for match in (_URL_PASSWORD.match(dsn),) if match]
+    found += _PARAM_PASSWORD.findall(dsn)
+    forms = {form for password in found for form in (password, unquote(password)) if form}
+    for form in sorted(forms, key=len, reverse=True):  # the longest first: none is cut
+        text = text.replace(form, "***")
+    return text
 
 
 @contextmanager
@@ -99,10 +127,10 @@ def translate_errors(dsn: str) -> Iterator[None]:
     except driver.OperationalError as error:
         raise_lost(dsn, error)
     except driver.Error as error:
-        raise StoreError(f"the database {redact(dsn)} refused: {_first_line(error)}") from None
+        raise StoreError(f"the database {redact(dsn)} refused: {_first_line(error, dsn)}") from None
 
 
 def raise_lost(dsn: str, error: BaseException) -> NoReturn:
     raise PostgresConnectionLostError(
-        f"lost the connection to {redact(dsn)}: {_first_line(error)}"
+        f"lost the connection to {redact(dsn)}: {_first_line(error, dsn)}"
     ) from None

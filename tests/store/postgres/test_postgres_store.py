@@ -19,6 +19,8 @@ from taskgui.store.postgres.connection import (
     PostgresConnectionLostError,
     PostgresUnavailableError,
     is_dsn,
+    password_left_out,
+    raise_lost,
     redact,
 )
 from taskgui.store.postgres.repository import PostgresRepository
@@ -205,6 +207,29 @@ def test_an_unreachable_server_is_a_clear_error_without_the_password() -> None:
 
 
 @pytest.mark.parametrize(
+    ("dsn", "quoted"),
+    [
+        # libpq quotes what it could not parse, the password with it (a trial).
+        ("postgresql://postgres:S3cretPW@[::1", 'in URI: "postgresql://postgres:S3cretPW@[::1"'),
+        ("postgresql://postgres:S3cret%PW@127.0.0.1/nosuch", '"S3cret%PW"'),
+        ("postgresql://u:S3cret%21PW@[::1", "S3cret!PW"),  # decoded, as the server got it
+        ("postgresql://127.0.0.1/db?user=u&password=S3cretPW&x=[", "password=S3cretPW"),
+    ],
+)
+def test_a_drivers_message_never_carries_the_password(dsn: str, quoted: str) -> None:
+    class DriverError(Exception):
+        pass
+
+    with pytest.raises(PostgresConnectionLostError) as caught:
+        raise_lost(dsn, DriverError(f"it said {quoted}\nand more"))
+    message = str(caught.value)
+    assert "S3cret" not in message and "***" in message
+    with pytest.raises(PostgresUnavailableError) as unparsable:
+        PostgresRepository(dsn)  # the real driver on the real text, where it fails to parse
+    assert "S3cret" not in str(unparsable.value)
+
+
+@pytest.mark.parametrize(
     ("dsn", "shown"),
     [
         ("postgresql://u:pw@host/db", "postgresql://u:***@host/db"),
@@ -217,6 +242,24 @@ def test_an_unreachable_server_is_a_clear_error_without_the_password() -> None:
 )
 def test_redact_hides_every_password(dsn: str, shown: str) -> None:
     assert redact(dsn) == shown
+
+
+@pytest.mark.parametrize(
+    ("dsn", "kept"),
+    [
+        ("postgresql://u:pw@host/db", "postgresql://u@host/db"),
+        # A trial: the autostart entry wrote password=*** (libpq then sends "***").
+        ("postgresql://host:5432/db?user=u&password=S3cret", "postgresql://host:5432/db?user=u"),
+        (
+            "postgresql://h/db?password=S3&user=u&sslmode=require",
+            "postgresql://h/db?user=u&sslmode=require",
+        ),
+        ("postgres://u@h/db?PASSWORD=x", "postgres://u@h/db"),
+        ("postgresql://host/db", "postgresql://host/db"),
+    ],
+)
+def test_a_dsn_kept_on_disk_has_no_password_at_all(dsn: str, kept: str) -> None:
+    assert password_left_out(dsn) == kept
 
 
 def test_only_postgresql_urls_select_the_store() -> None:
