@@ -47,7 +47,7 @@ def stopping_notice(names: list[str], grace: float) -> QMessageBox:
         QMessageBox.Icon.Information,
         "taskgui is stopping",
         f"Waiting for {listed} to finish. {'It is' if one else 'They are'} stopped in "
-        f"{grace:g} s if still running, and retried as the retry policy allows.",
+        f"{grace:g} s if still running, and run again at the next start.",
     )
     notice.setTextFormat(Qt.TextFormat.PlainText)
     notice.setWindowModality(Qt.WindowModality.NonModal)

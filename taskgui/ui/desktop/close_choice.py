@@ -49,8 +49,8 @@ def close_text(running: Sequence[str]) -> str:
         more = f" and {len(running) - 3} more" if len(running) > 3 else ""
         lines += [
             "",
-            f"Running now: {names}{more}. Either way they are stopped and retried, as "
-            "their retry policy allows (quit: at the next start; in the background: at once).",
+            f"Running now: {names}{more}. Either way they are stopped and run again, the "
+            "same attempt (quit: at the next start; in the background: at once).",
         ]
     return "\n".join(lines)
 
