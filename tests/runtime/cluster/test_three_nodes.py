@@ -127,7 +127,10 @@ class Cluster:
     def runs_log(self) -> Counter[tuple[int, int]]:
         """How often each (task, occurrence) ran, from the shared log file."""
         counts: Counter[tuple[int, int]] = Counter()
-        for line in self.log.read_text().splitlines():
+        text = self.log.read_text()
+        # Whole lines only: a command may be writing its line as this reads (a torn
+        # last line failed the count once, under load).
+        for line in text[: text.rfind("\n") + 1].splitlines():
             task, occurrence, _attempt, _node = line.split()
             counts[int(task), int(occurrence)] += 1
         return counts
