@@ -223,3 +223,15 @@ def test_a_second_daemon_answering_as_a_live_node_is_refused(nodes: Nodes) -> No
     assert outcomes == [("succeeded",)]  # never interrupted by the second
     nodes.processes["same"] = first
     del nodes.processes["same-first"]
+
+
+def test_a_command_on_the_shared_schedule_finds_it_in_taskgui_db(
+    nodes: Nodes, tmp_path: Path
+) -> None:
+    """A trial: TASKGUI_DB was empty there, so a `taskgui` a command ran read the node's
+    own file ("no tasks"). It names the shared schedule (without a password)."""
+    seen = tmp_path / "seen.txt"
+    nodes.join("a")
+    task = nodes.add("--name", "where", "--command", f'printf %s "$TASKGUI_DB" > {seen}')
+    wait_for(lambda: nodes.state(task) == "succeeded", 30)
+    assert seen.read_text() == nodes.dsn

@@ -38,6 +38,7 @@ from taskgui.runtime.run_env import run_environment
 from taskgui.runtime.runner import RunReport
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import ClaimedRun, Cluster
+from taskgui.store.postgres.connection import password_left_out
 from taskgui.store.postgres.repository import PostgresRepository
 from taskgui.store.postgres.shared_runs import SharedRuns
 
@@ -63,6 +64,10 @@ class Claimer(QObject):
     ) -> None:
         super().__init__(parent)
         self._repository = repository
+        # What a command finds as TASKGUI_DB, so that a ``taskgui`` it runs works on this
+        # schedule (it read the machine's own file): the DSN with no password, which
+        # libpq finds again in ~/.pgpass or PGPASSWORD, as the autostart entry does.
+        self._shown_dsn = password_left_out(repository.session.dsn)
         self._cluster = cluster
         self._runs = runs
         self._pool = pool
@@ -139,7 +144,7 @@ class Claimer(QObject):
             run.run_id,
             spec.command,
             timeout=spec.timeout.total_seconds() if spec.timeout else None,
-            extra_env=run_environment(None, ticket, spec.name),
+            extra_env={**run_environment(None, ticket, spec.name), "TASKGUI_DB": self._shown_dsn},
             start_at=self._clock.monotonic() + early if early > 0 else None,
         )
 
