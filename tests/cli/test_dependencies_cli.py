@@ -137,6 +137,9 @@ def test_an_import_skips_tasks_whose_upstream_is_not_imported_and_cycles(
             task(4, "ping", [5]),
             task(5, "pong", [4]),
             task(6, "after alone", [1]),
+            task(1, "a second id 1", []),  # which does "after 1" mean? the first
+            task(7, "a second id 7", []),
+            task(7, "an id no task names", []),  # only a number: both are kept
         ],
     }
     path = tmp_path / "hand.json"
@@ -148,8 +151,11 @@ def test_an_import_skips_tasks_whose_upstream_is_not_imported_and_cycles(
     assert "task 9 of the file, which is not imported" in reasons["after a missing one"]
     assert "task 2 of the file" in reasons["after that"]
     assert "cycle: task 4 -> task 5 -> task 4" in reasons["ping"]
+    assert reasons["a second id 1"] == (
+        "id 1 is given to an earlier task of the file too, which is imported"
+    )
     names = sorted(t["name"] for t in run("list", "--json").json())
-    assert names == ["after alone", "alone"]
+    assert names == ["a second id 7", "after alone", "alone", "an id no task names"]
 
 
 def test_edit_rewires_and_refuses_a_cycle_naming_it(run: Run) -> None:

@@ -20,6 +20,26 @@ from taskgui.core.task import TaskId, TaskSpec
 from taskgui.core.transfer.report import SkippedItem
 
 
+def _drop_ambiguous_ids(
+    kept: list[tuple[str, str, TaskSpec, TaskId | None]], skipped: list[SkippedItem]
+) -> None:
+    """A file id given to two tasks that another task runs after: which one it means
+    cannot be told, so the later ones are skipped, saying so (a trial: the second was
+    skipped as "'run after' makes a cycle: task 1 -> task 1"). An id no task names is
+    only a number the import replaces anyway: both are kept."""
+    named = {edge.task_id for _w, _t, spec, _f in kept for edge in spec.after}
+    seen: set[TaskId] = set()
+    for item in list(kept):
+        where, text, _spec, file_id = item
+        if file_id is None or file_id not in named:
+            continue
+        if file_id in seen:
+            reason = f"id {file_id} is given to an earlier task of the file too, which is imported"
+            skipped.append(SkippedItem(where, text, reason))
+            kept.remove(item)
+        seen.add(file_id)
+
+
 def link(
     candidates: Sequence[tuple[str, str, TaskSpec, TaskId | None]],
 ) -> tuple[list[TaskSpec], list[SkippedItem]]:
@@ -27,6 +47,7 @@ def link(
     edges naming ``PLACEHOLDER_BASE + index``, and the ones skipped (with why)."""
     kept = list(candidates)
     skipped: list[SkippedItem] = []
+    _drop_ambiguous_ids(kept, skipped)
     upstreams = {
         file_id: [edge.task_id for edge in spec.after]
         for _w, _t, spec, file_id in kept
