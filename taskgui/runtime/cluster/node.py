@@ -26,6 +26,7 @@ from taskgui.core.clock import Clock
 from taskgui.core.nodes import clock_is_off
 from taskgui.store.errors import StoreError
 from taskgui.store.postgres.cluster import Cluster, Lease, RescuedRun
+from taskgui.system.accounts import current_user
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +34,11 @@ DEFAULT_LEASE = timedelta(seconds=3)
 
 
 def default_node_name() -> str:
-    """Host and user, as ``taskgui nodes`` shows them: ``user@host``."""
-    try:
-        user = os.getlogin()
-    except OSError:
-        user = os.environ.get("USER") or str(os.getuid())
+    """Host and user, as ``taskgui nodes`` shows them: ``user@host``.
+
+    The account this process runs as (not the terminal's login, which a daemon started
+    by systemd or cron has none of: it fell back to the bare uid, ``0@vm``, a trial)."""
+    user = current_user() or os.environ.get("USER") or str(os.getuid())
     return f"{user}@{socket.gethostname()}"
 
 
