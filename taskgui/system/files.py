@@ -108,4 +108,9 @@ def read_import_file(path: str, limit: int = MAX_IMPORT_BYTES) -> str:
             return read_bounded_text(path, stream, limit)
     except OSError as error:
         why = (error.strerror or str(error)).lower()
+        if isinstance(error, IsADirectoryError):
+            # A folder where a file is wanted: bad input (exit 2), as an export to a
+            # folder is (a trial saw 1 and 2 for the same path); a file that is not
+            # there or cannot be read is the operation failing (exit 1).
+            raise InvalidTaskError(f"cannot read {path}: {why}") from None
         raise TaskguiError(f"cannot read {path}: {why}") from None

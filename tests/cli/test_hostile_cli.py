@@ -90,6 +90,7 @@ CASES = [
     Case(("--db", "  ", "show", "1"), says="--db needs a file path"),
     Case(("export", ""), says="export file name is empty"),
     Case(("export", "."), says="is a folder"),
+    Case(("import", "."), says="cannot read .: is a directory"),  # bad input, as export's
     # durations past 100 years, and times past the calendar
     Case(_add("--every", "999999999d"), says="at most 100 years"),
     Case(_add("--retry-delay", "999999999d"), says="at most 100 years"),
