@@ -46,8 +46,9 @@ def is_dsn(value: str) -> bool:
     return value.startswith(DSN_PREFIXES)
 
 
-_PASSWORD_IN_URL = re.compile(r"^(postgres(?:ql)?://[^:/@?#]*):[^@/?#]*@")
-_PASSWORD_PARAM = re.compile(r"(password=)[^&\s]*", re.IGNORECASE)
+# Group 1 what goes before the password, group 2 the password itself.
+_PASSWORD_IN_URL = re.compile(r"^(postgres(?:ql)?://[^:/@?#]*):([^@/?#]*)@")
+_PASSWORD_PARAM = re.compile(r"(password=)([^&\s]*)", re.IGNORECASE)
 
 
 def redact(dsn: str) -> str:
@@ -101,17 +102,13 @@ def _first_line(error: BaseException, dsn: str) -> str:
     return without_password(text[0], dsn) if text else type(error).__name__
 
 
-_URL_PASSWORD = re.compile(r"^postgres(?:ql)?://[^:/@?#]*:([^@/?#]*)@")
-_PARAM_PASSWORD = re.compile(r"password=([^&\s]*)", re.IGNORECASE)
-
-
 def without_password(text: str, dsn: str) -> str:
     """``text`` with every form of the DSN's password in it (as written, and decoded
     from its percent escapes) replaced by ``***``, as ``redact`` shows the DSN."""
     from urllib.parse import unquote  # noqa: PLC0415 - only once a driver error is shown
 
-    found = [match.group(1) for match in (_URL_PASSWORD.match(dsn),) if match]
-    found += _PARAM_PASSWORD.findall(dsn)
+    found = [match.group(2) for match in (_PASSWORD_IN_URL.match(dsn),) if match]
+    found += [match.group(2) for match in _PASSWORD_PARAM.finditer(dsn)]
     forms = {form for password in found for form in (password, unquote(password)) if form}
     for form in sorted(forms, key=len, reverse=True):  # the longest first: none is cut
         text = text.replace(form, "***")
