@@ -73,22 +73,8 @@ _HIDDEN_IN_WINDOW_LINES = re.compile(
 )
 # What the window keeps where it does its work (see window_visible).
 _KEPT_IN_CONTEXT = re.compile(f"[{_JOINERS}{_MARKS}{_SELECTORS}]")
-_CONTEXT_CHARS = frozenset(
-    chr(code)
-    for low, high in (
-        (0x200C, 0x200D),
-        (0x61C, 0x61C),
-        (0x200E, 0x200F),
-        (0x34F, 0x34F),
-        (0x180B, 0x180D),
-        (0x180F, 0x180F),
-        (0xFE00, 0xFE0F),
-        (0xE0100, 0xE01EF),
-    )
-    for code in range(low, high + 1)
-)
 _JOINER_CHARS = frozenset(_JOINERS)
-_SELECTOR_CHARS = _CONTEXT_CHARS - frozenset(_JOINERS + _MARKS)
+_SELECTOR = re.compile(f"[{_SELECTORS}]")
 _MARK_CHARS = frozenset(_MARKS)
 # Hebrew; Arabic, Syriac, Thaana; Arabic-Indic digits (UAX #9): what a mark orders.
 _RIGHT_TO_LEFT = frozenset({"R", "AL", "AN"})
@@ -159,7 +145,7 @@ def window_visible(text: str, *, lines: bool = False) -> str:
         before = shown[start - 1] if start else ""
         after = shown[end] if end < len(shown) else ""
         if char in _JOINER_CHARS:  # it shapes what is on either side of it
-            while before in _SELECTOR_CHARS and start > 1:  # an emoji's VS16 goes with it
+            while start > 1 and _SELECTOR.fullmatch(before):  # an emoji's VS16 goes with it
                 start -= 1
                 before = shown[start - 1]
             keep = (_shaped(before) or _shaped(after)) and not (
@@ -185,7 +171,7 @@ def _latin_or_hidden(char: str) -> bool:
         return False
     if char.isascii():
         return char.isalpha()
-    return char in _CONTEXT_CHARS or name(char, "").startswith("LATIN ")
+    return bool(_KEPT_IN_CONTEXT.fullmatch(char)) or name(char, "").startswith("LATIN ")
 
 
 def _is_letter(char: str) -> bool:
