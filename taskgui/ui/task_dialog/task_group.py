@@ -59,7 +59,8 @@ def hidden_text_warning(what: str, text: str, *, lines: bool = False) -> str | N
         return None
     # A joiner or mark kept where it does its work (Persian, emoji, Hebrew) is drawn
     # as itself there: only what ``seen`` writes as an escape is named.
-    hidden = [char for char in text if show(char) != char and char not in seen]
+    drawn = set(seen)  # once: a command may be 100,000 characters, checked as typed
+    hidden = [char for char in dict.fromkeys(text) if char not in drawn and show(char) != char]
     escapes = list(dict.fromkeys(show(char) for char in hidden))
     named = ", ".join(escapes[:MAX_ESCAPES_NAMED]) + (
         ", …" if len(escapes) > MAX_ESCAPES_NAMED else ""
