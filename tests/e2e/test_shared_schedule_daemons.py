@@ -10,6 +10,8 @@ run that happened twice shows there whatever the database says.
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -235,3 +237,49 @@ def test_a_command_on_the_shared_schedule_finds_it_in_taskgui_db(
     task = nodes.add("--name", "where", "--command", f'printf %s "$TASKGUI_DB" > {seen}')
     wait_for(lambda: nodes.state(task) == "succeeded", 30)
     assert seen.read_text() == nodes.dsn
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie waiting to be reaped."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def test_a_killed_nodes_command_is_stopped_when_it_restarts_after_its_rescue(
+    nodes: Nodes, tmp_path: Path
+) -> None:
+    """A trial: node a was SIGKILLed mid-run, the leader rescued the run and b ran its
+    retry; a restarted on the same machine, but its old command ran on beside the retry
+    (the rescue had closed the run, so the restart did not count it among its own)."""
+    nodes.join("a", "b")
+    slow = nodes.add(
+        "--name", "slow", "--max-attempts", "2", "--retry-delay", "1s", "--command", "sleep 60"
+    )
+
+    def started() -> list[tuple[Any, ...]]:
+        return nodes.query(
+            "SELECT node, pid FROM runs WHERE task_id = %s AND pid IS NOT NULL ORDER BY id",
+            (slow,),
+        )
+
+    wait_for(lambda: bool(started()), 30)
+    [(runner, pid)] = started()
+    other = "b" if runner == "a" else "a"
+    nodes.processes[runner].kill()  # SIGKILL mid-run: its command goes on
+    nodes.processes[runner].wait(timeout=10)
+    try:
+        # Rescued by the leader, and the retry (attempt 2) runs on the other node.
+        wait_for(lambda: len(started()) == 2, 30)
+        assert started()[1][0] == other
+        assert _alive(pid)  # the first attempt's command still runs on this machine
+        nodes.start(runner)
+        wait_for(lambda: not _alive(pid), 15)
+        log = nodes.log(runner)
+        assert "stopping what run" in log and f"pid {pid}" in log, log
+        assert nodes.state(slow) == "running"  # the retry on the other node goes on
+    finally:
+        if _alive(pid):
+            os.killpg(pid, signal.SIGKILL)

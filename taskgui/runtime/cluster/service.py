@@ -146,7 +146,10 @@ class ClusterNodeService(QObject):
         interrupted = self._runs.interrupt_own(self._clock.now())
         for run in interrupted:
             log.warning("run %s of task %s was interrupted; retrying", run.id, run.task_id)
-        stop_orphaned_runs(interrupted)
+        # What the leader rescued from this node's previous process may still run
+        # here beside its retry on another node: stopped too, but not counted (it was
+        # closed, and retried or given up on, by the rescue).
+        stop_orphaned_runs([*interrupted, *self._runs.rescued_from_last_process()])
         self.loop.step()
         self._listen()
         self._steps.start()

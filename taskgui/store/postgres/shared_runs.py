@@ -20,6 +20,7 @@ from taskgui.core.status import RunRecord, RunResult, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.store import codec
 from taskgui.store.errors import CodecError
+from taskgui.store.postgres.cluster import RESCUED_PREFIX
 from taskgui.store.postgres.reads import NOT_QUARANTINED, SELECT_TASKS, pg_text
 from taskgui.store.postgres.session import Session
 from taskgui.store.protocols import INTERRUPTED_ERROR, cap_output
@@ -41,6 +42,26 @@ class SharedRuns:
             f"UPDATE runs SET outcome = %s, finished_at = %s, error = %s "
             f"WHERE node = %s AND outcome IS NULL RETURNING {RUN_COLUMNS}",
             (RunOutcome.INTERRUPTED.value, codec.to_us(now), INTERRUPTED_ERROR, self.node),
+        )
+        return sorted((run_record(row) for row in rows), key=lambda record: record.id)
+
+    def rescued_from_last_process(self) -> list[RunRecord]:
+        """The runs the leader rescued from this node's previous process, with a pid.
+
+        That process stopped answering (killed, frozen, cut off) and the leader closed
+        its runs and had them retried elsewhere; on this machine their commands may
+        still run beside the retries. A restart (before it beats: the node's row still
+        holds the previous process's start) reads them so that it can stop what they
+        left running, as it does for its own runs left open (``interrupt_own``); the
+        run's mark finds only that run's processes. A minute's slack for the leader's
+        clock, which wrote the rescue's time, against the database's.
+        """
+        rows = self._session.query(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE node = %s AND outcome = %s "
+            "AND pid IS NOT NULL AND starts_with(error, %s) AND finished_at >= ("
+            "SELECT (extract(epoch FROM started_at) * 1000000)::bigint - 60000000 "
+            "FROM nodes WHERE name = %s)",
+            (self.node, RunOutcome.INTERRUPTED.value, RESCUED_PREFIX, self.node),
         )
         return sorted((run_record(row) for row in rows), key=lambda record: record.id)
 
