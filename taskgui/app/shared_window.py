@@ -92,7 +92,7 @@ class SharedSession:
 
     def attach(self, window: MainWindow) -> None:
         view = SharedScheduleView(
-            window, self.service, self.clock.now,
+            window, self.service, self.clock,
             start_command=start_command(self.dsn),
         )  # fmt: skip
         self.views.append(view)

@@ -17,7 +17,6 @@ psycopg is imported only here, and only for a postgresql:// database.
 from __future__ import annotations
 
 import argparse
-from datetime import timedelta
 from typing import Any
 
 from taskgui.cli import adding, editing, shared_changes
@@ -27,12 +26,10 @@ from taskgui.cli.context import note
 from taskgui.cli.task_views import print_list, print_show
 from taskgui.core.clock import Clock
 from taskgui.core.errors import TaskguiError
+from taskgui.core.nodes import SILENT_AFTER
 from taskgui.core.terminal_text import visible
 from taskgui.store.paths import resolve_database_path
 from taskgui.store.postgres.connection import is_dsn, redact
-
-# A node that has not beaten for this long is shown as not answering.
-SILENT_AFTER = timedelta(seconds=10)
 
 
 class NotOnPostgresError(TaskguiError):

@@ -9,13 +9,17 @@ And the words for the node a waiting run wants, shared by the table and the CLI.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from taskgui.core.task import TaskSpec
 
 # A node whose clock differs from the database's by more than this is warned about
 # (leases are judged on the database's clock, so only what the node shows is off).
 CLOCK_WARNING_MS = 1000.0
+# A node that has not beaten for this long is not counted on: the leader rescues its
+# runs only after its own ``dead_after``, but the CLI, the window and the waits shown
+# for dispatched runs all call it "not answering" from here on.
+SILENT_AFTER = timedelta(seconds=10)
 
 
 def clock_is_off(offset_ms: float) -> bool:
@@ -37,10 +41,21 @@ class NodeInfo:
     clock_offset_ms: float
     alive: bool
     tags: tuple[str, ...] = ()
+    # How old its heartbeat was when read, by the database's clock (the one heartbeats
+    # are written by), so a view can tell it fell silent since without trusting its
+    # own machine's clock against the database's.
+    silent_for: timedelta = timedelta(0)
 
     @property
     def clock_off(self) -> bool:
         return clock_is_off(self.clock_offset_ms)
+
+    def answering_after(self, seconds: float) -> bool:
+        """Whether it still counts as answering ``seconds`` after it was read, if no
+        newer heartbeat was read meanwhile."""
+        return (
+            self.alive and self.silent_for.total_seconds() + seconds <= SILENT_AFTER.total_seconds()
+        )
 
 
 def node_wanted(spec: TaskSpec, *, none_answers: bool = False) -> str:

@@ -168,7 +168,8 @@ class Cluster:
             "SELECT n.name, (l.node = n.name AND l.expires_at > clock_timestamp()), n.pid, "
             "n.host, n.last_heartbeat, (SELECT count(*) FROM runs r WHERE r.node = n.name "
             "AND r.outcome IS NULL), n.version, n.clock_offset_ms, "
-            "(n.stopped_at IS NULL AND n.last_heartbeat > clock_timestamp() - %s), n.tags "
+            "(n.stopped_at IS NULL AND n.last_heartbeat > clock_timestamp() - %s), n.tags, "
+            "greatest(clock_timestamp() - n.last_heartbeat, interval '0') "
             "FROM nodes n CROSS JOIN leadership l ORDER BY n.name",
             (dead_after,),
         )
@@ -184,6 +185,7 @@ class Cluster:
                 clock_offset_ms=float(row[7]),
                 alive=bool(row[8]),
                 tags=tuple(row[9] or ()),
+                silent_for=row[10],
             )
             for row in rows
         ]

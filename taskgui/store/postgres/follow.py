@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from datetime import timedelta
 from typing import Any
 
-from taskgui.core.nodes import NodeInfo
+from taskgui.core.nodes import SILENT_AFTER, NodeInfo
 from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId
 from taskgui.store import codec
@@ -27,10 +26,6 @@ from taskgui.store.protocols import DEFAULT_HISTORY_LIMIT, ScheduleHolder, TaskC
 from taskgui.store.run_rows import SHARED_RUN_COLUMNS, run_record
 from taskgui.store.sqlite import follow as rows
 from taskgui.store.times import from_us
-
-# A node that has not beaten for this long is shown as not answering (as the CLI does).
-SILENT_AFTER = timedelta(seconds=10)
-
 
 # The task rows as stored, their wait reason, and their runs in progress: how many,
 # since when, on which nodes (in the row, so a run a node claims or starts is news

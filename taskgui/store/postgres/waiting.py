@@ -21,6 +21,7 @@ from typing import Any
 
 from taskgui.core.conditions import Condition, SystemConditions
 from taskgui.core.events import SKIP_WHY, SkipReason
+from taskgui.core.nodes import SILENT_AFTER
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId
@@ -136,8 +137,6 @@ def _offered(condition: str) -> str:
     return _nodes_for(f"'{condition}' = ANY(coalesce(n.offers, '{{}}'))")
 
 
-# A node that has not beaten for this long is not counted on (as ``taskgui nodes``).
-SILENT_AFTER = timedelta(seconds=10)
 _NAMED = ("ac_power", "network", "unmetered")  # WaitReason values, in reading order
 # A condition no node that may take the run meets: named when one of them knows it
 # does not hold there, else "uncheckable" (none of them can read it: ``?name``).

@@ -11,8 +11,7 @@ each cell is a ``QTableWidgetItem``'s plain text and each tooltip goes through
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 from typing import Protocol
 
 from PySide6.QtCore import Qt, QTimer, SignalInstance
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from taskgui.core.clock import Clock
 from taskgui.core.duration import ago_text
 from taskgui.core.nodes import NodeInfo, clock_is_off
 from taskgui.runtime.guard import never_raises
@@ -66,11 +66,17 @@ class NodesDialog(QDialog):
     """The nodes, kept current from ``source`` while open; see the module docstring."""
 
     def __init__(
-        self, source: NodesSource, now: Callable[[], datetime], parent: QWidget | None = None
+        self,
+        source: NodesSource,
+        clock: Clock,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._now = now
+        self._now = clock.now
+        self._monotonic = clock.monotonic
         self._nodes: list[NodeInfo] = []
+        self._read_at = clock.monotonic()  # when ``_nodes`` came: their heartbeats age from it
+        self._answering: list[bool] = []
         self.setWindowTitle("Nodes")
         self.resize(900, 320)
         self.summary = QLabel(self)
@@ -102,6 +108,8 @@ class NodesDialog(QDialog):
 
     def show_nodes(self, nodes: Sequence[NodeInfo]) -> None:
         self._nodes = list(nodes)
+        self._read_at = self._monotonic()
+        self._answering = [node.alive for node in self._nodes]
         self.table.setRowCount(len(self._nodes))
         for row, node in enumerate(self._nodes):
             cells = (
@@ -111,9 +119,8 @@ class NodesDialog(QDialog):
             )  # fmt: skip
             items = [QTableWidgetItem(text) for text in cells]
             for column, item in enumerate(items):
-                if not node.alive:
-                    item.setForeground(_DIM)
                 self.table.setItem(row, column, item)
+            self._dim(row, not node.alive)
             offset = items[CLOCK]
             if node.clock_off:
                 offset.setForeground(_WARN)
@@ -135,22 +142,41 @@ class NodesDialog(QDialog):
             )
             return
         leader = next((node.name for node in nodes if node.leader), None)
-        alive = sum(node.alive for node in nodes)
+        alive = sum(self._answering)
         said = f"{alive} of {len(nodes)} nodes answering; "
         said += f"{leader} leads." if leader else "none leads now."
         self.summary.setText(said)
 
     def _tick(self) -> None:
+        """Age the heartbeats, and call a node that fell silent since the read "not
+        answering" as soon as it is: the nodes are read again only when the schedule
+        changes, and a killed node changes nothing (it stayed "answering" for ~30 s)."""
         now = self._now()
+        since_read = self._monotonic() - self._read_at
+        fell_silent = False
         for row, node in enumerate(self._nodes):
             item = self.table.item(row, HEARTBEAT)
             if item is None:
                 continue
+            answering = node.answering_after(since_read)
+            if answering != self._answering[row]:
+                self._answering[row] = answering
+                self._dim(row, not answering)
+                fell_silent = True
             text = ago_text(node.last_heartbeat, now)
-            if not node.alive:
+            if not answering:
                 text += " — not answering"
             item.setText(text)
             item.setToolTip(local_time_full_text(node.last_heartbeat))
+        if fell_silent:
+            self._summarize()
+
+    def _dim(self, row: int, dim: bool) -> None:
+        warned = self._nodes[row].clock_off  # the clock's warning keeps its red
+        for column in range(self.table.columnCount()):
+            item = self.table.item(row, column)
+            if item is not None and not (column == CLOCK and warned):
+                item.setForeground(_DIM if dim else self.table.palette().text())
 
     @never_raises("ticking the nodes' heartbeats")
     def _on_ticker_timeout(self) -> None:

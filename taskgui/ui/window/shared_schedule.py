@@ -9,12 +9,10 @@ itself never asks which kind it shows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
-
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
+from taskgui.core.clock import Clock
 from taskgui.ui.table.columns import Column
 from taskgui.ui.window.main_window import MainWindow
 from taskgui.ui.window.nodes_view import NodesDialog, NodesSource
@@ -27,13 +25,13 @@ class SharedScheduleView:
         self,
         window: MainWindow,
         source: NodesSource,
-        now: Callable[[], datetime],
+        clock: Clock,
         *,
         start_command: str,
     ) -> None:
         self._window = window
         self._source = source
-        self._now = now
+        self._clock = clock
         self.dialog: NodesDialog | None = None
         window.table.setColumnHidden(Column.NODE, False)
         window.no_scheduler.start_command = start_command
@@ -53,7 +51,7 @@ class SharedScheduleView:
     def show_nodes(self) -> NodesDialog:
         """Open the Nodes dialog, or bring it forward (one per window, kept current)."""
         if self.dialog is None:
-            self.dialog = NodesDialog(self._source, self._now, self._window)
+            self.dialog = NodesDialog(self._source, self._clock, self._window)
         self.dialog.show()
         self.dialog.raise_()
         self.dialog.activateWindow()
