@@ -41,6 +41,7 @@ class NodeInfo:
     clock_offset_ms: float
     alive: bool
     tags: tuple[str, ...] = ()
+    workers: int = 0  # its pool's size (taskgui daemon --workers N)
     # How old its heartbeat was when read, by the database's clock (the one heartbeats
     # are written by), so a view can tell it fell silent since without trusting its
     # own machine's clock against the database's.

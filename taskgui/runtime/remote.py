@@ -205,8 +205,8 @@ class RemoteScheduler(ScheduleSignals):
 
     @property
     def workers(self) -> int:
-        """Unknown here: the owner's pool size is not stored. 0 says so."""
-        return 0
+        """A shared schedule's answering nodes' pools in all; else 0: not stored, unknown."""
+        return sum(node.workers for node in self.nodes or () if node.alive)
 
     @property
     def busy_workers(self) -> int:

@@ -112,6 +112,10 @@ def test_the_window_shows_the_node_that_runs_a_run_and_lists_the_nodes(
     assert "ago" in text("Last heartbeat") or text("Last heartbeat") == "just now"
     assert dialog.summary.textFormat() is Qt.TextFormat.PlainText
     assert MARKUP in dialog.summary.text()
+    # The pool the schedule has is the nodes' (the Nodes helper starts each with 4): the
+    # status bar and Settings > Workers show it, not this machine's own setting.
+    assert shown.service.workers == 4
+    assert window.status_line.workers.text() == "Workers: 1 of 4 busy"
 
 
 def test_a_banner_says_no_node_runs_the_schedule_until_one_does(

@@ -169,7 +169,7 @@ class Cluster:
             "n.host, n.last_heartbeat, (SELECT count(*) FROM runs r WHERE r.node = n.name "
             "AND r.outcome IS NULL), n.version, n.clock_offset_ms, "
             "(n.stopped_at IS NULL AND n.last_heartbeat > clock_timestamp() - %s), n.tags, "
-            "greatest(clock_timestamp() - n.last_heartbeat, interval '0') "
+            "greatest(clock_timestamp() - n.last_heartbeat, interval '0'), n.workers "
             "FROM nodes n CROSS JOIN leadership l ORDER BY n.name",
             (dead_after,),
         )
@@ -186,6 +186,7 @@ class Cluster:
                 alive=bool(row[8]),
                 tags=tuple(row[9] or ()),
                 silent_for=row[10],
+                workers=int(row[11]),
             )
             for row in rows
         ]

@@ -61,6 +61,7 @@ class SettingsDialog(QDialog):
         *,
         workers_editable: bool = True,
         workers_note: str = "",
+        workers_elsewhere: int = 0,
         tray_available: bool = True,
         parent: QWidget | None = None,
     ) -> None:
@@ -72,6 +73,12 @@ class SettingsDialog(QDialog):
         self.workers = QSpinBox(self)
         self.workers.setRange(1, MAX_WORKERS)
         self.workers.setValue(settings.workers)
+        if not workers_editable:
+            # What the processes running the schedule have (``workers_elsewhere``; 0:
+            # not known here), not this machine's setting, which they do not use.
+            self.workers.setRange(0, MAX_WORKERS)
+            self.workers.setSpecialValueText("not known here")
+            self.workers.setValue(workers_elsewhere)
         self.workers.setAccessibleName("Workers")
         self.workers.setToolTip("How many tasks may run at the same time")
         self.workers.setEnabled(workers_editable)

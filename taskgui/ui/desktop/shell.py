@@ -269,16 +269,21 @@ class DesktopShell(QObject):
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return self.settings_dialog
+        elsewhere = 0 if self.runs_here else self.service.workers
         note = (
             ""
             if self.runs_here
             else "Set by the process that runs this schedule (taskgui daemon --workers N)."
+            if not elsewhere
+            else "Set by each node of this shared schedule when it starts (taskgui daemon "
+            "--workers N); shown: the nodes answering now, in all."
         )
         dialog = self._settings_dialog_factory(
             self.settings,
             self.autostart,
             workers_editable=self.runs_here,
             workers_note=note,
+            workers_elsewhere=elsewhere,
             tray_available=self.tray_available,
             parent=self.window,
         )

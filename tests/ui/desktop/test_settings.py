@@ -178,6 +178,24 @@ def test_a_daemon_s_worker_count_is_not_editable_here(tmp_path: Path, qtbot: QtB
     assert Settings.at(str(tmp_path / "taskgui.ini")).workers == DEFAULT_WORKERS
 
 
+def test_a_shared_schedules_worker_count_shows_the_nodes_not_this_machines(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    """A trial: on a shared schedule Settings > Workers showed this machine's setting (4),
+    which no node uses, beside "set by the process that runs this schedule"."""
+    settings = Settings.at(str(tmp_path / "taskgui.ini"))
+    autostart = Autostart(tmp_path / "taskgui.desktop", ("taskgui",))
+    settings.workers = 3
+    dialog = SettingsDialog(settings, autostart, workers_editable=False, workers_elsewhere=12)
+    qtbot.addWidget(dialog)
+    assert dialog.workers.value() == 12 and dialog.workers.text() == "12"
+    dialog.apply()
+    assert Settings.at(str(tmp_path / "taskgui.ini")).workers == 3  # never saved as its own
+    unknown = SettingsDialog(settings, autostart, workers_editable=False)
+    qtbot.addWidget(unknown)
+    assert unknown.workers.text() == "not known here"  # a daemon's: its size is not stored
+
+
 def test_the_user_store_is_private_to_each_test(private_settings: Path) -> None:
     settings = Settings.for_user()
     settings.workers = 5
