@@ -125,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--db",
         metavar="PATH",
-        help="the database file (default: $TASKGUI_DB, else taskgui.sqlite3 in your data folder)",
+        help="the database file, or a shared schedule's PostgreSQL DSN (postgresql://... or "
+        "'host=... dbname=...') (default: $TASKGUI_DB, else taskgui.sqlite3 in your data folder)",
     )
     parser.add_argument(
         "--reset-corrupt",

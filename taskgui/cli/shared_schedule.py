@@ -220,7 +220,9 @@ def _migrate(args: argparse.Namespace, clock: Clock) -> int:
 
     target = args.to.strip()
     if not is_dsn(target):
-        raise NotOnPostgresError("--to needs a postgresql:// DSN")
+        raise NotOnPostgresError(
+            "--to needs a PostgreSQL DSN (postgresql://... or host=... dbname=...)"
+        )
     source = resolve_database_path(args.db)
     if not source.exists():
         raise NotOnPostgresError(f"{source} does not exist: there is nothing to move")

@@ -1,9 +1,10 @@
 """Opening a PostgreSQL connection, and turning psycopg's errors into store errors.
 
-A DSN may carry a password; it never reaches a message, a log line or the database
-(``redact``). Credentials are libpq's business: the DSN, ``~/.pgpass``, ``PG*``
-variables and ``sslmode`` all work as libpq has them, because the DSN goes to libpq
-unchanged.
+A DSN is either form libpq takes: a URI (``postgresql://...``) or a keyword/value string
+(``host=db dbname=taskgui``, see ``conninfo``). It may carry a password; that never
+reaches a message, a log line or the database (``redact``). Credentials are libpq's
+business: the DSN, ``~/.pgpass``, ``PG*`` variables and ``sslmode`` all work as libpq
+has them, because the DSN goes to libpq unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from taskgui.store.errors import StoreError
+from taskgui.store.postgres import conninfo
 
 if TYPE_CHECKING:
     import psycopg
@@ -42,8 +44,13 @@ class PostgresConnectionLostError(PostgresUnavailableError):
 
 
 def is_dsn(value: str) -> bool:
-    """Whether ``--db`` / TASKGUI_DB names a PostgreSQL database rather than a file."""
-    return value.startswith(DSN_PREFIXES)
+    """Whether ``--db`` / TASKGUI_DB names a PostgreSQL database rather than a file: a
+    URI, or a keyword/value string (which was taken for a file name, and created)."""
+    return value.startswith(DSN_PREFIXES) or conninfo.is_keyword_value(value)
+
+
+def _is_uri(dsn: str) -> bool:
+    return dsn.startswith(DSN_PREFIXES)
 
 
 # Group 1 what goes before the password, group 2 the password itself.
@@ -53,12 +60,16 @@ _PASSWORD_PARAM = re.compile(r"(password=)([^&\s]*)", re.IGNORECASE)
 
 def redact(dsn: str) -> str:
     """The DSN with any password replaced by ``***``: what a message may show."""
+    if not _is_uri(dsn):
+        return conninfo.masked(dsn)
     return _PASSWORD_PARAM.sub(r"\1***", _PASSWORD_IN_URL.sub(r"\1:***@", dsn))
 
 
 def password_left_out(dsn: str) -> str:
     """The DSN with no password at all (not ``***``, which libpq would send as one): for
     a command line kept on disk, where libpq then finds it in ``~/.pgpass``."""
+    if not _is_uri(dsn):
+        return conninfo.secrets_left_out(dsn)
     without = _PASSWORD_IN_URL.sub(r"\1@", dsn)
     without = re.sub(r"([?&])password=[^&]*&?", r"\1", without, flags=re.IGNORECASE)
     return without.rstrip("?&")
@@ -107,9 +118,13 @@ def without_password(text: str, dsn: str) -> str:
     from its percent escapes) replaced by ``***``, as ``redact`` shows the DSN."""
     from urllib.parse import unquote  # noqa: PLC0415 - only once a driver error is shown
 
-    found = [match.group(2) for match in (_PASSWORD_IN_URL.match(dsn),) if match]
-    found += [match.group(2) for match in _PASSWORD_PARAM.finditer(dsn)]
-    forms = {form for password in found for form in (password, unquote(password)) if form}
+    if _is_uri(dsn):
+        found = [match.group(2) for match in (_PASSWORD_IN_URL.match(dsn),) if match]
+        found += [match.group(2) for match in _PASSWORD_PARAM.finditer(dsn)]
+        forms = {form for password in found for form in (password, unquote(password)) if form}
+    else:  # as written (quoted, escaped) and as libpq read it
+        settings = conninfo.secrets(dsn)
+        forms = {form for one in settings for form in (one.written(dsn), one.value) if form}
     for form in sorted(forms, key=len, reverse=True):  # the longest first: none is cut
         text = text.replace(form, "***")
     return text
