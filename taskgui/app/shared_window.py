@@ -29,7 +29,7 @@ from taskgui.cli.shared_changes import shared_client
 from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.errors import TaskguiError
 from taskgui.runtime.remote import RemoteScheduler
-from taskgui.store.postgres.connection import password_left_out, redact
+from taskgui.store.postgres.connection import password_left_out, place, redact
 from taskgui.store.postgres.follow import FollowedPostgres
 from taskgui.store.private_folders import make_config_folder
 from taskgui.ui.desktop.autostart import launch_command
@@ -93,7 +93,7 @@ class SharedSession:
     def attach(self, window: MainWindow) -> None:
         view = SharedScheduleView(
             window, self.service, self.clock,
-            start_command=start_command(self.dsn),
+            start_command=start_command(self.dsn), place=place(self.dsn),
         )  # fmt: skip
         self.views.append(view)
         window.set_schedule_owner(self.service.owner)  # the banner, if no node runs it

@@ -14,6 +14,10 @@ Signals:
     looked(object): a ``Look``.
     answered(object, object): a job and what its work returned (or the error it raised).
     failed(str): a look failed (the database is unreachable, say); once per message.
+    unreachable(str): the same failure's reason alone (``StoreError.reason``: no
+        password, no place), for a notice that names the place itself.
+    recovered(): a look succeeded after ``failed``, its ``looked`` already sent: what
+        the GUI shows is current again.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ class FollowWorker(QObject):
     looked = Signal(object)
     answered = Signal(object, object)
     failed = Signal(str)
+    unreachable = Signal(str)
+    recovered = Signal()
 
     def __init__(self, reader: FollowReader, *, safety_ms: int | None = None) -> None:
         super().__init__()
@@ -108,12 +114,16 @@ class FollowWorker(QObject):
                 self._last_error = message
                 log.error("following the schedule: %s", message)
                 self.failed.emit(message)
+                self.unreachable.emit(error.reason)
             return
         except Exception:
             log.exception("following the schedule failed")
             return
-        self._last_error = ""
+        failing, self._last_error = self._last_error, ""
         self.looked.emit(look)
+        if failing:  # after the look: the window is current again when it hears this
+            log.info("following the schedule again")
+            self.recovered.emit()
         if look.lost and self._watch is not None:
             self._watch.stop()
         elif look.pending and self._soon is not None and not self._soon.isActive():

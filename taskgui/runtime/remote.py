@@ -28,10 +28,11 @@ It also watches who runs it: when the owner stops (the lock let go; no node lead
 ``owner_changed("")`` says nobody runs the schedule any more (and, on a file, changes
 are refused until someone does). And the file: when the path no longer names the
 database it has open (deleted or replaced), it stops following and says so with
-``store_lost``, rather than show a schedule nobody runs.
+``store_lost``, rather than show a schedule nobody runs. While the database cannot be
+read, ``store_unreachable`` says why, and ``store_reachable`` when it can be again.
 
-Made with ``threaded=False`` (tests, benchmarks), ``poll`` looks once on the calling
-thread, and changes are made there; QtCore only.
+``threaded=False`` (tests, benchmarks): ``poll`` looks once on the calling thread, and
+changes are made there; QtCore only.
 
 Signals: those of ``ScheduleSignals``, and
     nodes_changed(object): the nodes of a shared schedule (a list of ``NodeInfo``).
@@ -69,8 +70,7 @@ from taskgui.system import process_tree
 log = logging.getLogger(__name__)
 
 ANSWER_TIMEOUT = REQUEST_TIMEOUT  # as long as the CLI waits (core.defaults)
-# How long a quit waits for the follower's thread (a change in flight may wait for
-# its answer that long).
+# How long a quit waits for the follower's thread (a change in flight waits as long).
 STOP_WAIT_MS = int(REQUEST_TIMEOUT * 1000) + 2_000
 
 # A change made the CLI's way on a shared schedule: (op, task id, payload).
@@ -81,8 +81,7 @@ class ScheduleNotRunningError(TaskguiError):
     """Nobody runs the schedule, so a request would never be answered."""
 
 
-# Who holds the lock, read from /proc: it lives with the other process helpers in
-# taskgui.system; this name stays for the callers that know it here.
+# Who holds the lock, read from /proc (taskgui.system); the name here is for its callers.
 describe_owner = process_tree.describe_owner
 
 
@@ -154,6 +153,8 @@ class RemoteScheduler(ScheduleSignals):
         worker.looked.connect(self._on_worker_looked)
         worker.answered.connect(self._on_worker_answered)
         worker.failed.connect(self.error_occurred)
+        worker.unreachable.connect(self.store_unreachable)  # retried by the worker
+        worker.recovered.connect(self.store_reachable)
         self._job_requested.connect(worker.run_job)
         self._follow = FollowThread(worker)
         self._follow.start()

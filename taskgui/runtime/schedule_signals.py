@@ -25,6 +25,12 @@ Signals:
         or replaced under it); the message says what happened and what was kept.
     owner_changed(str): who runs the schedule now ("" for nobody); only a client of
         a schedule run elsewhere emits it (this process never changes hands).
+    store_unreachable(str): the schedule cannot be read now (a shared schedule's server
+        went away): what is shown is as last read, and reading is retried. The text is
+        why (no password, no place), again whenever the reason changes. Only a client
+        of a schedule run elsewhere emits it.
+    store_reachable(): the schedule is read again after ``store_unreachable``; what is
+        shown is current again.
     stopped(): shutdown finished; every run is recorded.
     history_read(int): a task's history was read anew (only a client that reads it on
         another thread emits it; ``history`` then answers with it).
@@ -55,6 +61,8 @@ class ScheduleSignals(QObject):
     error_occurred = Signal(str)
     store_lost = Signal(str)
     owner_changed = Signal(str)
+    store_unreachable = Signal(str)
+    store_reachable = Signal()
     stopped = Signal()
     history_read = Signal(int)
     tasks_stored = Signal(object)

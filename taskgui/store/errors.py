@@ -17,9 +17,12 @@ class StoreError(TaskguiError):
 
     environment = False
 
-    def __init__(self, message: str, path: Path | None = None) -> None:
+    def __init__(self, message: str, path: Path | None = None, *, reason: str = "") -> None:
         super().__init__(message)
         self.path = path
+        # What went wrong without where: for a notice that names the place itself (the
+        # window's "Lost the connection to ... at HOST/DB: <reason>").
+        self.reason = reason or message
 
 
 class DatabaseCorruptError(StoreError):

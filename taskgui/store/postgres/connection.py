@@ -98,11 +98,33 @@ def connect(dsn: str, *, application_name: str = "taskgui") -> psycopg.Connectio
             **_KEEPALIVE,
         )
     except driver.Error as error:
+        reason = _first_line(error, dsn)
         raise PostgresUnavailableError(
-            f"cannot connect to {redact(dsn)}: {_first_line(error, dsn)}; check that the server "
-            "runs and the DSN, ~/.pgpass or the PG* variables are right"
+            f"cannot connect to {redact(dsn)}: {reason}; check that the server "
+            "runs and the DSN, ~/.pgpass or the PG* variables are right",
+            reason=reason,
         ) from None
     return connection
+
+
+def place(dsn: str) -> str:
+    """``HOST/DB`` (``HOST:PORT/DB`` off the default port): the database as a person
+    names it, with no user or password, read from either form as libpq reads it. What
+    is left out is libpq's default (the PG* variables, else the local server and a
+    database named after the user)."""
+    import os  # noqa: PLC0415 - only a shared schedule's window names its place
+
+    from psycopg.conninfo import conninfo_to_dict  # noqa: PLC0415 - see psycopg_module
+
+    try:
+        parts = {key: str(value) for key, value in conninfo_to_dict(dsn).items()}
+    except psycopg_module().Error:
+        return redact(dsn)  # libpq will say what is wrong with it when it connects
+    host = parts.get("host") or parts.get("hostaddr") or os.environ.get("PGHOST") or "localhost"
+    port = parts.get("port") or os.environ.get("PGPORT") or "5432"
+    user = parts.get("user") or os.environ.get("PGUSER", "")
+    database = parts.get("dbname") or os.environ.get("PGDATABASE") or user
+    return f"{host}{'' if port == '5432' else ':' + port}/{database}"
 
 
 def _first_line(error: BaseException, dsn: str) -> str:
@@ -143,6 +165,7 @@ def translate_errors(dsn: str) -> Iterator[None]:
 
 
 def raise_lost(dsn: str, error: BaseException) -> NoReturn:
+    reason = _first_line(error, dsn)
     raise PostgresConnectionLostError(
-        f"lost the connection to {redact(dsn)}: {_first_line(error, dsn)}"
+        f"lost the connection to {redact(dsn)}: {reason}", reason=reason
     ) from None

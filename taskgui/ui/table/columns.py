@@ -24,6 +24,8 @@ from taskgui.core.states import TaskState
 from taskgui.ui.plain_text import shown
 from taskgui.ui.table.formatting import (
     EMPTY,
+    STALE_MARK,
+    Freeze,
     attempts_text,
     command_tooltip,
     last_result_text,
@@ -161,11 +163,13 @@ def _last_result_key(entry: RowEntry) -> float:
 
 
 def task_columns(
-    schedules: ScheduleTexts, links: TaskLinks | None = None
+    schedules: ScheduleTexts, links: TaskLinks | None = None, freeze: Freeze | None = None
 ) -> tuple[TaskColumn, ...]:
     """Every column in display order, indexed by ``Column``; ``links`` names the tasks
-    a row runs after and before (none: a table of one task's own facts)."""
+    a row runs after and before (none: a table of one task's own facts); ``freeze``
+    stops "Next run" while the schedule cannot be read."""
     links = links if links is not None else TaskLinks(dict)
+    freeze = freeze if freeze is not None else Freeze()
 
     def name_tooltip(entry: RowEntry) -> str:
         linked = links.tooltip(entry)  # a pass over the rows: on hover only
@@ -177,8 +181,10 @@ def task_columns(
 
     def next_run(entry: RowEntry, now: datetime) -> str:
         if links.waits_upstream(entry):
-            return links.waiting(entry)
-        return next_run_text(entry.snapshot, now)
+            text = links.waiting(entry)
+        else:
+            text = next_run_text(entry.snapshot, now if freeze.since is None else freeze.since)
+        return text if freeze.since is None or text == EMPTY else text + STALE_MARK
 
     columns = (
         TaskColumn(

@@ -114,6 +114,21 @@ CONDITION_WAIT_TEXT = {
 }
 
 
+# After a "Next run" text while the schedule cannot be read: it is the last one known,
+# and a countdown ticking on would claim a run goes on (or starts) that nobody can see.
+STALE_MARK = " (not current)"
+
+
+@dataclass(slots=True)
+class Freeze:
+    """About when the schedule was last read, while it cannot be read now (None when
+    it can): "Next run" is told as at that moment, marked ``STALE_MARK``, and stands.
+    Mutable, one per model: the window sets it (``ui.window.connection_banner``) and
+    the model's next-run column reads it at each paint."""
+
+    since: datetime | None = None
+
+
 def next_run_text(snapshot: TaskSnapshot, now: datetime) -> str:
     """What the task does next, relative to ``now``.
 

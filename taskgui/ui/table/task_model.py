@@ -45,7 +45,7 @@ from taskgui.runtime.guard import never_raises
 from taskgui.ui.icons import state_icon
 from taskgui.ui.plain_text import plain_tooltip
 from taskgui.ui.table.columns import STATE_ORDER, Column, ScheduleTexts, state_color, task_columns
-from taskgui.ui.table.formatting import LastRun
+from taskgui.ui.table.formatting import Freeze, LastRun
 from taskgui.ui.table.links import TaskLinks
 from taskgui.ui.table.row_entry import UNSET, RowEntry, found_states
 from taskgui.ui.table.row_index import RowIndex
@@ -115,7 +115,8 @@ class TaskTableModel(QAbstractTableModel):
         self._rows = RowIndex()
         self._ids = self._rows.ids  # the same list, for the hot paths
         self._entries: dict[TaskId, RowEntry] = {}
-        self.columns = task_columns(ScheduleTexts(), TaskLinks(lambda: self._entries))
+        self.freeze = Freeze()  # set while the schedule cannot be read (see Freeze)
+        self.columns = task_columns(ScheduleTexts(), TaskLinks(lambda: self._entries), self.freeze)
         self._next_seq = 0  # RowEntry.seq of the next row
         self._counts_moved = False  # counts_changed owed at the next turn
         self._counts: dict[TaskState, int] = dict.fromkeys(TaskState, 0)

@@ -2,7 +2,9 @@
 
 Nodes run such a schedule, so the window shows which node runs each run (the table's
 Node column, hidden on a file's schedule), lists the nodes (View > Nodes…), and, when
-no node runs it, says so with the command that starts one (``NoSchedulerBanner``).
+no node runs it, says so with the command that starts one (``NoSchedulerBanner``);
+while the database cannot be read, it says that too, and the table stands still
+(``connection_banner``).
 The composition root calls ``attach_shared`` for a shared schedule only; the window
 itself never asks which kind it shows.
 """
@@ -14,12 +16,14 @@ from PySide6.QtWidgets import QMenu
 
 from taskgui.core.clock import Clock
 from taskgui.ui.table.columns import Column
+from taskgui.ui.window.connection_banner import StaleWhileUnreachable
 from taskgui.ui.window.main_window import MainWindow
 from taskgui.ui.window.nodes_view import NodesDialog, NodesSource
 
 
 class SharedScheduleView:
-    """The Node column, View > Nodes… and the "no node" banner of one window."""
+    """The Node column, View > Nodes…, the "no node" and the "connection lost" banners
+    of one window (``place``: the database as HOST/DB, no password)."""
 
     def __init__(
         self,
@@ -28,6 +32,7 @@ class SharedScheduleView:
         clock: Clock,
         *,
         start_command: str,
+        place: str,
     ) -> None:
         self._window = window
         self._source = source
@@ -36,6 +41,7 @@ class SharedScheduleView:
         window.table.setColumnHidden(Column.NODE, False)
         window.no_scheduler.start_command = start_command
         window.status_line.shared = True
+        self.connection = StaleWhileUnreachable(window, place, clock.now)
         self.menu = QMenu("&View", window)
         self.nodes_action = QAction("&Nodes…", window)
         self.nodes_action.setStatusTip("The machines that share this schedule")

@@ -88,13 +88,14 @@ class StatusLine:
         bar.addPermanentWidget(self.owner)
         bar.addPermanentWidget(self.location)
         self.shared = False  # a shared schedule: its nodes run it (ui.window.shared_schedule)
+        self.stale = False  # the schedule cannot be read now (ui.window.connection_banner)
 
     def set_counts(self, running: int, pending: int, retrying: int) -> None:
         """The groups of the filter buttons that are about what comes next."""
         text = f"Running: {running}   Pending: {pending}"
         if retrying:
             text += f"   Retrying: {retrying}"
-        self.counts.setText(text)
+        self.counts.setText(f"Last known: {text}" if self.stale else text)
 
     def set_workers(self, busy: int, size: int) -> None:
         """``size`` 0: a schedule run elsewhere, whose pool size is not known here (the

@@ -16,6 +16,7 @@ from taskgui.store.postgres import conninfo
 from taskgui.store.postgres.connection import (
     is_dsn,
     password_left_out,
+    place,
     redact,
     without_password,
 )
@@ -105,3 +106,16 @@ def test_a_driver_message_loses_the_password_as_written_and_as_read() -> None:
     dsn = "host=h password='s3 cr\\'et'"
     text = "bad: 's3 cr\\'et' and s3 cr'et"
     assert without_password(text, dsn) == "bad: *** and ***"
+
+
+@pytest.mark.parametrize(
+    ("dsn", "shown"),
+    [
+        ("postgresql://ann:pw@db.lan/taskgui", "db.lan/taskgui"),
+        ("postgresql://h:5433/x?password=pw", "h:5433/x"),
+        ("host=127.0.0.1 dbname=test user=root password=x", "127.0.0.1/test"),
+        ("hostaddr=10.0.0.1 port=5432 dbname='my db'", "10.0.0.1/my db"),
+    ],
+)
+def test_the_place_of_a_dsn_names_host_and_database_only(dsn: str, shown: str) -> None:
+    assert place(dsn) == shown
