@@ -46,6 +46,7 @@ from taskgui.ui.task_dialog.retry_editor import RetryEditor
 from taskgui.ui.task_dialog.run_after_editor import RunAfterEditor
 from taskgui.ui.task_dialog.run_rules_editor import RunRulesEditor
 from taskgui.ui.task_dialog.schedule_editor import ScheduleEditor
+from taskgui.ui.task_dialog.screen_fit import FormScroll, fit_to_screen
 from taskgui.ui.task_dialog.task_group import PathPicker, TaskGroup, pick_folder, pick_program
 
 # Checking the form costs little, but with a command this long every check copies it
@@ -172,19 +173,25 @@ class TaskDialog(QDialog):
         right.addWidget(self.rules)
         right.addWidget(self.run_after)
         right.addStretch(1)
-        columns = QHBoxLayout()
+        form = QWidget()
+        form.setObjectName("form")
+        columns = QHBoxLayout(form)
+        columns.setContentsMargins(0, 0, 0, 0)
         columns.setSpacing(16)
         columns.addLayout(left, 5)
         columns.addLayout(right, 4)
+        # The form scrolls when the screen is short; the messages and the buttons stay
+        # under it, always in view (see screen_fit).
+        self.form_scroll = FormScroll(form)
         outer = QVBoxLayout(self)
         outer.setSpacing(10)
-        outer.addLayout(columns, 1)
+        outer.addWidget(self.form_scroll, 1)
         bottom = QHBoxLayout()
         bottom.setSpacing(16)
         bottom.addWidget(one_place(self.general_error, self.cut_message), 1)
         bottom.addWidget(self.buttons, 0, Qt.AlignmentFlag.AlignBottom)
         outer.addLayout(bottom)
-        self.setMinimumWidth(MINIMUM_WIDTH)
+        self.setMinimumWidth(MINIMUM_WIDTH)  # lowered on a narrower screen when shown
 
         # Left column, then right column: the order a person reads the form in.
         chain = [
@@ -209,6 +216,8 @@ class TaskDialog(QDialog):
         self.advanced.changed.connect(self._on_field_changed)
         self.rules.changed.connect(self._on_field_changed)
         self.run_after.changed.connect(self._on_field_changed)
+        for section in (self.advanced, self.rules, self.run_after):
+            section.toggle.toggled.connect(self._on_section_toggled)
         self.command.refused.connect(self._on_command_refused)
         self._validation.timeout.connect(self._on_validation_timeout)
         self._folder_check.answered.connect(self._on_folder_check_answered)
@@ -352,6 +361,10 @@ class TaskDialog(QDialog):
         self.cut_message.show_message(f"{name}: {cut.message()}" if name else cut.message())
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        if not event.spontaneous():
+            # Before QDialog centres it, so that it is centred at the size it opens at.
+            self.form_scroll.updateGeometry()  # sections opened before show count too
+            fit_to_screen(self, MINIMUM_WIDTH)
         super().showEvent(event)
         self._show_cut_message()  # only now do the messages know their width
 
@@ -361,6 +374,14 @@ class TaskDialog(QDialog):
             self._validation.start()  # (re)started: checked once the typing pauses
         else:
             self._revalidate()
+
+    @never_raises
+    def _on_section_toggled(self, expanded: bool) -> None:
+        # An opened section may have the room to show whole; a closed one leaves the
+        # size alone (shrinking would move the buttons away from the pointer).
+        if expanded and self.isVisible():
+            self.form_scroll.updateGeometry()  # now, not when the posted relayout comes
+            fit_to_screen(self, MINIMUM_WIDTH, grow_only=True)
 
     @never_raises
     def _on_validation_timeout(self) -> None:
