@@ -103,7 +103,10 @@ class TaskColumn:
     on (keys of one column are all of one type and never NaN, so they compare
     totally); ``tooltip`` plain text or None; ``width`` the header section's starting
     width in pixels, None for the one column that stretches into what is left;
-    ``decorated`` whether the cell shows the state's icon.
+    ``min_chars`` the stretching column's floor, in average characters of the table's
+    font (a font's measure, not pixels, so it holds at any font size or DPI): what is
+    left is never less, the header scrolls sideways instead; ``decorated`` whether the
+    cell shows the state's icon.
     """
 
     column: Column
@@ -113,6 +116,7 @@ class TaskColumn:
     tooltip: Callable[[RowEntry], str | None] = _no_tooltip
     alignment: Qt.AlignmentFlag | None = None
     width: int | None = None
+    min_chars: int = 0
     decorated: bool = False
 
 
@@ -193,6 +197,9 @@ def task_columns(
             text=lambda e, _now: shown(e.snapshot.spec.name),
             sort_key=lambda e: e.snapshot.spec.name.casefold(),
             tooltip=name_tooltip,
+            # Enough to tell tasks apart; with the Node column and a scroll bar, what
+            # the others leave at 1,100 px was ~45 px ("Nigh…", a trial).
+            min_chars=16,
         ),
         TaskColumn(
             column=Column.STATE,
