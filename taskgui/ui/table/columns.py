@@ -33,6 +33,7 @@ from taskgui.ui.table.formatting import (
     next_run_text,
     next_run_tooltip,
     schedule_text,
+    shown_attempt,
     state_text,
     waiting_text,
 )
@@ -248,7 +249,8 @@ def task_columns(
             column=Column.ATTEMPTS,
             title="Attempts",
             text=lambda e, _now: attempts_text(e.snapshot),
-            sort_key=lambda e: e.snapshot.status.attempt,
+            # What is shown, so that the empty cells sort together (as none).
+            sort_key=lambda e: shown_attempt(e.snapshot) or 0,
             alignment=_RIGHT,
             width=80,
         ),

@@ -10,8 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from taskgui.core.duration import ago_text, clock_text, countdown_text
+from taskgui.core.engine.engine import Engine
+from taskgui.core.events import RunDispatched
 from taskgui.core.recurrence import Every
-from taskgui.core.states import RunOutcome, TaskState, WaitReason
+from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.ui.table.formatting import (
     EMPTY,
@@ -27,7 +29,7 @@ from taskgui.ui.table.formatting import (
     schedule_text,
     state_text,
 )
-from tests.helpers.factories import T0, fixed_retry, make_spec
+from tests.helpers.factories import T0, at, fixed_retry, make_spec
 
 NOW = T0
 
@@ -135,8 +137,80 @@ def test_clock_and_countdown_helpers() -> None:
 
 def test_attempts_show_used_over_maximum() -> None:
     spec = make_spec(1, retry=fixed_retry(max_attempts=5))
-    assert attempts_text(snap(spec=spec, attempt=2)) == "2 / 5"
-    assert attempts_text(snap(spec=spec, attempt=0)) == EMPTY
+    assert attempts_text(snap(TaskState.RETRYING, spec=spec, attempt=2)) == "2 / 5"
+    assert attempts_text(snap(TaskState.RETRYING, spec=spec, attempt=0)) == EMPTY
+
+
+_FAILED = RunOutcome.FAILED
+_OK = RunOutcome.SUCCEEDED
+
+
+@pytest.mark.parametrize(
+    ("state", "status", "text"),
+    [
+        # An occurrence under way, or given up on: the count is the point.
+        (TaskState.RUNNING, {"attempt": 1, "last_outcome": _OK}, "1 / 3"),
+        (TaskState.RUNNING, {"attempt": 2, "last_outcome": _FAILED}, "2 / 3"),
+        (TaskState.RETRYING, {"attempt": 1, "last_outcome": _FAILED}, "1 / 3"),
+        (TaskState.EXHAUSTED, {"attempt": 3, "last_outcome": _FAILED}, "3 / 3"),
+        # Held between two attempts of one occurrence: still under way.
+        (TaskState.PAUSED, {"attempt": 1, "slot_kind": SlotKind.RETRY}, "1 / 3"),
+        # A recurring task whose last occurrence failed every attempt, pending the next.
+        (TaskState.PENDING, {"attempt": 3, "last_outcome": _FAILED}, "3 / 3"),
+        (TaskState.PENDING, {"attempt": 3, "last_outcome": RunOutcome.TIMED_OUT}, "3 / 3"),
+        # After a success, a cancel, a miss: the finished occurrence's count is noise.
+        (TaskState.PENDING, {"attempt": 1, "last_outcome": _OK}, EMPTY),
+        (TaskState.PENDING, {"attempt": 2, "last_outcome": _OK}, EMPTY),  # a retry worked
+        (TaskState.PAUSED, {"attempt": 1, "last_outcome": _OK}, EMPTY),
+        (TaskState.SUCCEEDED, {"attempt": 1, "last_outcome": _OK}, EMPTY),
+        (TaskState.CANCELLED, {"attempt": 1, "last_outcome": _OK}, EMPTY),
+        (TaskState.CANCELLED, {"attempt": 2, "last_outcome": _FAILED}, EMPTY),
+        (TaskState.MISSED, {"attempt": 1, "last_outcome": RunOutcome.MISSED}, EMPTY),
+        (TaskState.PENDING, {"attempt": 1, "last_outcome": RunOutcome.MISSED}, EMPTY),
+    ],
+)
+def test_attempts_show_only_while_they_matter(
+    state: TaskState, status: dict[str, Any], text: str
+) -> None:
+    spec = make_spec(1, retry=fixed_retry(max_attempts=3))
+    assert attempts_text(snap(state, spec=spec, **status)) == text
+
+
+def test_attempts_follow_a_recurring_task_through_the_real_engine() -> None:
+    """What the engine really leaves in the status after each outcome (a trial saw
+    "1 / 3" beside a task whose run had just succeeded)."""
+    engine = Engine()
+    spec = make_spec(
+        1, recurrence=Every(timedelta(minutes=10)), retry=fixed_retry(max_attempts=3, delay=10)
+    )
+    engine.add(spec)
+
+    def run(moment: float, outcome: RunOutcome) -> tuple[str, str]:
+        (ticket,) = [e.run for e in engine.due(at(moment), 1) if isinstance(e, RunDispatched)]
+        running = attempts_text(engine.snapshot(1))
+        engine.finished(ticket.run_id, outcome, at(moment + 1))
+        return running, attempts_text(engine.snapshot(1))
+
+    assert run(0, RunOutcome.SUCCEEDED) == ("1 / 3", EMPTY)  # then pending the next one
+    assert engine.snapshot(1).status.attempt == 1  # (the count the cell used to show)
+    assert run(600, RunOutcome.FAILED) == ("1 / 3", "1 / 3")  # retrying
+    assert run(611, RunOutcome.FAILED) == ("2 / 3", "2 / 3")
+    assert run(622, RunOutcome.FAILED) == ("3 / 3", "3 / 3")  # gave up: pending the next
+    assert engine.snapshot(1).status.state is TaskState.PENDING
+    assert run(1200, RunOutcome.FAILED) == ("1 / 3", "1 / 3")
+    assert run(1211, RunOutcome.SUCCEEDED) == ("2 / 3", EMPTY)  # the retry worked
+    engine.cancel(1)
+    assert engine.snapshot(1).status.state is TaskState.CANCELLED
+    assert attempts_text(engine.snapshot(1)) == EMPTY
+
+
+def test_a_one_off_that_succeeded_shows_no_attempts() -> None:
+    engine = Engine()
+    engine.add(make_spec(1, retry=fixed_retry(max_attempts=3)))
+    (ticket,) = [e.run for e in engine.due(at(0), 1) if isinstance(e, RunDispatched)]
+    engine.finished(ticket.run_id, RunOutcome.SUCCEEDED, at(1))
+    assert engine.snapshot(1).status.state is TaskState.SUCCEEDED
+    assert attempts_text(engine.snapshot(1)) == EMPTY
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ from taskgui.core.recurrence import Cron, Every
 from taskgui.core.states import RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunResult, RunTicket, TaskSnapshot, TaskStatus
 from taskgui.ui.table import shown_rows
-from taskgui.ui.table.formatting import schedule_text
+from taskgui.ui.table.formatting import EMPTY, attempts_text, schedule_text
 from taskgui.ui.table.task_filter import StateFilter, TaskFilterProxy
 from taskgui.ui.table.task_model import Column, LastRun, TaskTableModel
 from tests.helpers.factories import T0, at, make_spec
@@ -102,7 +102,9 @@ def reference_key(model: TaskTableModel, task_id: int, column: int) -> Any:
     if column == Column.NODE:
         return ", ".join(status.nodes).casefold()
     assert column == Column.ATTEMPTS
-    return status.attempt
+    # By the count the cell shows; an empty cell (a count that says nothing) as none.
+    shown_text = attempts_text(snapshot)
+    return 0 if shown_text == EMPTY else int(shown_text.split(" / ")[0])
 
 
 def shown_by_filter(model: TaskTableModel, proxy: TaskFilterProxy, task_id: int) -> bool:

@@ -688,3 +688,6 @@ def test_next_run_sort_key_is_epoch_seconds(model: TaskTableModel) -> None:
     assert model.data(model.index(4, Column.NEXT_RUN), Role.SORT_KEY) == float("inf")
     assert model.data(model.index(0, Column.PRIORITY), Role.SORT_KEY) == 5
     assert model.data(model.index(5, Column.ATTEMPTS), Role.SORT_KEY) == 3
+    # Succeeded, its "1" not shown: it sorts with the other empty cells.
+    assert text(model, 4, Column.ATTEMPTS) == "—"
+    assert model.data(model.index(4, Column.ATTEMPTS), Role.SORT_KEY) == 0
