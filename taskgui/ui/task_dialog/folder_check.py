@@ -8,14 +8,22 @@ has come the dialog says nothing of the folder (a run would say it anyway). A pa
 answer is kept for ``FRESH_FOR`` seconds, then looked at again, so a folder made while
 the dialog is open stops being warned of. One look at a time per path: a hung one is
 not asked again until it answers.
+
+The answer travels on one carrier object that lives as long as the process
+(``_Answers``), not on the check itself: the check goes with its dialog, and a look
+that ends after that emitted on a deleted object ("Signal source has been deleted",
+raised on the looking thread; and a thread emitting on an object the GUI thread is
+destroying is a race in Qt itself).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 FRESH_FOR = 2.0  # seconds an answer stands before the folder is looked at again
@@ -32,12 +40,30 @@ def folder_warning(folder: str) -> str | None:
     return "this folder does not exist; runs fail until it does"
 
 
+class _Answers(QObject):
+    """Carries each look's answer from its thread to the GUI thread's check, if that
+    check is still there. One for the process, made on the GUI thread, never deleted."""
+
+    looked = Signal(object, str, object)  # the check's weak reference, path, warning
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looked.connect(self._on_looked)  # queued: emitted from the looking threads
+
+    def _on_looked(self, check: object, folder: str, warning: object) -> None:
+        alive = check() if isinstance(check, weakref.ref) else None
+        if alive is not None and shiboken6.isValid(alive):
+            alive.on_looked(folder, warning)
+
+
+_answers: _Answers | None = None
+
+
 class FolderCheck(QObject):
     """The last known warning for each folder asked about; ``answered`` when a look
     ends (on the thread that owns this object: the dialog's)."""
 
     answered = Signal()
-    _looked = Signal(str, object)  # path, its warning (or None): from the looking thread
 
     def __init__(
         self,
@@ -51,7 +77,11 @@ class FolderCheck(QObject):
         self._look = look
         self._known: dict[str, tuple[str | None, float]] = {}  # path -> (warning, when)
         self._looking: set[str] = set()
-        self._looked.connect(self._on_looked)
+        global _answers  # noqa: PLW0603 - one carrier, made on the GUI thread at first use
+        if _answers is None:
+            _answers = _Answers()
+        self._answers = _answers
+        self._reference = weakref.ref(self)
 
     def warning(self, folder: str) -> str | None:
         """The warning for ``folder`` as last found (None while not yet known). Never
@@ -62,20 +92,28 @@ class FolderCheck(QObject):
         ) and folder not in self._looking:
             self._looking.add(folder)
             threading.Thread(
-                target=self._look_on_a_thread, args=(folder,), name="folder-check", daemon=True
+                target=_look_on_a_thread,
+                args=(self._look, folder, self._answers, self._reference),
+                name="folder-check",
+                daemon=True,
             ).start()
         return None if known is None else known[0]
 
-    def _look_on_a_thread(self, folder: str) -> None:
-        try:
-            warning = self._look(folder)
-        except Exception:  # an answer must come back, or the path is never asked again
-            warning = None
-        self._looked.emit(folder, warning)
-
-    def _on_looked(self, folder: str, warning: object) -> None:
+    def on_looked(self, folder: str, warning: object) -> None:
+        """A look's answer, on the GUI thread (from ``_Answers``)."""
         self._looking.discard(folder)
         before = self._known.get(folder)
         self._known[folder] = (warning if isinstance(warning, str) else None, self._monotonic())
         if before is None or before[0] != warning:
             self.answered.emit()
+
+
+def _look_on_a_thread(
+    look: Look, folder: str, answers: _Answers, check: weakref.ref[FolderCheck]
+) -> None:
+    """The look, on its own thread; it holds no reference to the check that asked."""
+    try:
+        warning = look(folder)
+    except Exception:  # an answer must come back, or the path is never asked again
+        warning = None
+    answers.looked.emit(check, folder, warning)
