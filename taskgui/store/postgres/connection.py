@@ -37,6 +37,7 @@ class PostgresUnavailableError(StoreError):
     """The server cannot be reached (or psycopg is not installed)."""
 
     environment = True
+    unreachable = True
 
 
 class PostgresConnectionLostError(PostgresUnavailableError):
@@ -55,7 +56,10 @@ def _is_uri(dsn: str) -> bool:
 
 # Group 1 what goes before the password, group 2 the password itself.
 _PASSWORD_IN_URL = re.compile(r"^(postgres(?:ql)?://[^:/@?#]*):([^@/?#]*)@")
-_PASSWORD_PARAM = re.compile(r"(password=)([^&\s]*)", re.IGNORECASE)
+# A secret in a URI's query (``?password=...&sslpassword=...``): the same keywords as
+# the keyword/value form's secrets, in any case.
+_SECRET_KEYS = "|".join(sorted(conninfo.SECRET_KEYWORDS))
+_PASSWORD_PARAM = re.compile(rf"((?<![\w])(?:{_SECRET_KEYS})=)([^&\s]*)", re.IGNORECASE)
 
 
 def redact(dsn: str) -> str:
@@ -71,7 +75,7 @@ def password_left_out(dsn: str) -> str:
     if not _is_uri(dsn):
         return conninfo.secrets_left_out(dsn)
     without = _PASSWORD_IN_URL.sub(r"\1@", dsn)
-    without = re.sub(r"([?&])password=[^&]*&?", r"\1", without, flags=re.IGNORECASE)
+    without = re.sub(rf"([?&])(?:{_SECRET_KEYS})=[^&]*&?", r"\1", without, flags=re.IGNORECASE)
     return without.rstrip("?&")
 
 

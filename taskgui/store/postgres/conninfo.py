@@ -16,24 +16,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# libpq's keywords (PQconndefaults), those of every libpq since PostgreSQL 13. A string
-# is a keyword/value one only when its first keyword is one of these, so that a file
-# name with an "=" in it (``backup=old.sqlite3``) stays a file name.
+# libpq's keywords (PQconndefaults), those of libpq 13 to 18 (the test compares them
+# with the libpq psycopg brings). A string is a keyword/value one only when one of its
+# keywords is one of these, so that a file name with an "=" in it
+# (``backup=old.sqlite3``) stays a file name.
 LIBPQ_KEYWORDS = frozenset(
     {
         "application_name", "channel_binding", "client_encoding", "connect_timeout",
-        "dbname", "fallback_application_name", "gssencmode", "gsslib", "host", "hostaddr",
-        "keepalives", "keepalives_count", "keepalives_idle", "keepalives_interval",
-        "krbsrvname", "options", "passfile", "password", "port", "replication",
-        "requirepeer", "service", "ssl_max_protocol_version", "ssl_min_protocol_version",
-        "sslcert", "sslcompression", "sslcrl", "sslcrldir", "sslkey", "sslmode",
-        "sslpassword", "sslrootcert", "sslsni", "target_session_attrs", "tcp_user_timeout",
-        "user",
+        "dbname", "fallback_application_name", "gssdelegation", "gssencmode", "gsslib",
+        "host", "hostaddr", "keepalives", "keepalives_count", "keepalives_idle",
+        "keepalives_interval", "krbsrvname", "load_balance_hosts", "max_protocol_version",
+        "min_protocol_version", "oauth_client_id", "oauth_client_secret", "oauth_issuer",
+        "oauth_scope", "options", "passfile", "password", "port", "replication",
+        "require_auth", "requirepeer", "scram_client_key", "scram_server_key", "service",
+        "ssl_max_protocol_version", "ssl_min_protocol_version", "sslcert", "sslcertmode",
+        "sslcompression", "sslcrl", "sslcrldir", "sslkey", "sslkeylogfile", "sslmode",
+        "sslnegotiation", "sslpassword", "sslrootcert", "sslsni", "target_session_attrs",
+        "tcp_user_timeout", "user",
     }
 )  # fmt: skip
 # Values that are secrets: never shown, never kept on disk (libpq finds the password in
-# ~/.pgpass or PGPASSWORD instead).
-SECRET_KEYWORDS = frozenset({"password", "sslpassword", "oauth_client_secret"})
+# ~/.pgpass or PGPASSWORD instead). Matched in any case: libpq refuses ``PASSWORD=``
+# (its keywords are lower case) and its error quotes the string, but the value is
+# plainly meant as a secret all the same.
+SECRET_KEYWORDS = frozenset(
+    {"password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key"}
+)
 _SPACE = " \t\n\r\f\v"  # C's isspace, which libpq uses
 
 
@@ -115,20 +123,21 @@ def _quoted(text: str, at: int) -> tuple[str, int]:
 
 def is_keyword_value(text: str) -> bool:
     """Whether ``text`` is a keyword/value connection string: it parses as libpq parses
-    it and begins with a libpq keyword. A later unknown keyword (a typo) still makes
-    it one, so that the user reads libpq's 'invalid connection option', rather than
-    finding a SQLite file named after the string."""
+    it and one of its keywords is libpq's. An unknown keyword beside them (a typo, or
+    one of a libpq newer than this list) still makes it one, so that the user reads
+    libpq's 'invalid connection option', or connects, rather than finding a SQLite
+    file named after the string (with the password in its name)."""
     try:
         settings = parse(text)
     except ConninfoSyntaxError:
         return False
-    return bool(settings) and settings[0].keyword in LIBPQ_KEYWORDS
+    return any(setting.keyword in LIBPQ_KEYWORDS for setting in settings)
 
 
 def secrets(text: str) -> list[Setting]:
     """The settings holding a secret (password, sslpassword...); none if unparsable."""
     try:
-        return [setting for setting in parse(text) if setting.keyword in SECRET_KEYWORDS]
+        return [s for s in parse(text) if s.keyword.lower() in SECRET_KEYWORDS]
     except ConninfoSyntaxError:
         return []
 
@@ -145,10 +154,12 @@ def masked(text: str) -> str:
 
 def secrets_left_out(text: str) -> str:
     """``text`` without its secret settings at all, keyword and value: ``***`` would be
-    sent as the password, and libpq reads an absent one from ~/.pgpass."""
+    sent as the password, and libpq reads an absent one from ~/.pgpass. Nothing left
+    (``password=x`` alone: libpq's defaults for the rest) is written as the URI of those
+    defaults, ``postgresql://``: an empty ``--db`` would name the default file."""
     for setting in reversed(secrets(text)):
         text = f"{text[: setting.start]}{text[setting.end :].lstrip(_SPACE)}"
-    return text.strip(_SPACE)
+    return text.strip(_SPACE) or "postgresql://"
 
 
 def value_of(text: str, keyword: str) -> str | None:
