@@ -11,6 +11,7 @@ screen that windows may use (``QScreen.availableGeometry``, without the panels).
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, QSize, Qt
+from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QSizePolicy, QStyle, QWidget
 
 from taskgui.runtime.guard import never_raises
@@ -110,7 +111,7 @@ def fit_to_screen(window: QWidget, minimum_width: int, *, grow_only: bool = Fals
     # Sections opened before the first show, or just now, have relayouts pending (posted
     # events): until they run, the form's size hint is the old one.
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-    screen = window.screen()
+    screen = _screen_to_open_on(window)
     room = screen.availableGeometry().size() - frame_allowance(window)
     window.setMinimumWidth(min(minimum_width, room.width()))
     wanted = window.sizeHint().expandedTo(window.minimumSize())
@@ -119,6 +120,17 @@ def fit_to_screen(window: QWidget, minimum_width: int, *, grow_only: bool = Fals
     window.resize(wanted.boundedTo(room))
     if window.isVisible():  # grown where it stands: pull it back inside the screen
         _keep_inside(window, screen.availableGeometry())
+
+
+def _screen_to_open_on(window: QWidget) -> QScreen:
+    """The screen ``window`` is on, or will be: a dialog not yet placed opens over its
+    parent (``QDialog.adjustPosition``), but at its first show its own handle is still
+    on the primary screen. Sized for that one, a dialog over a window on a smaller
+    second screen was taller than that screen (a review)."""
+    parent = window.parentWidget()
+    if parent is not None and not window.testAttribute(Qt.WidgetAttribute.WA_Moved):
+        return parent.window().screen()
+    return window.screen()
 
 
 def _keep_inside(window: QWidget, area: QRect) -> None:

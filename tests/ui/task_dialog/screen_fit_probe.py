@@ -16,7 +16,7 @@ import sys
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QPoint, QRect
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMainWindow, QWidget
 
 from taskgui.core.clock import FakeClock
 from taskgui.ui.task_dialog.dialog import TaskDialog
@@ -24,9 +24,9 @@ from taskgui.ui.task_dialog.dialog import TaskDialog
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
 
 
-def open_long_dialog(clock: FakeClock) -> TaskDialog:
+def open_long_dialog(clock: FakeClock, parent: QWidget | None = None) -> TaskDialog:
     """The dialog as the trial had it: Advanced and Conditions & spread open."""
-    dialog = TaskDialog(clock)
+    dialog = TaskDialog(clock, parent)
     dialog.advanced.set_expanded(True)
     dialog.rules.set_expanded(True)
     return dialog
@@ -81,8 +81,17 @@ def report(dialog: TaskDialog) -> dict[str, object]:
 
 
 def main() -> int:
+    """``--over X,Y``: open it over a main window placed there (on another screen)."""
     app = QApplication([])
-    dialog = open_long_dialog(FakeClock(NOW))
+    parent = None
+    if len(sys.argv) > 2 and sys.argv[1] == "--over":
+        x, y = (int(part) for part in sys.argv[2].split(","))
+        parent = QMainWindow()
+        parent.resize(600, 300)
+        parent.move(QPoint(x, y))
+        parent.show()
+        app.processEvents()
+    dialog = open_long_dialog(FakeClock(NOW), parent)
     dialog.show()
     app.processEvents()
     print(json.dumps(report(dialog)), flush=True)

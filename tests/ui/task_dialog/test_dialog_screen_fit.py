@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
@@ -58,12 +59,14 @@ def test_the_long_dialog_fits_a_screen_800_px_high(qtbot: QtBot, clock: FakeCloc
     _judge(report(dialog))
 
 
-def test_the_long_dialog_fits_a_640_by_400_screen_without_squashing(tmp_path: Path) -> None:
-    config = tmp_path / "screen.json"
-    screen = {"name": "small", "x": 0, "y": 0, "width": 640, "height": 400}
-    config.write_text(json.dumps({"screens": [{**screen, "logicalDpi": 96, "dpr": 1}]}))
+def _probe(tmp_path: Path, screens: list[dict[str, object]], *args: str) -> dict[str, Any]:
+    """The probe's report, in a process of its own on these offscreen screens."""
+    config = tmp_path / "screens.json"
+    config.write_text(
+        json.dumps({"screens": [{**screen, "logicalDpi": 96, "dpr": 1} for screen in screens]})
+    )
     probe = subprocess.run(
-        [sys.executable, "-m", "tests.ui.task_dialog.screen_fit_probe"],
+        [sys.executable, "-m", "tests.ui.task_dialog.screen_fit_probe", *args],
         cwd=ROOT,
         env={
             **os.environ,
@@ -76,8 +79,24 @@ def test_the_long_dialog_fits_a_640_by_400_screen_without_squashing(tmp_path: Pa
         check=False,
     )
     assert probe.returncode == 0, probe.stderr
-    measured = json.loads(probe.stdout)
+    measured: dict[str, Any] = json.loads(probe.stdout)
+    return measured
+
+
+def test_the_long_dialog_fits_a_640_by_400_screen_without_squashing(tmp_path: Path) -> None:
+    small = {"name": "small", "x": 0, "y": 0, "width": 640, "height": 400}
+    measured = _probe(tmp_path, [small])
     assert measured["available"] == [640, 400]  # the probe did get the small screen
+    _judge(measured)
+
+
+def test_the_dialog_fits_the_smaller_screen_its_window_is_on(tmp_path: Path) -> None:
+    """A review: over a window on a small second screen the dialog was sized for the
+    big primary one (its handle is there at its first show): 1050 px on 500."""
+    big = {"name": "big", "x": 0, "y": 0, "width": 1920, "height": 1400}
+    small = {"name": "small", "x": 1920, "y": 0, "width": 900, "height": 500}
+    measured = _probe(tmp_path, [big, small], "--over", "1940,20")
+    assert measured["available"] == [900, 500]  # it opened on its window's screen
     _judge(measured)
 
 
