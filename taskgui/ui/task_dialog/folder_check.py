@@ -9,11 +9,12 @@ answer is kept for ``FRESH_FOR`` seconds, then looked at again, so a folder made
 the dialog is open stops being warned of. One look at a time per path: a hung one is
 not asked again until it answers.
 
-The answer travels on one carrier object that lives as long as the process
-(``_Answers``), not on the check itself: the check goes with its dialog, and a look
-that ends after that emitted on a deleted object ("Signal source has been deleted",
-raised on the looking thread; and a thread emitting on an object the GUI thread is
-destroying is a race in Qt itself).
+The answer travels on a carrier object (``_Answers``), not on the check itself: the
+check goes with its dialog, and a look that ended after that emitted on a deleted
+object ("Signal source has been deleted", raised on the looking thread; and a thread
+emitting on an object the GUI thread is destroying is a race in Qt itself). The
+carrier belongs to the application and goes once its check is gone and no look of it
+is still under way.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import weakref
 from collections.abc import Callable
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 FRESH_FOR = 2.0  # seconds an answer stands before the folder is looked at again
 
@@ -41,22 +42,33 @@ def folder_warning(folder: str) -> str | None:
 
 
 class _Answers(QObject):
-    """Carries each look's answer from its thread to the GUI thread's check, if that
-    check is still there. One for the process, made on the GUI thread, never deleted."""
+    """Carries one check's answers from the looking threads to the GUI thread, while
+    that check is there; made on the GUI thread, owned by the application."""
 
-    looked = Signal(object, str, object)  # the check's weak reference, path, warning
+    looked = Signal(str, object)  # path, warning: from a looking thread
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, check: FolderCheck) -> None:
+        super().__init__(QCoreApplication.instance())
+        self._check = weakref.ref(check)
+        self.pending = 0  # looks under way (counted on the GUI thread only)
+        self._check_gone = False
         self.looked.connect(self._on_looked)  # queued: emitted from the looking threads
+        check.destroyed.connect(self._on_check_destroyed)
 
-    def _on_looked(self, check: object, folder: str, warning: object) -> None:
-        alive = check() if isinstance(check, weakref.ref) else None
-        if alive is not None and shiboken6.isValid(alive):
-            alive.on_looked(folder, warning)
+    def _on_looked(self, folder: str, warning: object) -> None:
+        self.pending -= 1
+        check = self._check()
+        if not self._check_gone and check is not None and shiboken6.isValid(check):
+            check.on_looked(folder, warning)
+        self._go_when_done()
 
+    def _on_check_destroyed(self) -> None:
+        self._check_gone = True
+        self._go_when_done()
 
-_answers: _Answers | None = None
+    def _go_when_done(self) -> None:
+        if self._check_gone and self.pending == 0:  # nothing more can be emitted on it
+            self.deleteLater()
 
 
 class FolderCheck(QObject):
@@ -77,11 +89,7 @@ class FolderCheck(QObject):
         self._look = look
         self._known: dict[str, tuple[str | None, float]] = {}  # path -> (warning, when)
         self._looking: set[str] = set()
-        global _answers  # noqa: PLW0603 - one carrier, made on the GUI thread at first use
-        if _answers is None:
-            _answers = _Answers()
-        self._answers = _answers
-        self._reference = weakref.ref(self)
+        self._answers = _Answers(self)
 
     def warning(self, folder: str) -> str | None:
         """The warning for ``folder`` as last found (None while not yet known). Never
@@ -91,9 +99,10 @@ class FolderCheck(QObject):
             known is None or self._monotonic() - known[1] > FRESH_FOR
         ) and folder not in self._looking:
             self._looking.add(folder)
+            self._answers.pending += 1
             threading.Thread(
                 target=_look_on_a_thread,
-                args=(self._look, folder, self._answers, self._reference),
+                args=(self._look, folder, self._answers),
                 name="folder-check",
                 daemon=True,
             ).start()
@@ -108,12 +117,10 @@ class FolderCheck(QObject):
             self.answered.emit()
 
 
-def _look_on_a_thread(
-    look: Look, folder: str, answers: _Answers, check: weakref.ref[FolderCheck]
-) -> None:
+def _look_on_a_thread(look: Look, folder: str, answers: _Answers) -> None:
     """The look, on its own thread; it holds no reference to the check that asked."""
     try:
         warning = look(folder)
     except Exception:  # an answer must come back, or the path is never asked again
         warning = None
-    answers.looked.emit(check, folder, warning)
+    answers.looked.emit(folder, warning)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 
 import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -35,18 +36,22 @@ def test_an_answer_that_comes_after_the_check_is_gone_is_dropped(
     try:
         dialog = QWidget()
         check = FolderCheck(FakeClock(T0).monotonic, dialog, look=slow_look)
+        carrier = check._answers
         assert check.warning("/nowhere") is None  # the look starts on its thread
         assert looked.wait(10)
         shiboken6.delete(dialog)  # the dialog closes, its check with it
         assert not shiboken6.isValid(check)
+        assert shiboken6.isValid(carrier)  # a look of it is under way: it stays
         go_on.set()
         for thread in threading.enumerate():
             if thread.name == "folder-check":
                 thread.join(10)
         qapp.processEvents()  # the answer arrives on the GUI thread, for nobody
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     finally:
         threading.excepthook = before
     assert errors == []
+    assert not shiboken6.isValid(carrier)  # then it goes: nothing kept per dialog
 
 
 def test_an_answer_reaches_a_check_that_is_still_there(qtbot: QtBot) -> None:
