@@ -8,7 +8,7 @@ And the words for the node a waiting run wants, shared by the table and the CLI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from taskgui.core.task import TaskSpec
@@ -45,7 +45,9 @@ class NodeInfo:
     # How old its heartbeat was when read, by the database's clock (the one heartbeats
     # are written by), so a view can tell it fell silent since without trusting its
     # own machine's clock against the database's.
-    silent_for: timedelta = timedelta(0)
+    # Left out of equality: it differs at every read, and a view is told of the nodes
+    # when something it shows changed (the heartbeat itself is compared).
+    silent_for: timedelta = field(default=timedelta(0), compare=False)
 
     @property
     def clock_off(self) -> bool:

@@ -14,8 +14,8 @@ Signals:
     looked(object): a ``Look``.
     answered(object, object): a job and what its work returned (or the error it raised).
     failed(str): a look failed (the database is unreachable, say); once per message.
-    unreachable(str): the same failure's reason alone (``StoreError.reason``: no
-        password, no place), for a notice that names the place itself.
+    unreachable(str): a failure of reaching the store (``StoreError.unreachable``), its
+        reason alone (no password, no place), for a notice that names the place itself.
     recovered(): a look succeeded after ``failed``, its ``looked`` already sent: what
         the GUI shows is current again.
 """
@@ -114,7 +114,8 @@ class FollowWorker(QObject):
                 self._last_error = message
                 log.error("following the schedule: %s", message)
                 self.failed.emit(message)
-                self.unreachable.emit(error.reason)
+                if error.unreachable:  # not a refused grant or a bad row: those are no
+                    self.unreachable.emit(error.reason)  # lost connection (a review)
             return
         except Exception:
             log.exception("following the schedule failed")

@@ -16,6 +16,9 @@ class StoreError(TaskguiError):
     """Something went wrong with the database."""
 
     environment = False
+    # The store cannot be reached just now (a server, its network): a follower says
+    # "lost the connection" and retries. Not a refused permission or a bad row.
+    unreachable = False
 
     def __init__(self, message: str, path: Path | None = None, *, reason: str = "") -> None:
         super().__init__(message)

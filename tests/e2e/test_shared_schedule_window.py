@@ -116,6 +116,10 @@ def test_the_window_shows_the_node_that_runs_a_run_and_lists_the_nodes(
     # status bar and Settings > Workers show it, not this machine's own setting.
     assert shown.service.workers == 4
     assert window.status_line.workers.text() == "Workers: 1 of 4 busy"
+    nodes.join("second")  # a node joins: no task changes, the pool does
+    qtbot.waitUntil(
+        lambda: window.status_line.workers.text() == "Workers: 1 of 8 busy", timeout=15_000
+    )
 
 
 def test_a_banner_says_no_node_runs_the_schedule_until_one_does(

@@ -76,7 +76,7 @@ class SettingsDialog(QDialog):
         if not workers_editable:
             # What the processes running the schedule have (``workers_elsewhere``; 0:
             # not known here), not this machine's setting, which they do not use.
-            self.workers.setRange(0, MAX_WORKERS)
+            self.workers.setRange(0, max(MAX_WORKERS, workers_elsewhere))  # nodes reach 1,024
             self.workers.setSpecialValueText("not known here")
             self.workers.setValue(workers_elsewhere)
         self.workers.setAccessibleName("Workers")

@@ -48,6 +48,7 @@ class ConnectionBanner(QFrame):
         self.icon_label = QLabel(self)
         self.title_label = QLabel(self)
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.title_label.setWordWrap(True)  # a long place (several hosts) must not widen the window
         font = self.title_label.font()
         font.setBold(True)
         self.title_label.setFont(font)

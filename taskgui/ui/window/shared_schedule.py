@@ -42,6 +42,9 @@ class SharedScheduleView:
         window.no_scheduler.start_command = start_command
         window.status_line.shared = True
         self.connection = StaleWhileUnreachable(window, place, clock.now)
+        # "Workers: 1 of 8 busy" counts the nodes' pools: a node joining or falling
+        # silent changes it though no task changed.
+        source.nodes_changed.connect(window.refresh_status)
         self.menu = QMenu("&View", window)
         self.nodes_action = QAction("&Nodes…", window)
         self.nodes_action.setStatusTip("The machines that share this schedule")

@@ -194,6 +194,9 @@ def test_a_shared_schedules_worker_count_shows_the_nodes_not_this_machines(
     unknown = SettingsDialog(settings, autostart, workers_editable=False)
     qtbot.addWidget(unknown)
     assert unknown.workers.text() == "not known here"  # a daemon's: its size is not stored
+    many = SettingsDialog(settings, autostart, workers_editable=False, workers_elsewhere=300)
+    qtbot.addWidget(many)
+    assert many.workers.value() == 300  # nodes take --workers up to 1,024, past this box's 64
 
 
 def test_the_user_store_is_private_to_each_test(private_settings: Path) -> None:

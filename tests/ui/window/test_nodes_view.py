@@ -8,7 +8,7 @@ changes nothing. The dialog ages each heartbeat from its read (by the database's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
@@ -90,3 +90,12 @@ def test_a_node_read_as_gone_stays_not_answering(qapp: QApplication) -> None:
         assert _cell(dialog, 1, HEARTBEAT).text().endswith(" — not answering")
     finally:
         dialog.deleteLater()
+
+
+def test_nodes_read_again_are_equal_unless_something_shown_changed() -> None:
+    """``silent_for`` grows at every read: compared, every look told the views of new
+    nodes (the dialog rebuilt its rows at each, a review)."""
+    first = _node("a", 0.5)
+    read_later = replace(first, silent_for=timedelta(seconds=1.7))
+    assert read_later == first
+    assert replace(first, last_heartbeat=T0) != first
