@@ -148,9 +148,10 @@ class NodesDialog(QDialog):
         self.summary.setText(said)
 
     def _tick(self) -> None:
-        """Age the heartbeats, and call a node that fell silent since the read "not
-        answering" as soon as it is: the nodes are read again only when the schedule
-        changes, and a killed node changes nothing (it stayed "answering" for ~30 s)."""
+        """Age the heartbeats, and call a node that fell silent since the last read "not
+        answering" as soon as it is, not at a later read: reads come with the follower's
+        looks, which a slow or busy server spaces out (a trial saw a killed node stay
+        "answering" for ~30 s)."""
         now = self._now()
         since_read = self._monotonic() - self._read_at
         fell_silent = False
