@@ -7,17 +7,20 @@ handler (when one is) all change the schedule through these methods, so the rule
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 
 from taskgui.core.engine.engine import Engine
-from taskgui.core.errors import InvalidTaskError
+from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.events import Event, TaskChanged
 from taskgui.core.iso_time import read_iso
 from taskgui.core.operation import Op
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.protocols import TaskRepository, check_storable
-from taskgui.store.requests import decode_spec
+from taskgui.store.requests import decode_spec, read_added_ids
+
+log = logging.getLogger(__name__)
 
 
 class Operations:
@@ -53,6 +56,20 @@ class Operations:
             self.repository.apply([e for e in events if isinstance(e, TaskChanged)], now)
         return events
 
+    def _add_stored(self, task_ids: Sequence[TaskId]) -> list[Event]:
+        """Schedule tasks another process stored (one ``added`` request of many): each
+        read and added on its own, so one that is gone (deleted since) or cannot be
+        read (set aside at the next start) keeps none of the others out."""
+        events: list[Event] = []
+        for task_id in task_ids:
+            if task_id in self.engine:
+                continue
+            try:
+                events += self.engine.add(self.repository.get(task_id).spec)
+            except TaskguiError as error:
+                log.warning("task %d, added by another process, not scheduled: %s", task_id, error)
+        return events
+
     def update(self, spec: TaskSpec, now: datetime) -> list[Event]:
         # Refused before the engine takes it: once the engine has, a failed commit
         # would leave the two disagreeing.
@@ -82,14 +99,16 @@ class Operations:
         self, op: Op, task_id: TaskId | None, payload: str | None, now: datetime
     ) -> list[Event]:
         """Carry out a request from another process."""
+        if op is Op.ADDED:
+            if task_id is not None:
+                if task_id in self.engine:
+                    return []
+                return self._commit_drawn_starts(
+                    self.engine.add(self.repository.get(task_id).spec), now
+                )
+            return self._commit_drawn_starts(self._add_stored(read_added_ids(payload)), now)
         if task_id is None:
             raise InvalidTaskError(f"request {op.value} names no task")
-        if op is Op.ADDED:
-            if task_id in self.engine:
-                return []
-            return self._commit_drawn_starts(
-                self.engine.add(self.repository.get(task_id).spec), now
-            )
         if op is Op.UPDATE:
             if payload is None:
                 raise InvalidTaskError("update request carries no definition")

@@ -33,7 +33,7 @@ from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.errors import SchedulerAlreadyRunningError
 from taskgui.store.protocols import ScheduleStore
-from taskgui.store.requests import encode_spec
+from taskgui.store.requests import ADDED_PER_REQUEST, added_ids_payload, encode_spec
 from taskgui.system.orphans import stop_orphaned_runs
 
 T = TypeVar("T")
@@ -100,10 +100,16 @@ class StoreClient:
         return stored
 
     def announce(self, stored: Sequence[TaskSpec]) -> None:
-        """Ask the process running the schedule to schedule tasks inserted here."""
+        """Ask the process running the schedule to schedule tasks inserted here: one
+        task by its id, many in requests of ``ADDED_PER_REQUEST`` ids each."""
         now = self.clock.now()
-        for spec in stored:
-            self.store.submit_request(Op.ADDED, spec.id, None, now)
+        if len(stored) == 1:
+            self.store.submit_request(Op.ADDED, stored[0].id, None, now)
+            return
+        ids = [spec.id for spec in stored]
+        for start in range(0, len(ids), ADDED_PER_REQUEST):
+            chunk = ids[start : start + ADDED_PER_REQUEST]
+            self.store.submit_request(Op.ADDED, None, added_ids_payload(chunk), now)
 
     # -------------------------------------------------------------- changes
 

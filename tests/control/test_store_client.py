@@ -18,10 +18,12 @@ from taskgui.control.recovery import recover
 from taskgui.control.store_client import RequestFailedError, StoreClient
 from taskgui.core.clock import FakeClock
 from taskgui.core.engine.engine import Engine
+from taskgui.core.errors import InvalidTaskError
+from taskgui.core.events import TaskRemoved
 from taskgui.core.operation import Op
 from taskgui.core.states import RunOutcome, TaskState
 from taskgui.store.memory import MemoryRepository
-from taskgui.store.requests import Request, answer_request
+from taskgui.store.requests import REQUEST_EXPIRY, Request, answer_request, read_added_ids
 from taskgui.store.sqlite.lock import SchedulerLock, is_locked
 from tests.helpers.factories import T0, fixed_retry, make_spec
 
@@ -137,3 +139,29 @@ def test_an_unanswered_request_times_out_naming_who_holds_the_lock(database: Pat
     assert "did not answer within 1s" in message
     assert "process 4242" in message and str(database) in message
     assert [row.op for row in store.open_requests()] == ["pause"]  # it stays queued
+
+
+def test_tasks_added_are_told_in_notices_of_many_that_never_expire(database: Path) -> None:
+    """A trial: an import beside a running daemon filed a notice a task, and those the
+    daemon reached after 30 s had expired, their tasks never scheduled. One notice now
+    names up to a thousand tasks, and a notice of added tasks is acted on however late;
+    a task deleted before it is read keeps none of the others out."""
+    store = MemoryRepository()
+    clock = FakeClock(T0)
+    scheduler = Scheduler(store)
+    with SchedulerLock(database):  # the other process runs the schedule
+        client = client_for(store, database, clock)
+        stored = client.add_tasks([make_spec(name=f"t{index}") for index in range(2_345)])
+    assert len(store.open_requests()) == 3  # 1,000 + 1,000 + 345
+    store.apply([TaskRemoved(stored[5].id)], T0)  # deleted before the daemon read it
+    scheduler.answer_open(T0 + REQUEST_EXPIRY * 10)  # the daemon got to them late
+    assert scheduler.answered == [Op.ADDED] * 3
+    assert all(spec.id in scheduler.engine for spec in stored if spec.id != stored[5].id)
+    assert store.open_requests() == []
+
+
+def test_an_added_notice_that_names_no_ids_is_answered_with_why() -> None:
+    for payload in (None, "[", '{"ids": "x"}', '{"ids": [0]}', '{"ids": [true]}'):
+        with pytest.raises(InvalidTaskError):
+            read_added_ids(payload)
+    assert read_added_ids('{"ids": [1, 2]}') == [1, 2]

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -308,3 +309,49 @@ def test_a_process_that_left_its_group_is_stopped_after_the_daemon_is_killed(
 
     wait_for(gone, timeout=15, what="the process that left the group to be stopped")
     assert taskgui.history(task)[0]["outcome"] == "interrupted"
+
+
+def _requests(db: Path, statement: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(statement).fetchall()
+    connection.close()
+    return rows
+
+
+@pytest.mark.slow
+def test_an_import_beside_a_running_daemon_is_told_in_a_few_notices_and_all_scheduled(
+    taskgui: Taskgui, tmp_path: Path
+) -> None:
+    """A trial imported 100,000 tasks while a daemon ran: the CLI filed one "added"
+    request per task, each its own commit beside the daemon answering them; the import
+    failed ("busy") after its tasks were committed, and 63,187 notices expired while
+    the daemon worked through the others, leaving those tasks never scheduled."""
+    taskgui.start_daemon()
+    log = taskgui.tmp_path / "daemon0.log"
+    wait_for(lambda: "taskgui daemon (pid" in log.read_text(), what="the daemon to start")
+    template = tmp_path / "one.json"
+    (tmp_path / "other").mkdir()
+    other = Taskgui(tmp_path / "other")
+    other.add("template", "true", "--at", "2030-01-01T00:00:00Z")
+    other.cli("export", str(template))
+    data = json.loads(template.read_text())
+    [task] = data["tasks"]
+    count = 2_500
+    soon = (datetime.now(UTC) + timedelta(seconds=10)).isoformat()
+    data["tasks"] = [
+        {**task, "id": 10_000 + index, "name": f"imported {index}"} for index in range(count)
+    ]
+    data["tasks"][-1] |= {"first_run_at": soon, "command": {**task["command"], "line": "echo last"}}
+    bulk = tmp_path / "bulk.json"
+    bulk.write_text(json.dumps(data))
+    imported = taskgui.cli("import", str(bulk), check=False)
+    assert imported.returncode == 0, imported.stderr
+    notices = _requests(taskgui.db, "SELECT count(*) FROM requests WHERE op = 'added'")
+    assert notices == [(3,)]  # 1,000 ids a notice, not 2,500 notices
+    last = int(_requests(taskgui.db, "SELECT max(id) FROM tasks")[0][0])
+    wait_for(lambda: taskgui.show(last)["state"] == "succeeded", 40, "the last imported to run")
+    left = _requests(
+        taskgui.db, "SELECT count(*) FROM requests WHERE done_at IS NULL OR error IS NOT NULL"
+    )
+    assert left == [(0,)]
+    assert "Traceback" not in log.read_text()
