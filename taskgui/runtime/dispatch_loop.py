@@ -326,6 +326,7 @@ class DispatchLoop(ScheduleSignals):
         if self._taken.ended(run_id):
             return None
         outcome, result = report.outcome, report.result
+        started: datetime | None = None
         if queued and report.began is not None:  # when it really started (RunResult)
             began = timedelta(seconds=max(0.0, self._clock.monotonic() - report.began))
             started = self._clock.now() - began
@@ -347,7 +348,7 @@ class DispatchLoop(ScheduleSignals):
         ticket = self._engine.running_runs.get(run_id)
         try:
             events = timed_by_monotonic(
-                self._engine.finished(run_id, outcome, now), report.duration
+                self._engine.finished(run_id, outcome, now), report.duration, started
             )
         except Exception as error:
             events = run_end_failed(self._engine, ticket, outcome, now, error)

@@ -11,6 +11,7 @@ back from it; nothing here depends on timing.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -185,3 +186,23 @@ def test_shutdown_takes_queued_runs_back_and_the_next_start_runs_them(
     finally:
         again.close()
     assert "queued" in _order(tmp_path)
+
+
+def test_a_run_that_waited_in_the_queue_ends_after_it_started(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """A trial's history: a run queued behind a busy worker for 3 s was recorded as
+    finished before it started (took -3 s): its end was counted from when it was
+    queued, plus the duration the runner measured."""
+    blocker = _hold_the_worker(harness, tmp_path)
+    [waiter] = harness.service.add_tasks([spec("waiter", _log(tmp_path, "waiter"))])
+    _queued(harness, waiter)
+    time.sleep(1.5)  # queued for longer than the drift a record's times may show
+    _release(harness, tmp_path, blocker, waiter)
+    with sqlite3.connect(tmp_path / "service.sqlite3") as connection:
+        [(started, finished)] = connection.execute(
+            "SELECT started_at, finished_at FROM runs WHERE task_id = ?", (waiter.id,)
+        ).fetchall()
+    connection.close()
+    assert finished >= started, (started, finished)
+    assert finished - started < 1_000_000  # `echo` took well under the queue's wait
