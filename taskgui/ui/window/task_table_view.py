@@ -90,6 +90,9 @@ def task_table(
     table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
     table.setAlternatingRowColors(True)
     table.setShowGrid(False)
+    # Rows are picked with the arrows; Tab leaves the table for the next control, as in
+    # every list of a desktop app (cell by cell it kept the keyboard in it for ever).
+    table.setTabKeyNavigation(False)
     table.setWordWrap(False)
     # A narrow window scrolls the columns sideways (StretchWithFloor): by the pixel, as
     # by the column it would jump past the whole Name column at the first step.

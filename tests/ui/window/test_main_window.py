@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu, QToolBar, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -512,3 +513,17 @@ def test_a_status_tip_never_covers_the_counts_or_the_workers(
         assert bar.rect().contains(area)
         # ...and not over the label: its pixels are as they were.
         assert after.copy(area) == before.copy(area), label.accessibleName()
+
+
+def test_tab_leaves_the_task_table_for_the_next_control(window: MainWindow, qtbot: QtBot) -> None:
+    """A trial: Tab moved cell by cell through the table and never reached the filters
+    or the search box again (a keyboard trap)."""
+    window.service.add_tasks([spec("one", "true"), spec("two", "true")])
+    qtbot.waitUntil(lambda: window.proxy.rowCount() == 2)
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.waitUntil(window.table.hasFocus)
+    window.table.setCurrentIndex(window.proxy.index(0, 0))
+    QTest.keyClick(window.table, Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: not window.table.hasFocus())
+    assert window.table.currentIndex().column() == 0  # it did not move to the next cell
