@@ -8,6 +8,8 @@ fast and works where no display exists.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,8 +24,26 @@ def _import_qt() -> None:
     import_qt()
 
 
+NO_DISPLAY = (
+    "taskgui: error: no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
+    "are not set); run a command (taskgui --help), or the schedule without a window: "
+    "taskgui daemon"
+)
+
+
+def _no_display() -> bool:
+    """Linux with neither X nor Wayland named and no Qt platform chosen: Qt would abort
+    the process (SIGABRT, exit 134) with lines that blame a library (a trial)."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def run_gui(argv: list[str]) -> int:
     """Open the window for the global flags in ``argv`` (``--db``, ``--reset-corrupt``)."""
+    if _no_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        return 1
     _import_qt()
     from taskgui.app.window import main as open_window  # noqa: PLC0415 - Qt widgets
 

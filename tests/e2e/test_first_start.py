@@ -258,3 +258,20 @@ def test_the_daemon_starts_where_the_keyring_client_is_not_installed(
     wait_for(out.exists, "the task's output")
     code, err = stop(daemon)
     assert code == 0 and "internal error" not in err, err
+
+
+def test_without_a_display_the_window_says_so_in_one_line(account: Account) -> None:
+    """A trial: with neither DISPLAY nor WAYLAND_DISPLAY, `taskgui` died of SIGABRT
+    (exit 134) in Qt, whose lines blamed a library that was installed."""
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        account.env.pop(name, None)
+    opened = account.run(sys.executable, "-m", "taskgui")
+    assert opened.returncode == 1, opened.stderr
+    assert opened.stderr.splitlines() == [
+        "taskgui: error: no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
+        "are not set); run a command (taskgui --help), or the schedule without a window: "
+        "taskgui daemon"
+    ]
+    assert not account.database.exists()  # nothing made for a window that cannot open
+    listed = account.run(sys.executable, "-m", "taskgui", "list")
+    assert listed.returncode == 0, listed.stderr  # the command line needs no display
