@@ -33,7 +33,7 @@ from taskgui.core.task import (
 )
 from taskgui.core.text_rules import quoted
 from taskgui.core.wake import WakePolicy, parse_wake_policy
-from taskgui.system.local_zone import local_zone_name
+from taskgui.system.local_zone import local_wall_time, local_zone_name
 
 
 class AddUsageError(InvalidTaskError):
@@ -85,7 +85,7 @@ def datetime_arg(text: str) -> datetime:
         )
     try:
         if moment.tzinfo is None:
-            moment = moment.astimezone()  # interpret as this machine's local time
+            moment = local_wall_time(moment)  # this machine's clocks, DST gaps included
         return moment.astimezone(UTC)
     except (ValueError, OverflowError, OSError):
         # A valid date within a day of the calendar's ends (year 1, 9999) that cannot

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 
 from taskgui.core.errors import InvalidTaskError
@@ -60,3 +61,24 @@ def _is_zone(name: str) -> bool:
     except InvalidTaskError:
         return False
     return True
+
+
+def local_wall_time(moment: datetime) -> datetime:
+    """``moment`` (no offset: a time on this machine's clocks) in this machine's zone,
+    by the zone's rules rather than libc's ``mktime``: a time in the spring-forward gap
+    (02:30 on the night Berlin's clocks go from 02:00 to 03:00) is the moment the
+    clocks would show it just after (03:30), and one of the hour that repeats in
+    autumn is its first pass, as cron has them. ``mktime`` made the gap's 02:30 an hour
+    *before* the time typed, 01:30 (a trial). Where the zone's name cannot be found
+    (the offset libc uses disagrees with the named zone's), libc's reading is kept."""
+    zone = load_zone(local_zone_name())
+    placed = moment.replace(tzinfo=zone, fold=0)
+    libc = moment.astimezone()
+    if not _gap_or_repeat(placed) and placed.utcoffset() != libc.utcoffset():
+        return libc  # the named zone is not the one the clocks here follow
+    return placed
+
+
+def _gap_or_repeat(moment: datetime) -> bool:
+    """Whether ``moment``'s wall time is one its zone skips or shows twice."""
+    return moment.utcoffset() != moment.replace(fold=1).utcoffset()
