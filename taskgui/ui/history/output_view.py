@@ -48,6 +48,10 @@ class OutputView(QWidget):
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setAccessibleName("Run output")
         self.text.setPlaceholderText(PRINTED_NOTHING)
+        # The text given to the view, kept: what it gives back is not that text (it
+        # makes "\r\n" and U+2028 paragraph breaks), so output with CRLF line ends
+        # never began with it and was set anew at every update, the end lost.
+        self._shown = ""
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Find in output (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
@@ -99,11 +103,12 @@ class OutputView(QWidget):
         (a selection and the place read stay); the end stays in view if it was."""
         # Escaped character by character, so the text of more output begins with the
         # text of what was shown.
-        text, current = shown_lines(output), self.text.toPlainText()
+        text, current = shown_lines(output), self._shown
         if text.startswith(current):
             cursor = QTextCursor(self.text.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(text[len(current) :])
+            self._shown = text
         else:  # the tail was cut at its start: show it anew
             bar = self.text.verticalScrollBar()
             place = bar.value()
@@ -117,6 +122,7 @@ class OutputView(QWidget):
 
     def _set_text(self, text: str) -> None:
         self._moving = True  # not a person scrolling away from the end
+        self._shown = text
         try:
             self.text.setPlainText(text)
         finally:

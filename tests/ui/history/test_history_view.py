@@ -110,6 +110,28 @@ def test_live_output_keeps_the_end_in_view_until_the_person_scrolls_away(qtbot: 
     assert bar.value() == bar.maximum()
 
 
+def test_live_output_with_crlf_line_ends_is_followed_too(qtbot: QtBot) -> None:
+    """A trial: output ending its lines with CRLF stopped following (the view read its
+    own text back without the "\r", so more output never began with it and the whole
+    text was set anew at each update, the end lost)."""
+    view = OutputView()
+    qtbot.addWidget(view)
+    view.resize(400, 200)
+    view.show()
+    qtbot.waitExposed(view)
+    lines = "".join(f"crlf {n}\r\n" for n in range(100))
+    view.set_output(lines)
+    view.scroll_to_end()
+    bar = view.text.verticalScrollBar()
+    document = view.text.document()
+    first_line = document.firstBlock()
+    more = lines + "".join(f"crlf {n}\r\n" for n in range(100, 160))
+    view.follow(more)
+    assert bar.value() == bar.maximum() > 0  # followed the end
+    assert "crlf 159" in view.text.toPlainText()
+    assert document.firstBlock() == first_line  # appended to, not set anew
+
+
 def test_a_retry_shows_as_scheduled_when_it_was_due(tmp_path: Path, qtbot: QtBot) -> None:
     repository = SqliteRepository(tmp_path / "history.sqlite3")
     driver = Driver(repository)
