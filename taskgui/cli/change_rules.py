@@ -10,11 +10,12 @@ from datetime import datetime, timedelta
 from taskgui.core.clock import Clock
 from taskgui.core.errors import InvalidStateError, InvalidTaskError
 from taskgui.core.operation import Op
+from taskgui.core.states import TaskState
 from taskgui.core.status import TaskSnapshot
 
 
 def unchanged_note(op: Op, snapshot: TaskSnapshot) -> str | None:
-    """What to say instead when pause or resume would change nothing.
+    """What to say instead when pause, resume or cancel would change nothing.
 
     Both then succeed and say so truthfully, rather than claim a change (as resume
     did) or fail (a script that pauses a task wants it paused, and it is). A task
@@ -23,6 +24,8 @@ def unchanged_note(op: Op, snapshot: TaskSnapshot) -> str | None:
     """
     if op is Op.PAUSE and snapshot.spec.paused:
         return "is already paused"
+    if op is Op.CANCEL and snapshot.state is TaskState.CANCELLED:
+        return "is already cancelled"  # it said "task 12 cancelled" again (a trial)
     if op is Op.RESUME and not snapshot.spec.paused:
         if snapshot.state.is_terminal:
             raise InvalidStateError(

@@ -355,7 +355,8 @@ def test_changes_without_a_scheduler(run: Run, db: Path) -> None:
     assert show(run, task_id)["state"] == "pending"
     assert run("cancel", str(task_id)).code == 0
     assert show(run, task_id)["state"] == "cancelled"
-    assert run("cancel", str(task_id)).code == 0  # already cancelled: nothing to do
+    # Already cancelled: nothing to do, said so (it said "task N cancelled" again).
+    assert run("cancel", str(task_id)) == Result(0, f"task {task_id} is already cancelled\n", "")
     assert not is_locked(db)  # the CLI let go of the lock
 
 
