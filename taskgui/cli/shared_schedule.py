@@ -22,18 +22,19 @@ from typing import Any
 from taskgui.cli import adding, editing, shared_changes
 from taskgui.cli import output as cli_format
 from taskgui.cli import transfer as cli_transfer
-from taskgui.cli.context import note
+from taskgui.cli.context import UsageError, note
 from taskgui.cli.task_views import print_list, print_show
 from taskgui.core.clock import Clock
-from taskgui.core.errors import TaskguiError
 from taskgui.core.nodes import SILENT_AFTER
 from taskgui.core.terminal_text import visible
 from taskgui.store.paths import resolve_database_path
 from taskgui.store.postgres.connection import is_dsn, redact
 
 
-class NotOnPostgresError(TaskguiError):
-    """A command that needs the process running a file's schedule."""
+class NotOnPostgresError(UsageError):
+    """A command given the wrong kind of database (``nodes`` on a file, ``migrate --to``
+    a file, a file's command on a shared schedule): the command line is wrong, exit
+    status 2, as the README has bad input (a trial saw 1)."""
 
 
 def add_commands(commands: Any, make: Any) -> None:

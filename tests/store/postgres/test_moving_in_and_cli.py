@@ -165,8 +165,12 @@ def test_nodes_warns_of_a_node_whose_clock_is_off_by_more_than_a_second(
 def test_commands_not_made_for_a_shared_schedule_say_so(tmp_path: Path, dsn: str) -> None:
     # migrate moves a file's schedule in: from a shared one there is nothing to move.
     result = _taskgui(tmp_path, "--db", dsn, "migrate", "--to", dsn)
-    assert result.returncode == 1
+    assert result.returncode == 2  # the command line is wrong for this database
     assert "not available on a PostgreSQL schedule" in result.stderr
+    on_a_file = _taskgui(tmp_path, "--db", str(tmp_path / "f.sqlite3"), "nodes")
+    assert on_a_file.returncode == 2 and "give --db postgresql://" in on_a_file.stderr
+    to_a_file = _taskgui(tmp_path, "migrate", "--to", str(tmp_path / "x.sqlite3"))
+    assert to_a_file.returncode == 2 and "--to needs a PostgreSQL DSN" in to_a_file.stderr
     missing = _taskgui(tmp_path, "--db", dsn, "cancel", "1")  # a change: no such task
     assert missing.returncode == 1 and "1" in missing.stderr
 
