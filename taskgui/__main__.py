@@ -36,7 +36,8 @@ def _no_display() -> bool:
     the process (SIGABRT, exit 134) with lines that blame a library (a trial)."""
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
         return False
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    named = ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET")  # the last: a socket given
+    return not any(os.environ.get(name) for name in named)
 
 
 def run_gui(argv: list[str]) -> int:

@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from taskgui.core.engine.engine import Engine
-from taskgui.core.errors import InvalidTaskError, TaskguiError
+from taskgui.core.errors import InvalidTaskError, TaskNotFoundError, UnreadableTaskError
 from taskgui.core.events import Event, TaskChanged
 from taskgui.core.iso_time import read_iso
 from taskgui.core.operation import Op
 from taskgui.core.task import TaskId, TaskSpec
+from taskgui.core.text_rules import shortened
+from taskgui.store.errors import CodecError
 from taskgui.store.protocols import TaskRepository, check_storable
 from taskgui.store.requests import decode_spec, read_added_ids
 
@@ -59,15 +61,22 @@ class Operations:
     def _add_stored(self, task_ids: Sequence[TaskId]) -> list[Event]:
         """Schedule tasks another process stored (one ``added`` request of many): each
         read and added on its own, so one that is gone (deleted since) or cannot be
-        read (set aside at the next start) keeps none of the others out."""
+        read (set aside at the next start) keeps none of the others out. A store that
+        fails is not one of those: it fails the request, whose sender is told."""
         events: list[Event] = []
+        left_out: list[str] = []
         for task_id in task_ids:
             if task_id in self.engine:
                 continue
             try:
                 events += self.engine.add(self.repository.get(task_id).spec)
-            except TaskguiError as error:
-                log.warning("task %d, added by another process, not scheduled: %s", task_id, error)
+            except (TaskNotFoundError, UnreadableTaskError, InvalidTaskError, CodecError) as error:
+                left_out.append(f"{task_id} ({error})")
+        if left_out:  # one line a request, not one a task
+            log.warning(
+                "%d of %d tasks added by another process not scheduled: %s",
+                len(left_out), len(task_ids), shortened("; ".join(left_out)),
+            )  # fmt: skip
         return events
 
     def update(self, spec: TaskSpec, now: datetime) -> list[Event]:

@@ -107,9 +107,28 @@ class StoreClient:
             self.store.submit_request(Op.ADDED, stored[0].id, None, now)
             return
         ids = [spec.id for spec in stored]
-        for start in range(0, len(ids), ADDED_PER_REQUEST):
-            chunk = ids[start : start + ADDED_PER_REQUEST]
+        chunks = [ids[at : at + ADDED_PER_REQUEST] for at in range(0, len(ids), ADDED_PER_REQUEST)]
+        first = self.store.submit_request(Op.ADDED, None, added_ids_payload(chunks[0]), now)
+        if self._refused_as_naming_no_task(first):
+            # A scheduler from before batched notices (a daemon left running through an
+            # upgrade) refuses them: it is told of each task on its own, as it was.
+            for task_id in ids:
+                self.store.submit_request(Op.ADDED, task_id, None, now)
+            return
+        for chunk in chunks[1:]:
             self.store.submit_request(Op.ADDED, None, added_ids_payload(chunk), now)
+
+    def _refused_as_naming_no_task(self, request_id: int) -> bool:
+        """Whether the scheduler answered ``request_id`` "names no task" within the
+        timeout (no answer by then: a busy one; the notices wait for it, never expiring)."""
+        deadline = self.clock.monotonic() + self.timeout
+        while True:
+            done, error = self.store.request_outcome(request_id)
+            if done:
+                return bool(error) and "names no task" in (error or "")
+            if self.clock.monotonic() >= deadline:
+                return False
+            self.sleep(self.poll)
 
     # -------------------------------------------------------------- changes
 

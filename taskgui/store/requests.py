@@ -205,10 +205,14 @@ def read_added_ids(payload: str | None) -> list[TaskId]:
     """The task ids of an ``added`` request's payload; InvalidTaskError if it holds none."""
     try:
         ids = json.loads(payload or "")["ids"]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):
         raise InvalidTaskError("the added request names no tasks") from None
     if not isinstance(ids, list) or not all(
         type(task_id) is int and 0 < task_id < 2**63 for task_id in ids
     ):
         raise InvalidTaskError("the added request's task ids are not ids")
-    return ids
+    if len(ids) > ADDED_PER_REQUEST:  # a row no taskgui wrote: it would hold the inbox
+        raise InvalidTaskError(
+            f"the added request names {len(ids):,} tasks, more than {ADDED_PER_REQUEST:,}"
+        )
+    return list(dict.fromkeys(ids))

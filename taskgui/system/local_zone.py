@@ -74,11 +74,9 @@ def local_wall_time(moment: datetime) -> datetime:
     zone = load_zone(local_zone_name())
     placed = moment.replace(tzinfo=zone, fold=0)
     libc = moment.astimezone()
-    if not _gap_or_repeat(placed) and placed.utcoffset() != libc.utcoffset():
-        return libc  # the named zone is not the one the clocks here follow
+    # libc reads a gap or a repeated hour with one of the two offsets around it: any
+    # other offset says the named zone is not the one the clocks here follow (TZ set to
+    # a POSIX rule, to "", to a file), and libc's reading is kept.
+    if libc.utcoffset() not in (placed.utcoffset(), placed.replace(fold=1).utcoffset()):
+        return libc
     return placed
-
-
-def _gap_or_repeat(moment: datetime) -> bool:
-    """Whether ``moment``'s wall time is one its zone skips or shows twice."""
-    return moment.utcoffset() != moment.replace(fold=1).utcoffset()

@@ -165,3 +165,32 @@ def test_an_added_notice_that_names_no_ids_is_answered_with_why() -> None:
         with pytest.raises(InvalidTaskError):
             read_added_ids(payload)
     assert read_added_ids('{"ids": [1, 2]}') == [1, 2]
+
+
+def test_a_scheduler_that_refuses_batched_notices_is_told_of_each_task(database: Path) -> None:
+    """A review: a daemon from before batched notices, left running through an upgrade,
+    answers one that names no task id "names no task", and the tasks stayed unscheduled."""
+    store, clock = MemoryRepository(), FakeClock(T0)
+
+    class OldScheduler(Scheduler):
+        def perform(self, request: Request, now: datetime) -> str | None:
+            if request.task_id is None:
+                return f"request {request.op.value} names no task"
+            return super().perform(request, now)
+
+    with SchedulerLock(database):
+        old = OldScheduler(store)
+        client = client_for(store, database, clock, lambda _: old.answer_open(clock.now()))
+        stored = client.add_tasks([make_spec(name=f"t{index}") for index in range(5)])
+    old.answer_open(clock.now())
+    assert all(spec.id in old.engine for spec in stored)
+
+
+def test_an_added_notice_of_more_ids_than_any_taskgui_sends_is_refused() -> None:
+    """A review: one hand-written row of 300,000 ids held the daemon's inbox for
+    minutes; duplicates are read once."""
+    with pytest.raises(InvalidTaskError, match="more than"):
+        read_added_ids('{"ids": [' + ",".join(["7"] * 1_001) + "]}")
+    assert read_added_ids('{"ids": [3, 3, 4, 3]}') == [3, 4]
+    with pytest.raises(InvalidTaskError):
+        read_added_ids('{"ids": ' + "[" * 100_000 + "]" * 100_000 + "}")

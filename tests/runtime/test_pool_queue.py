@@ -205,4 +205,4 @@ def test_a_run_that_waited_in_the_queue_ends_after_it_started(
         ).fetchall()
     connection.close()
     assert finished >= started, (started, finished)
-    assert finished - started < 1_000_000  # `echo` took well under the queue's wait
+    assert finished - started < 2_000_000  # `echo`: nowhere near its 1.5 s in the queue

@@ -47,3 +47,19 @@ def test_the_gap_is_never_read_as_an_earlier_time(berlin: None) -> None:
     placed = local_wall_time(typed)
     assert placed.astimezone(UTC) == datetime(2027, 3, 28, 1, 30, tzinfo=UTC)
     assert placed.astimezone(UTC) > datetime(2027, 3, 28, 0, 59, tzinfo=UTC)  # after 02:00 CET
+
+
+def test_a_tz_the_named_zone_does_not_follow_keeps_libcs_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A review: with TZ a POSIX rule (JST-9) the zone found by name may be another
+    (the /etc/localtime link); in its gap its reading won, hours off libc's clocks."""
+    monkeypatch.setenv("TZ", "JST-9")
+    time.tzset()
+    try:
+        typed = datetime(2027, 3, 28, 2, 30)
+        assert local_wall_time(typed).astimezone(UTC) == typed.astimezone().astimezone(UTC)
+        assert local_wall_time(typed).astimezone(UTC) == datetime(2027, 3, 27, 17, 30, tzinfo=UTC)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
