@@ -20,6 +20,7 @@ from taskgui.core.status import RunRecord, TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store.errors import DatabaseReplacedError
 from taskgui.store.protocols import FollowableStore
+from taskgui.store.requests import ADDED_PER_REQUEST, added_ids_payload
 
 _VERBS = {
     Op.ADDED: "schedule",
@@ -159,18 +160,24 @@ class FollowReader:
         """This process wrote to the store (a change made here): read at the next look."""
         self._own_change = True
 
-    def submit(self, op: Op, task_id: TaskId, name: str, payload: str | None = None) -> None:
+    def submit(self, op: Op, task_id: TaskId | None, name: str, payload: str | None = None) -> None:
         """File a request for whoever runs the schedule; its answer is checked by looks."""
         request_id = self.repository.submit_request(op, task_id, payload, self._clock.now())
         deadline = self._clock.monotonic() + self._answer_timeout
         self._pending[request_id] = _Request(op, name, deadline)
 
     def add(self, specs: Sequence[TaskSpec], announce: bool) -> list[TaskSnapshot]:
-        """Store new tasks in one transaction; ``announce``: tell the owner of each."""
+        """Store new tasks in one transaction; ``announce``: tell the owner of them, one
+        by its id, many in notices of ``ADDED_PER_REQUEST`` (an import of 2,500 filed
+        2,500 requests, each waited for at every look; a review)."""
         stored = self.repository.add_tasks(specs, self._clock.now()) if specs else []
-        if announce:
-            for spec in stored:
-                self.submit(Op.ADDED, spec.id, spec.name)
+        if announce and len(stored) == 1:
+            self.submit(Op.ADDED, stored[0].id, stored[0].name)
+        elif announce:
+            for at in range(0, len(stored), ADDED_PER_REQUEST):
+                chunk = [spec.id for spec in stored[at : at + ADDED_PER_REQUEST]]
+                name = f"{len(chunk):,} imported tasks"
+                self.submit(Op.ADDED, None, name, added_ids_payload(chunk))
         added = [self.repository.get(spec.id) for spec in stored]
         for snapshot in added:  # known here: a look that sees it is not news
             self._tasks[snapshot.id] = snapshot

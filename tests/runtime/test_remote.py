@@ -7,6 +7,7 @@ performs requests with ``Operations.perform``, which is what a daemon does with 
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -385,3 +386,28 @@ def test_the_gui_thread_never_reads_or_writes_the_store_while_following(
     gui = threading.get_ident()
     assert {"changed", "task_changes", "add_tasks", "submit_request", "runs"} <= set(seen.threads)
     assert all(gui not in threads for threads in seen.threads.values()), seen.threads
+
+
+def test_an_import_in_a_following_window_is_told_in_a_few_notices(
+    db: Path, scheduler: subprocess.Popen[str], remote: RemoteScheduler, qtbot: QtBot
+) -> None:
+    """A review: the window filed one request per imported task (2,500 of them, each
+    asked for its answer at every look)."""
+    remote.start()
+    errors: list[str] = []
+    remote.error_occurred.connect(errors.append)
+    remote.add_tasks([spec(f"imported {index}") for index in range(2_500)])
+
+    def notices() -> list[tuple[Any, ...]]:
+        with sqlite3.connect(db) as connection:
+            rows = connection.execute(
+                "SELECT done_at IS NOT NULL, error FROM requests WHERE op = 'added'"
+            ).fetchall()
+        connection.close()
+        return rows
+
+    qtbot.waitUntil(
+        lambda: len(notices()) == 3 and all(done for done, _ in notices()), timeout=20_000
+    )
+    assert [error for _, error in notices()] == [None, None, None]
+    assert errors == []
