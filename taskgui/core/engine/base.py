@@ -13,6 +13,7 @@ from datetime import datetime
 
 from taskgui.core.conditions import SystemConditions
 from taskgui.core.dependencies import Dependencies
+from taskgui.core.engine.back_to_back import BackToBack
 from taskgui.core.engine.deferred import TaskTable
 from taskgui.core.engine.entry import TaskEntry
 from taskgui.core.engine.heap import IndexedHeap
@@ -59,6 +60,8 @@ class EngineBase:
         # The concurrency key each run holds: the one it took, whatever the task's
         # definition says by the time the run ends (a person may edit the key).
         self._run_keys: dict[RunId, str] = {}
+        # Where each chain of runs waiting one behind the other began (overlap queue).
+        self._back_to_back = BackToBack()
         # Tasks whose run ended since the last ``give_back_idle`` (engine/give_back.py).
         self._ended: set[TaskId] = set()
         # Tasks paused for a while, by when they resume by themselves. Only a task
@@ -201,6 +204,7 @@ class EngineBase:
         """
         if self._held:  # a person's change takes it out of a wake-up's hold
             self._held.pop(entry.spec.id, None)
+        self._back_to_back.left(entry.spec.id)
         unblocked = self._queues.discard(entry.spec.id, entry.spec.concurrency_key)
         if unblocked is None:
             return []
@@ -216,6 +220,7 @@ class EngineBase:
         self._withdraw.clear()
         self._queued.clear()
         self._run_keys.clear()
+        self._back_to_back.clear()
         self._ended.clear()
         self._spread_on_read.clear()
         self._deps = type(self._deps)()

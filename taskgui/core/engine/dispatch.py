@@ -17,6 +17,7 @@ from taskgui.core.conditions import NO_CONDITIONS
 from taskgui.core.engine import policies
 from taskgui.core.engine.condition_runs import ConditionRuns
 from taskgui.core.engine.entry import TaskEntry
+from taskgui.core.engine.overlap import Overlapping
 from taskgui.core.engine.queues import ReadyKey
 from taskgui.core.engine.run_by_hand import occurrence_run_by_hand
 from taskgui.core.engine.triggers import Triggering
@@ -28,15 +29,14 @@ from taskgui.core.events import (
     RunDispatched,
     RunFinished,
     RunWithdrawn,
-    SkipReason,
     TaskChanged,
 )
-from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, SlotKind, TaskState
+from taskgui.core.states import OverlapPolicy, RunOutcome, SlotKind, TaskState
 from taskgui.core.status import RunId, RunTicket
 from taskgui.core.task import TaskId
 
 
-class Dispatching(ConditionRuns, Triggering):
+class Dispatching(ConditionRuns, Triggering, Overlapping):
     """The dispatch half of ``Engine`` (see the module docstring)."""
 
     def due(self, now: datetime, free_workers: int, queue: int = 0) -> list[Event]:
@@ -70,8 +70,12 @@ class Dispatching(ConditionRuns, Triggering):
             task_id, (at_ts, seq) = item
             entry = tasks[task_id]
             spec = entry.spec
+            # Late for the misfire policy (not if it was planned only inside its grace,
+            # behind runs that waited one for the other: see overlap.py).
             late = (
-                entry.slot_kind is SlotKind.OCCURRENCE and now - entry.slot_at > spec.misfire_grace  # type: ignore[operator]
+                entry.slot_kind is SlotKind.OCCURRENCE
+                and now - entry.slot_at > spec.misfire_grace  # type: ignore[operator]
+                and not self._back_to_back.planned_after(task_id, now - spec.misfire_grace)
             )
             if late:
                 if not self._misfire(entry, now, events):
@@ -120,28 +124,6 @@ class Dispatching(ConditionRuns, Triggering):
             if task_id not in started:
                 events.append(TaskChanged(self._snapshot(tasks[task_id])))
 
-    def _due_while_running(
-        self, entry: TaskEntry, key: ReadyKey, late: bool, now: datetime, events: list[Event]
-    ) -> bool:
-        """A task came due while a run of it goes on (and runs may not overlap): skip
-        it, or let it wait for that run (True: it now waits)."""
-        spec = entry.spec
-        # Due before the run in progress was even dispatched: a backlog (the
-        # scheduler was down, asleep or behind), not an overlap, even inside
-        # the grace period. run_all owes it in full, each occurrence after the
-        # one before; the other policies count it missed for what it was.
-        # A triggered run waits for the run in progress (it was triggered after).
-        triggered = entry.slot_kind is SlotKind.TRIGGERED
-        backlog = not triggered and (late or _due_before_runs(entry))
-        if backlog and spec.misfire is not MisfirePolicy.RUN_ALL:
-            self._skip(entry, now, events, SkipReason.MISFIRE)
-        elif spec.overlap is OverlapPolicy.SKIP and not (backlog or triggered):
-            self._skip(entry, now, events, SkipReason.OVERLAP)
-        else:
-            self._queues.wait_for_previous_run(spec.id, key)
-            return True
-        return False
-
     def _load_due(self, now_ts: float, events: list[Event]) -> None:
         """Load every deferred task that is due, before ``due`` changes anything, and
         drop those that cannot be read (so one bad row cannot stop a dispatch half-way)."""
@@ -177,6 +159,7 @@ class Dispatching(ConditionRuns, Triggering):
         )
         entry.add_run(ticket)
         self._runs[ticket.run_id] = ticket
+        self._back_to_back.dispatched(ticket.task_id, ticket.run_id, now)
         entry.attempt = ticket.attempt
         spec = entry.spec
         if spec.concurrency_key is not None:
@@ -225,6 +208,7 @@ class Dispatching(ConditionRuns, Triggering):
             raise InvalidStateError(f"run {run_id} cannot be taken back")
         ticket = self._runs.pop(run_id)
         self._queued.discard(run_id)
+        self._back_to_back.ended(run_id)
         entry = self._tasks[ticket.task_id]
         entry.end_run(run_id)
         # Out of its queues first: releasing the key may make a task parked on it
@@ -266,6 +250,7 @@ class Dispatching(ConditionRuns, Triggering):
             return []
         self._withdraw.forget(run_id)
         self._queued.discard(run_id)
+        self._back_to_back.ended(run_id)
         self._stopping_for.pop(run_id, None)
         events: list[Event] = [RunFinished(ticket, outcome, now)]
         self._release_key(run_id, events)  # also when the task was removed while it ran
@@ -380,20 +365,6 @@ class Dispatching(ConditionRuns, Triggering):
         events.append(TaskChanged(self._snapshot(entry)))
         return False
 
-    def _skip(
-        self, entry: TaskEntry, now: datetime, events: list[Event], reason: SkipReason
-    ) -> None:
-        """Count the due occurrence and every later one already past as missed."""
-        assert entry.slot_at is not None
-        skipped, next_at = policies.skip_passed(entry.spec, entry.slot_at, now, reason)
-        events.append(skipped)
-        if next_at is None:
-            entry.clear_slot()
-        else:
-            self._set_occurrence(entry, next_at)
-            self._queue(entry)
-        events.append(TaskChanged(self._snapshot(entry)))
-
     def resume(self, task_id: TaskId) -> list[Event]:
         """A person's change (``Engine.resume``), which a pause for a while ends with."""
         raise NotImplementedError
@@ -421,14 +392,3 @@ _RUN_AGAIN = frozenset({RunOutcome.STOPPED, RunOutcome.INTERRUPTED})
 # A ready key above every real one (-priority is at most -PRIORITY_MIN, far below it):
 # ``pop_at_most`` with it pops the head whatever it is, in one call.
 _ANY_READY: ReadyKey = (sys.maxsize, 0.0, 0)
-
-
-def _due_before_runs(entry: TaskEntry) -> bool:
-    """Whether the slot was due before every run in progress was dispatched.
-
-    Such an occurrence was already waiting when the scheduler took up the earlier one:
-    it passed while nothing could run it. One that came due later met a run in
-    progress: that is what the overlap policy is for.
-    """
-    assert entry.slot_at is not None
-    return all(entry.slot_at <= ticket.dispatched_at for ticket in entry.runs.values())

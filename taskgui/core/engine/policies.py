@@ -116,6 +116,20 @@ def skip_passed(
     return skipped, catch.next_at
 
 
+def queue_behind(
+    spec: TaskSpec, slot_at: datetime, now: datetime
+) -> tuple[OccurrencesSkipped | None, datetime]:
+    """Under ``--overlap queue``, which occurrence waits for the run in progress: the
+    latest that passed, as one run stands for them (one waits at a time, so a run
+    longer than the interval cannot pile up a queue without end); the record of the
+    ones before it, missed for the overlap (None: there are none)."""
+    catch = spec.recurrence.catch_up(slot_at, now)
+    if not catch.missed:
+        return None, slot_at
+    skipped = OccurrencesSkipped(spec.id, catch.missed, catch.exact, slot_at, SkipReason.OVERLAP)
+    return skipped, latest_passed(spec.recurrence, slot_at, catch, now)
+
+
 @dataclass(frozen=True, slots=True)
 class AfterRun:
     """What follows a run's end.
