@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from enum import Enum
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -34,6 +34,7 @@ from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import DEFAULT_MISFIRE_GRACE, Command, TaskSpec
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.plain_text import plain_tooltip, shown, window_title
+from taskgui.ui.task_dialog import unsaved
 from taskgui.ui.task_dialog.advanced_editor import AdvancedEditor
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
@@ -97,14 +98,15 @@ class TaskDialog(QDialog):
         system: SystemConditions | None = None,
         tasks: Sequence[TaskSnapshot] = (),
         look_at_folder: Look = folder_warning,
+        ask_to_discard: unsaved.AskDiscard = unsaved.ask_discard,
     ) -> None:
         """``tasks``: the schedule's tasks, to pick what it runs after (and see cycles).
-        ``look_at_folder``: how the working directory is judged (on a thread of its own)."""
+        ``look_at_folder``: how the working directory is judged (on a thread of its own).
+        ``ask_to_discard``: asked when a person closes it with changes made."""
         super().__init__(parent)
         if spec is None and mode is not DialogMode.CREATE:
             raise ValueError(f"{mode.value} needs the task to start from")
-        self._mode = mode
-        self._source = spec
+        self._mode, self._source = mode, spec
         self._result: TaskSpec | None = None
         self._misfire_grace = spec.misfire_grace if spec else DEFAULT_MISFIRE_GRACE
         self.setObjectName("task_dialog")
@@ -156,6 +158,7 @@ class TaskDialog(QDialog):
         self._folder_check = FolderCheck(clock.monotonic, self, look=look_at_folder)
         if spec is not None:
             self._load(spec)
+        self._changes = self._watch_changes(ask_to_discard)
         self._connect()
         self._revalidate()
         self.name.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -222,7 +225,7 @@ class TaskDialog(QDialog):
         self._validation.timeout.connect(self._on_validation_timeout)
         self._folder_check.answered.connect(self._on_folder_check_answered)
         self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons.rejected.connect(self.close_unless_kept)
 
     def _load(self, spec: TaskSpec) -> None:
         copy = self._mode is DialogMode.DUPLICATE
@@ -361,6 +364,7 @@ class TaskDialog(QDialog):
         self.cut_message.show_message(f"{name}: {cut.message()}" if name else cut.message())
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        self._changes.first_shown(self._form_state())
         if not event.spontaneous():
             # Before QDialog centres it, so that it is centred at the size it opens at.
             self.form_scroll.updateGeometry()  # sections opened before show count too
@@ -405,7 +409,32 @@ class TaskDialog(QDialog):
         # Enter while the task is not valid yet: say everything that stands in the way.
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not self.ok_button.isEnabled():
             self.reveal_problems()
+        if event.key() == Qt.Key.Key_Escape and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+            self.close_unless_kept()
+            return
         super().keyPressEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        by_a_person = event.spontaneous() and self.isVisible()  # a program's close() is not
+        if by_a_person and not self._changes.may_discard(self, self._form_state()):
+            event.ignore()
+            return
+        super().closeEvent(event)
+
+    @never_raises
+    def close_unless_kept(self) -> None:
+        """Cancel, Escape: close without the task, after asking if a person changed it."""
+        if self._changes.may_discard(self, self._form_state()):
+            self.reject()
+
+    def _watch_changes(self, ask: unsaved.AskDiscard) -> unsaved.FormChanges:
+        editing = self._source.name if self._source and self._mode is DialogMode.EDIT else None
+        question = unsaved.discard_question(editing, copy=self._mode is DialogMode.DUPLICATE)
+        return unsaved.FormChanges(ask, question, self._form_state())
+
+    def _form_state(self) -> tuple[object, ...]:
+        moving = [self.schedule.when] if self.schedule.follows_clock else []  # moves alone
+        return unsaved.form_state(self.form_scroll, moving)
 
     @never_raises
     def accept(self) -> None:

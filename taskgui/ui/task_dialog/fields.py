@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
+import shiboken6
 from PySide6.QtCore import QDateTime, QEvent, QObject, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -99,6 +100,8 @@ class MessageLabel(FixedLinesLabel):
             self.setText(shown)
             self.setVisible(bool(shown))
         field = self._field
+        if field is not None and not shiboken6.isValid(field):
+            return  # its dialog is going: a field losing its focus then reveals this
         # An error and a warning can be about one field: a label clears only what it said.
         if field is not None and (shown or field.accessibleDescription() == self._described):
             field.setAccessibleDescription(shown)

@@ -42,6 +42,24 @@ def delete_question(tasks: Sequence[TaskSnapshot]) -> str:
     return text
 
 
+def cancel_question(tasks: Sequence[TaskSnapshot]) -> str:
+    """What Cancel asks when it would stop a command in the middle of its work (a
+    cancel of tasks that are only waiting is undone by Retry, and is not asked about);
+    "" when none of ``tasks`` is running."""
+    running = [task for task in tasks if task.status.running]
+    if not running:
+        return ""
+    if len(tasks) == 1:
+        return f"Cancel “{isolated(tasks[0].spec.name)}”? It is running: its command is stopped."
+    if len(running) == 1:
+        name = isolated(running[0].spec.name)
+        return f"Cancel these {len(tasks)} tasks? “{name}” is running: its command is stopped."
+    return (
+        f"Cancel these {len(tasks)} tasks? {len(running)} of them are running: "
+        "their commands are stopped."
+    )
+
+
 def dependents_note(
     tasks: Sequence[TaskSnapshot], everything: Sequence[TaskSnapshot], verb: str
 ) -> str:

@@ -21,7 +21,12 @@ from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.plain_text import isolated
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
 from taskgui.ui.window.actions import Verb, allowed
-from taskgui.ui.window.questions import Confirm, delete_question, dependents_note
+from taskgui.ui.window.questions import (
+    Confirm,
+    cancel_question,
+    delete_question,
+    dependents_note,
+)
 from taskgui.ui.window.task_list import TaskList
 
 DialogFactory = Callable[..., TaskDialog]
@@ -146,10 +151,12 @@ class TaskCommands:
             self._add_and_select(spec)
 
     def cancel_selected(self) -> None:
-        """Cancel the selected tasks; asks first only when other tasks run after them."""
+        """Cancel the selected tasks; asks first when that stops a running command
+        (Ctrl+. is one slip of the fingers) or other tasks run after them."""
         tasks = self._tasks.selected_tasks()
         note = dependents_note(tasks, self._everything(), "cancel") if tasks else ""
-        if note and not self._confirm(self._window, "Cancel Tasks", note.strip()):
+        question = (cancel_question(tasks) + note).strip()
+        if question and not self._confirm(self._window, "Cancel Tasks", question):
             return
         self.each(self._service().cancel, tasks)
 

@@ -663,11 +663,20 @@ def test_enter_creates_the_task_when_valid(qtbot: QtBot, clock: FakeClock) -> No
 
 
 def test_escape_cancels(qtbot: QtBot, clock: FakeClock) -> None:
+    """After asking, as something was typed (see test_unsaved_changes.py)."""
     dialog = open_dialog(qtbot, clock)
+    asked: list[str] = []
+
+    def discard(_parent: QWidget, _title: str, text: str) -> bool:
+        asked.append(text)
+        return True
+
+    dialog._changes._ask = discard
     fill_minimum(qtbot, dialog)
     with qtbot.waitSignal(dialog.rejected, timeout=1000):
         press(qtbot, dialog.name, Qt.Key.Key_Escape)
     assert dialog.result_spec() is None
+    assert asked == ["Discard this new task?"]
 
 
 # ---------------------------------------------------------------- edit, duplicate

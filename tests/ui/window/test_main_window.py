@@ -146,7 +146,9 @@ def test_an_invalid_dialog_keeps_create_disabled(window: MainWindow, qtbot: QtBo
     assert window.model.rowCount() == 0
 
 
-def test_the_context_menu_cancels_a_running_task(window: MainWindow, qtbot: QtBot) -> None:
+def test_the_context_menu_cancels_a_running_task(
+    window: MainWindow, qtbot: QtBot, confirm: Confirmations
+) -> None:
     task = window.service.add_task(spec("long", "sleep 60"))
     wait_state(qtbot, window, task.id, TaskState.RUNNING)
     assert window.select_task(task.id)
@@ -156,9 +158,44 @@ def test_the_context_menu_cancels_a_running_task(window: MainWindow, qtbot: QtBo
     assert not labels["Retry Now"].isEnabled()  # nothing failed
     assert not labels["Resume"].isEnabled()
     labels["Cancel"].trigger()
+    assert confirm.asked == ["Cancel “long”? It is running: its command is stopped."]
     wait_state(qtbot, window, task.id, TaskState.CANCELLED)
     qtbot.waitUntil(lambda: window.service.busy_workers == 0, timeout=5_000)
     assert not window.actions_[Verb.CANCEL].isEnabled()
+
+
+def press_ctrl_period(qtbot: QtBot, window: MainWindow) -> None:
+    qtbot.keyClick(window.table, Qt.Key.Key_Period, Qt.KeyboardModifier.ControlModifier)
+    # Let go of Ctrl too: Qt would read later clicks as Ctrl+clicks (adding to the selection).
+    qtbot.keyRelease(window.table, Qt.Key.Key_Control)
+
+
+def test_ctrl_period_asks_before_it_stops_a_running_command(
+    window: MainWindow, qtbot: QtBot, confirm: Confirmations
+) -> None:
+    """An outsider's trial: one slip onto Ctrl+. killed a long run without a word."""
+    running = window.service.add_task(spec("<b>backup</b>", "sleep 60"))
+    waiting = window.service.add_task(
+        spec("later", "true", first_run_at=CLOCK.now() + timedelta(hours=1))
+    )
+    wait_state(qtbot, window, running.id, TaskState.RUNNING)
+    window.select_task(running.id)
+    confirm.answer = False
+    window.table.setFocus()
+    press_ctrl_period(qtbot, window)
+    assert confirm.asked == ["Cancel “<b>backup</b>”? It is running: its command is stopped."]
+    QTest.qWait(200)
+    assert state_of(window, running.id) is TaskState.RUNNING  # "No" left it alone
+
+    window.select_task(waiting.id)  # a task only waiting: Retry undoes it, nothing asked
+    press_ctrl_period(qtbot, window)
+    wait_state(qtbot, window, waiting.id, TaskState.CANCELLED)
+    assert len(confirm.asked) == 1
+
+    confirm.answer = True
+    window.select_task(running.id)
+    press_ctrl_period(qtbot, window)
+    wait_state(qtbot, window, running.id, TaskState.CANCELLED)
 
 
 def test_actions_follow_the_state_of_every_selected_task(window: MainWindow, qtbot: QtBot) -> None:

@@ -1,0 +1,116 @@
+"""Whether a person changed the task dialog's form, so that Escape, Cancel or the
+close button ask before throwing the typing away (they closed it at once: a long
+command typed, one Escape too many, and it was gone).
+
+What the form holds is read from its widgets, every field the same way, so a field
+added later counts without anyone remembering it here: a person's change is one that
+moved what some field shows. The "When" field is left out while it follows the clock
+(it moves by itself); once a person picks a time it counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QGroupBox,
+    QLineEdit,
+    QListWidget,
+    QMessageBox,
+    QPlainTextEdit,
+    QToolButton,
+    QWidget,
+)
+
+from taskgui.ui.plain_text import Button, isolated, message_box
+
+# (parent, title, question) -> True to throw the changes away
+AskDiscard = Callable[[QWidget, str, str], bool]
+
+
+def ask_discard(parent: QWidget, title: str, text: str) -> bool:
+    """Discard, or Keep Editing (the default, and what Escape means here too)."""
+    box = message_box(
+        parent,
+        QMessageBox.Icon.Question,
+        title,
+        text,
+        buttons=Button.Discard | Button.Cancel,
+        default=Button.Cancel,
+    )
+    keep = box.button(Button.Cancel)
+    if keep is not None:
+        keep.setText("Keep Editing")
+        box.setEscapeButton(keep)
+    box.exec()
+    answer = box.standardButton(box.clickedButton())
+    box.deleteLater()
+    return answer == Button.Discard
+
+
+def discard_question(editing: str | None, *, copy: bool) -> str:
+    """What closing with changes asks; ``editing``: the name of the task edited."""
+    if editing is not None:
+        return f"Discard your changes to “{isolated(editing)}”?"
+    return "Discard this copy of the task?" if copy else "Discard this new task?"
+
+
+class FormChanges:
+    """What the form showed when it opened, against what it shows now.
+
+    Holds values only, no widget: the dialog hands over what its form shows
+    (``form_state``). (Holding the dialog's own method made a reference cycle through
+    a Qt-owned dialog, and the garbage collector deleted it under Qt: a crash.)
+    """
+
+    def __init__(self, ask: AskDiscard, question: str, state: tuple[object, ...]) -> None:
+        self._ask = ask
+        self._question = question
+        self._opened = state
+        self._shown = False
+
+    def first_shown(self, state: tuple[object, ...]) -> None:
+        """At the first show the form as it stands is the one opened: whatever the
+        window filled in before is not a person's change."""
+        if not self._shown:
+            self._shown = True
+            self._opened = state
+
+    def changed(self, state: tuple[object, ...]) -> bool:
+        return state != self._opened
+
+    def may_discard(self, parent: QWidget, state: tuple[object, ...]) -> bool:
+        """Unchanged, or the person said to discard the changes."""
+        return not self.changed(state) or self._ask(parent, "Discard Changes", self._question)
+
+
+def form_state(form: QWidget, moving: Sequence[QWidget]) -> tuple[object, ...]:
+    """What every field of ``form`` shows, but those in ``moving`` (which change by
+    themselves just now)."""
+    return tuple(
+        value
+        for widget in form.findChildren(QWidget)
+        if not any(still is widget or still.isAncestorOf(widget) for still in moving)
+        and (value := _shown_value(widget)) is not None
+    )
+
+
+def _shown_value(widget: QWidget) -> object:
+    """What a field shows (None: not a field)."""
+    if isinstance(widget, QLineEdit):  # also every spin box's and date field's text
+        return widget.text()
+    if isinstance(widget, QPlainTextEdit):
+        return widget.toPlainText()
+    if isinstance(widget, QComboBox):
+        return (widget.currentIndex(), widget.currentText())
+    if isinstance(widget, QAbstractButton) and not isinstance(widget, QToolButton):
+        # A section's fold-out toggle (a tool button) shows more, it changes nothing.
+        return widget.isChecked() if widget.isCheckable() else None
+    if isinstance(widget, QGroupBox) and widget.isCheckable():
+        return widget.isChecked()
+    if isinstance(widget, QListWidget):
+        items = (widget.item(row) for row in range(widget.count()))
+        return tuple((item.text(), item.checkState().value) for item in items if item is not None)
+    return None
