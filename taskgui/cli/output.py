@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from taskgui.core.attempts import shown_attempt
 from taskgui.core.dependency_text import waiting_for
 from taskgui.core.duration import format_duration
 from taskgui.core.iso_time import in_zone
@@ -48,6 +49,12 @@ def iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def attempts_text(snapshot: TaskSnapshot) -> str:
+    """``2/5`` while they count (``shown_attempt``, as the window's column); ``-`` else."""
+    attempt = shown_attempt(snapshot)
+    return NONE_TEXT if attempt is None else f"{attempt}/{snapshot.spec.max_attempts}"
 
 
 def local(moment: datetime | None) -> str:
@@ -263,7 +270,7 @@ def task_table(
             str(snap.spec.priority),
             local(snap.status.next_run_at),
             _shorten(snap.spec.describe_schedule(), SCHEDULE_WIDTH),
-            f"{snap.status.attempt}/{snap.spec.max_attempts}",
+            attempts_text(snap),
         ]
         for snap in snapshots
     ]
@@ -333,7 +340,7 @@ def task_lines(
         ("next run", _next_run_text(snapshot, now)),
         ("next run is", status.slot_kind.value if status.slot_kind else NONE_TEXT),
         ("priority", str(spec.priority)),
-        ("attempts", f"{status.attempt}/{spec.max_attempts}"),
+        ("attempts", attempts_text(snapshot)),
         ("retry", describe_retry(spec.retry)),
         ("timeout", format_duration(spec.timeout) if spec.timeout else "none"),
         ("concurrency key", spec.concurrency_key or NONE_TEXT),

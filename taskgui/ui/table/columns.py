@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from taskgui.core.attempts import shown_attempt
 from taskgui.core.states import TaskState
 from taskgui.ui.plain_text import shown
 from taskgui.ui.table.formatting import (
@@ -33,7 +34,6 @@ from taskgui.ui.table.formatting import (
     next_run_text,
     next_run_tooltip,
     schedule_text,
-    shown_attempt,
     state_text,
     waiting_text,
 )

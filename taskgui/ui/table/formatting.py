@@ -15,6 +15,7 @@ import signal
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
+from taskgui.core.attempts import shown_attempt
 from taskgui.core.duration import ago_text, clock_text, countdown_text
 from taskgui.core.iso_time import in_zone
 from taskgui.core.nodes import node_wanted
@@ -167,35 +168,6 @@ def schedule_text(spec: TaskSpec) -> str:
         return spec.describe_schedule()
     except Exception:  # a description is never worth a broken cell
         return EMPTY
-
-
-# An occurrence under way: what it has used of its attempts is the point.
-_ATTEMPTS_COUNT = frozenset({TaskState.RUNNING, TaskState.RETRYING, TaskState.EXHAUSTED})
-# Between occurrences (or held): the count still speaks if the last one did not succeed.
-_ATTEMPTS_IF_FAILED = frozenset({TaskState.PENDING, TaskState.PAUSED})
-
-
-def shown_attempt(snapshot: TaskSnapshot) -> int | None:
-    """The attempts the Attempts column shows, None when the count is noise.
-
-    ``status.attempt`` keeps the count of the last occurrence after it ended, so
-    "1 / 3" stood beside a task that had just succeeded, and beside a cancelled one
-    (a trial), where it reads as a retry under way. It is shown while an occurrence
-    runs or waits between its attempts (retrying, or paused or held with a retry
-    queued), when the task gave up (exhausted), and after a recurring task's last
-    occurrence failed for good (it is pending its next one: "3 / 3" says it failed
-    every attempt). Not after a success, a cancel or a missed run.
-    """
-    status = snapshot.status
-    if status.attempt <= 0:
-        return None
-    if status.state in _ATTEMPTS_COUNT:
-        return status.attempt
-    if status.state in _ATTEMPTS_IF_FAILED:
-        between_attempts = status.slot_kind is SlotKind.RETRY
-        failed = status.last_outcome is not None and status.last_outcome.is_failure
-        return status.attempt if between_attempts or failed else None
-    return None
 
 
 def attempts_text(snapshot: TaskSnapshot) -> str:

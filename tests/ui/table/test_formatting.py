@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taskgui.cli.output import attempts_text as cli_attempts_text
 from taskgui.core.duration import ago_text, clock_text, countdown_text
 from taskgui.core.engine.engine import Engine
 from taskgui.core.events import RunDispatched
@@ -174,6 +175,9 @@ def test_attempts_show_only_while_they_matter(
 ) -> None:
     spec = make_spec(1, retry=fixed_retry(max_attempts=3))
     assert attempts_text(snap(state, spec=spec, **status)) == text
+    # `taskgui list` and `show` say the same (they printed "1/3" after a success).
+    in_a_terminal = cli_attempts_text(snap(state, spec=spec, **status))
+    assert in_a_terminal == ("-" if text == EMPTY else text.replace(" / ", "/"))
 
 
 def test_attempts_follow_a_recurring_task_through_the_real_engine() -> None:
