@@ -258,3 +258,20 @@ def ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
         default=Button.No,
     )
     return _exec(box) == Button.Yes
+
+
+def ask_discard(parent: QWidget | None, title: str, text: str) -> bool:
+    """Discard, or Keep Editing (the default, and what Escape means here too)."""
+    box = message_box(
+        parent,
+        QMessageBox.Icon.Question,
+        title,
+        text,
+        buttons=Button.Discard | Button.Cancel,
+        default=Button.Cancel,
+    )
+    keep = box.button(Button.Cancel)
+    if keep is not None:
+        keep.setText("Keep Editing")
+        box.setEscapeButton(keep)
+    return _exec(box) == Button.Discard

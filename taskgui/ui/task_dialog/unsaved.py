@@ -18,36 +18,17 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLineEdit,
     QListWidget,
-    QMessageBox,
     QPlainTextEdit,
     QToolButton,
     QWidget,
 )
 
-from taskgui.ui.plain_text import Button, isolated, message_box
+from taskgui.ui.plain_text import ask_discard, isolated
 
-# (parent, title, question) -> True to throw the changes away
+__all__ = ["AskDiscard", "FormChanges", "ask_discard", "discard_question", "form_state"]
+
+# (parent, title, question) -> True to throw the changes away (plain_text.ask_discard)
 AskDiscard = Callable[[QWidget, str, str], bool]
-
-
-def ask_discard(parent: QWidget, title: str, text: str) -> bool:
-    """Discard, or Keep Editing (the default, and what Escape means here too)."""
-    box = message_box(
-        parent,
-        QMessageBox.Icon.Question,
-        title,
-        text,
-        buttons=Button.Discard | Button.Cancel,
-        default=Button.Cancel,
-    )
-    keep = box.button(Button.Cancel)
-    if keep is not None:
-        keep.setText("Keep Editing")
-        box.setEscapeButton(keep)
-    box.exec()
-    answer = box.standardButton(box.clickedButton())
-    box.deleteLater()
-    return answer == Button.Discard
 
 
 def discard_question(editing: str | None, *, copy: bool) -> str:

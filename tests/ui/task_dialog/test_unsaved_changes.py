@@ -17,8 +17,8 @@ from pytestqt.qtbot import QtBot
 from taskgui.core.clock import FakeClock
 from taskgui.core.recurrence import Every
 from taskgui.core.task import Command, TaskSpec
+from taskgui.ui.plain_text import ask_discard
 from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
-from taskgui.ui.task_dialog.unsaved import ask_discard
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)")
 
