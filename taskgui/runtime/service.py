@@ -15,9 +15,8 @@ memory or PostgreSQL alike, each answering for its own upkeep (WAL checkpoints o
 thread of their own, ``checkpoints.py``; the file check below).
 
 Under a backlog, ``queue_per_worker`` runs a worker beyond the free ones wait in the
-pool's queue, committed, for the next worker that finishes (``dispatch_loop.py``).
-
-When a worker is free, a deadline's runs are dispatched ``dispatch_ahead`` before it
+pool's queue, committed, for the next worker that finishes (``dispatch_loop.py``). When
+a worker is free, a deadline's runs are dispatched ``dispatch_ahead`` before it
 and start at it on their own worker thread (see ``taskgui.runtime.ahead``); until its
 command starts, such a run can be taken back as if never dispatched (``take_back.py``).
 
@@ -156,6 +155,7 @@ class SchedulerService(WakeUp):
             perform=lambda request, now: self._perform_request(request, now),  # noqa: PLW0108
             failed=self._health.failed,
             performed=self._dispatch,
+            later=lambda: QTimer.singleShot(0, self._on_inbox_more),
         )
         # Woken by the change feed (or its slow safety poll), not a 250 ms timer.
         self._feed_watch = FeedWatch(repository, self._on_feed_woken, parent=self)
@@ -380,6 +380,11 @@ class SchedulerService(WakeUp):
     def _on_feed_woken(self) -> None:
         if self._health.file_is_ours(companions=True):
             self._inbox.check()
+
+    @service_slot
+    def _on_inbox_more(self) -> None:  # the rest of a burst of requests (inbox.py)
+        if self._health.file_is_ours(companions=True):
+            self._inbox.perform_open()
 
     def _perform_request(self, request: Request, now: datetime) -> str | None:
         """Carry out one request; return the error for its sender, or None."""
