@@ -67,6 +67,8 @@ def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
         print(f"task {args.id} has not run yet")
     else:
         print("\n".join(cli_format.history_table(runs)))
+        if args.output:
+            print("\n".join(cli_format.history_outputs(runs)))
     return EXIT_OK
 
 

@@ -393,6 +393,25 @@ def history_table(runs: Sequence[RunRecord]) -> list[str]:
     return table(headers, rows, numeric={0, 1, 7})
 
 
+def history_outputs(runs: Sequence[RunRecord]) -> list[str]:
+    """What each run printed (``history --output``): a heading naming the run, then its
+    lines, each made safe for a terminal (an escape sequence a command printed is
+    shown, not obeyed), indented so they cannot pass for taskgui's own lines."""
+    lines: list[str] = []
+    for run in runs:
+        heading = f"run {run.id}, attempt {run.attempt}, {_outcome_word(run)}"
+        if run.started_at is not None:
+            heading += f", started {local(run.started_at)}"
+        lines += ["", f"--- {heading} ---"]
+        if run.output:
+            lines += [f"  {visible(line)}" for line in run.output.splitlines()]
+        elif run.finished_at is None:
+            lines.append("  (nothing printed yet)")
+        else:
+            lines.append("  (printed nothing)")
+    return lines
+
+
 def _shell_text(command: Command) -> str:
     if not command.use_shell:
         return "no (split into arguments)"

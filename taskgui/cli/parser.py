@@ -95,6 +95,24 @@ def _or_default(parse: Callable[[str], object]) -> Callable[[str], object]:
     return parse_or_default
 
 
+def _history_command(commands: argparse._SubParsersAction[_Parser]) -> None:
+    history = _command(
+        commands,
+        "history",
+        "Show a task's runs, newest first.",
+        "taskgui history 7 --limit 5\ntaskgui history 7 --limit 1 --output",
+    )
+    _id_argument(history)
+    history.add_argument("--json", action="store_true", help="print a JSON array")
+    history.add_argument(
+        "--output", action="store_true", help="also print what each run printed, under the table"
+    )
+    history.add_argument(
+        "--limit", type=positive_int, default=DEFAULT_HISTORY, help="at most N runs (default 20)"
+    )
+    history.set_defaults(handler=handlers.cmd_history)
+
+
 def _node_arguments(daemon: argparse.ArgumentParser) -> None:
     """``daemon --node`` and ``--node-tag``: this machine as a node of a shared schedule."""
     daemon.add_argument(
@@ -165,15 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print a JSON object")
     show.set_defaults(handler=handlers.cmd_show)
 
-    history = _command(
-        commands, "history", "Show a task's runs, newest first.", "taskgui history 7 --limit 5"
-    )
-    _id_argument(history)
-    history.add_argument("--json", action="store_true", help="print a JSON array")
-    history.add_argument(
-        "--limit", type=positive_int, default=DEFAULT_HISTORY, help="at most N runs (default 20)"
-    )
-    history.set_defaults(handler=handlers.cmd_history)
+    _history_command(commands)
 
     editing = _command(
         commands,

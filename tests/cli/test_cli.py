@@ -453,7 +453,9 @@ def test_delete_removes_the_task(run: Run) -> None:
 # ------------------------------------------------------------------------- history
 
 
-def run_once(db: Path, at: datetime, outcome: RunOutcome, exit_code: int) -> None:
+def run_once(
+    db: Path, at: datetime, outcome: RunOutcome, exit_code: int, output: str = "boom\n"
+) -> None:
     """One run through store + engine, the way a scheduler records it."""
     repository = SqliteRepository(db)
     engine = Engine()
@@ -462,7 +464,7 @@ def run_once(db: Path, at: datetime, outcome: RunOutcome, exit_code: int) -> Non
     repository.apply(events, at)
     (ticket,) = [event.run for event in events if isinstance(event, RunDispatched)]
     finished = at + timedelta(seconds=2)
-    result = RunResult(exit_code=exit_code, error=f"exit status {exit_code}", output="boom\n")
+    result = RunResult(exit_code=exit_code, error=f"exit status {exit_code}", output=output)
     repository.apply(
         engine.finished(ticket.run_id, outcome, finished), finished, {ticket.run_id: result}
     )
@@ -498,6 +500,24 @@ def test_history_after_runs(run: Run, db: Path) -> None:
 
     task = show(run, task_id)
     assert (task["state"], task["attempts"], task["last_outcome"]) == ("retrying", 2, "failed")
+
+
+def test_history_output_prints_each_runs_output_safely(run: Run, db: Path) -> None:
+    """Text history showed no output at all (a trial): ``--output`` prints it under the
+    table, each line indented and with its escapes shown, not obeyed."""
+    task_id = add(run, "--retry-delay", "10s", "--backoff", "fixed")
+    run_once(db, T0, RunOutcome.FAILED, 3, output="first\n\x1b[2Jcleared?\n--- run 99 ---\n")
+    run_once(db, T0 + timedelta(seconds=12), RunOutcome.FAILED, 4, output="")
+
+    out = run("history", str(task_id), "--output").out
+    table, _, outputs = out.partition("\n\n")
+    assert table.splitlines()[0].split()[:2] == ["RUN", "ATTEMPT"]
+    assert "\x1b" not in out
+    blocks = outputs.split("\n\n")
+    assert blocks[0].splitlines()[0].startswith("--- run 2, attempt 2, failed, started ")
+    assert blocks[0].splitlines()[1:] == ["  (printed nothing)"]
+    assert blocks[1].splitlines()[1:] == ["  first", "  \\x1b[2Jcleared?", "  --- run 99 ---"]
+    assert "--- run" not in run("history", str(task_id)).out  # only when asked
 
 
 def test_history_json_counts_the_occurrences_a_missed_record_stands_for(run: Run, db: Path) -> None:
