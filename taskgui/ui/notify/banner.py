@@ -9,6 +9,8 @@ many arrived since it was last dismissed.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
@@ -31,8 +33,31 @@ _TINTS = {
 }
 
 
-def lay_out_bar(frame: QFrame, icon: QLabel, title: QLabel, message: QLabel) -> QHBoxLayout:
-    """A bar's layout: the icon, then the title over the message; buttons go after."""
+class BarParts(NamedTuple):
+    """What ``build_bar`` made: the layout (buttons go after) and its three labels."""
+
+    layout: QHBoxLayout
+    icon: QLabel
+    title: QLabel
+    message: QLabel
+
+
+def build_bar(frame: QFrame) -> BarParts:
+    """A bar's labels and layout, the same in every banner: the icon, then the title
+    (bold) over the message, both plain text (they name tasks and hosts) and wrapping
+    (a long name must not widen the window), the message selectable for copying."""
+    icon, title, message = QLabel(frame), QLabel(frame), QLabel(frame)
+    font = title.font()
+    font.setBold(True)
+    title.setFont(font)
+    for label in (title, message):
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
+    message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return BarParts(_lay_out_bar(frame, icon, title, message), icon, title, message)
+
+
+def _lay_out_bar(frame: QFrame, icon: QLabel, title: QLabel, message: QLabel) -> QHBoxLayout:
     texts = QVBoxLayout()
     texts.setSpacing(2)
     texts.addWidget(title)
@@ -72,16 +97,8 @@ class Banner(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self._task_id: int | None = None
         self.count = 0
-        self.icon_label = QLabel(self)
-        self.title_label = QLabel(self)
-        font = self.title_label.font()
-        font.setBold(True)
-        self.title_label.setFont(font)
-        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.message_label = QLabel(self)
-        self.message_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.message_label.setWordWrap(True)
-        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bar = build_bar(self)
+        self.icon_label, self.title_label, self.message_label = bar.icon, bar.title, bar.message
         self.more_label = QLabel(self)
         self.more_label.setAccessibleName("Earlier notifications")
         self.history_button = QPushButton(action_icon("history"), "Show History", self)
@@ -93,11 +110,8 @@ class Banner(QFrame):
         self.dismiss_button.setToolTip("Dismiss (Esc)")
         self.dismiss_button.setAccessibleName("Dismiss notification")
         self.dismiss_button.clicked.connect(self._on_dismiss_button_clicked)
-        lay_out_bar(self, self.icon_label, self.title_label, self.message_label).addWidget(
-            self.more_label
-        )
-        layout = self.layout()
-        assert isinstance(layout, QHBoxLayout)
+        layout = bar.layout
+        layout.addWidget(self.more_label)
         layout.addWidget(self.history_button)
         layout.addWidget(self.dismiss_button, 0, Qt.AlignmentFlag.AlignTop)
         tint(self, urgent=True)

@@ -19,13 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from taskgui.core.states import TaskState
 from taskgui.runtime.guard import never_raises
 from taskgui.ui.icons import state_icon
-from taskgui.ui.notify.banner import lay_out_bar, tint
+from taskgui.ui.notify.banner import build_bar, tint
 from taskgui.ui.plain_text import left_to_right
 from taskgui.ui.window.main_window import MainWindow
 
@@ -45,18 +44,8 @@ class ConnectionBanner(QFrame):
         self.setObjectName("connection-banner")
         self.setAccessibleName("Connection lost")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.icon_label = QLabel(self)
-        self.title_label = QLabel(self)
-        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.title_label.setWordWrap(True)  # a long place (several hosts) must not widen the window
-        font = self.title_label.font()
-        font.setBold(True)
-        self.title_label.setFont(font)
-        self.message_label = QLabel(self)
-        self.message_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.message_label.setWordWrap(True)
-        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay_out_bar(self, self.icon_label, self.title_label, self.message_label)
+        bar = build_bar(self)  # the title wraps: a long place (several hosts) too
+        self.icon_label, self.title_label, self.message_label = bar.icon, bar.title, bar.message
         tint(self, urgent=True)
         self.title = f"Lost the connection to the shared schedule at {place}"
         self.title_label.setText(left_to_right(self.title))  # a host name may be RTL

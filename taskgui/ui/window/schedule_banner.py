@@ -17,11 +17,11 @@ Signals:
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QPushButton, QWidget
 
 from taskgui.core.states import TaskState
 from taskgui.ui.icons import action_icon, state_icon
-from taskgui.ui.notify.banner import lay_out_bar, tint
+from taskgui.ui.notify.banner import build_bar, tint
 
 RUN_HERE = "Run the Schedule in This Window"
 NO_NODE = "No node runs this shared schedule"
@@ -37,20 +37,13 @@ class NoSchedulerBanner(QFrame):
         self.setObjectName("no-scheduler-banner")
         self.setAccessibleName("Nobody runs the schedule")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.icon_label = QLabel(self)
-        self.title_label = QLabel("Nothing runs this schedule now", self)
-        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
-        font = self.title_label.font()
-        font.setBold(True)
-        self.title_label.setFont(font)
-        self.message_label = QLabel(self)
-        self.message_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.message_label.setWordWrap(True)
+        bar = build_bar(self)
+        self.icon_label, self.title_label, self.message_label = bar.icon, bar.title, bar.message
+        self.title_label.setText("Nothing runs this schedule now")
         self.run_here_button = QPushButton(action_icon("run"), RUN_HERE, self)
         self.run_here_button.setAccessibleName("Run the schedule in this window")
         self.run_here_button.clicked.connect(self.run_here_requested)
-        layout = lay_out_bar(self, self.icon_label, self.title_label, self.message_label)
-        layout.addWidget(self.run_here_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        bar.layout.addWidget(self.run_here_button, 0, Qt.AlignmentFlag.AlignVCenter)
         tint(self, urgent=False)
         self.start_command = ""  # a shared schedule's ``taskgui ... daemon``
         self.hide()
