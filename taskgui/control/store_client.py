@@ -121,13 +121,19 @@ class StoreClient:
     def _refused_as_naming_no_task(self, request_id: int) -> bool:
         """Whether the scheduler answered ``request_id`` "names no task" within the
         timeout (no answer by then: a busy one; the notices wait for it, never expiring)."""
+        answer = self._answer(request_id)
+        return answer is not None and answer[1] is not None and "names no task" in answer[1]
+
+    def _answer(self, request_id: int) -> tuple[bool, str | None] | None:
+        """The request's outcome once answered, waiting up to ``timeout``; None if it
+        was not answered by then."""
         deadline = self.clock.monotonic() + self.timeout
         while True:
-            done, error = self.store.request_outcome(request_id)
-            if done:
-                return bool(error) and "names no task" in (error or "")
+            outcome = self.store.request_outcome(request_id)
+            if outcome[0]:
+                return outcome
             if self.clock.monotonic() >= deadline:
-                return False
+                return None
             self.sleep(self.poll)
 
     # -------------------------------------------------------------- changes
@@ -196,19 +202,13 @@ class StoreClient:
     def request(self, op: Op, task_id: TaskId, payload: str | None = None) -> None:
         """File ``op`` for the process running the schedule and wait for its answer;
         RequestFailedError when it refuses or does not answer within ``timeout``."""
-        request_id = self.store.submit_request(op, task_id, payload, self.clock.now())
-        deadline = self.clock.monotonic() + self.timeout
-        while True:
-            done, error = self.store.request_outcome(request_id)
-            if done:
-                if error:
-                    raise RequestFailedError(error)
-                return
-            if self.clock.monotonic() >= deadline:
-                raise RequestFailedError(
-                    f"the scheduler running {self.place} ({self.holder()}) did not answer "
-                    f"within {self.timeout:g}s; the request stays queued and may still be "
-                    f"carried out (check with 'taskgui show {task_id}'), or restart that "
-                    "process"
-                )
-            self.sleep(self.poll)
+        answer = self._answer(self.store.submit_request(op, task_id, payload, self.clock.now()))
+        if answer is None:
+            raise RequestFailedError(
+                f"the scheduler running {self.place} ({self.holder()}) did not answer "
+                f"within {self.timeout:g}s; the request stays queued and may still be "
+                f"carried out (check with 'taskgui show {task_id}'), or restart that "
+                "process"
+            )
+        if answer[1]:
+            raise RequestFailedError(answer[1])
