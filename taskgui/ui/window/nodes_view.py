@@ -42,6 +42,11 @@ HEADERS = (
 HEARTBEAT = HEADERS.index("Last heartbeat")
 CLOCK = HEADERS.index("Clock offset")
 _WARN = QColor(198, 40, 40)
+_CLOCK_OFF = (
+    "This machine's clock differs from the database's by more than a second. Leases do "
+    "not depend on it, but the times it shows and its commands see are off: set up NTP "
+    "on that machine."
+)
 _DIM = QColor(128, 128, 128)
 
 
@@ -117,21 +122,26 @@ class NodesDialog(QDialog):
                 str(node.running), node.version, clock_text(node.clock_offset_ms),
                 ", ".join(node.tags),  # where a run pinned to a tag may go
             )  # fmt: skip
-            items = [QTableWidgetItem(text) for text in cells]
-            for column, item in enumerate(items):
-                self.table.setItem(row, column, item)
+            items = [self._cell(row, column, text) for column, text in enumerate(cells)]
             self._dim(row, not node.alive)
             offset = items[CLOCK]
             if node.clock_off:
                 offset.setForeground(_WARN)
-                offset.setToolTip(
-                    "This machine's clock differs from the database's by more than a second. "
-                    "Leases do not depend on it, but the times it shows and its commands see "
-                    "are off: set up NTP on that machine."
-                )
+            offset.setToolTip(_CLOCK_OFF if node.clock_off else "")
             items[0].setToolTip(plain_tooltip(f"{node.name} on {node.host}"))
         self._tick()
         self._summarize()
+
+    def _cell(self, row: int, column: int, text: str) -> QTableWidgetItem:
+        """The cell's item, kept from the last look when there was one (every look
+        made them all anew, each second: a selected row lost its selection)."""
+        item = self.table.item(row, column)
+        if item is None:
+            item = QTableWidgetItem(text)
+            self.table.setItem(row, column, item)
+        elif item.text() != text:
+            item.setText(text)
+        return item
 
     def _summarize(self) -> None:
         nodes = self._nodes

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QTableWidgetItem
 
 from taskgui.core.clock import FakeClock
 from taskgui.core.nodes import SILENT_AFTER, NodeInfo
-from taskgui.ui.window.nodes_view import HEARTBEAT, NodesDialog
+from taskgui.ui.window.nodes_view import CLOCK, HEARTBEAT, NodesDialog
 from tests.helpers.factories import T0
 
 
@@ -99,3 +99,23 @@ def test_nodes_read_again_are_equal_unless_something_shown_changed() -> None:
     read_later = replace(first, silent_for=timedelta(seconds=1.7))
     assert read_later == first
     assert replace(first, last_heartbeat=T0) != first
+
+
+def test_a_new_read_keeps_the_rows_and_the_selection(qapp: QApplication) -> None:
+    """Each look made every item anew (each second, with live nodes): a row someone
+    selected to copy lost its selection. Now a cell's text changes in place."""
+    clock = FakeClock(T0)
+    source = _Source([_node("a", 0.5), _node("b", 0.2)])
+    dialog = NodesDialog(source, clock)
+    try:
+        first = _cell(dialog, 1, 0)
+        dialog.table.selectRow(1)
+        off = replace(_node("b", 0.3), clock_offset_ms=2500.0, last_heartbeat=T0)
+        source.nodes_changed.emit([_node("a", 0.1), off])
+        assert _cell(dialog, 1, 0) is first  # the same item, kept
+        assert [i.row() for i in dialog.table.selectionModel().selectedRows()] == [1]
+        assert "NTP" in _cell(dialog, 1, CLOCK).toolTip()
+        source.nodes_changed.emit([_node("a", 0.1), _node("b", 0.1)])
+        assert _cell(dialog, 1, CLOCK).toolTip() == ""  # the warning went with the offset
+    finally:
+        dialog.deleteLater()
