@@ -26,7 +26,7 @@ from taskgui.cli.add_arguments import (
 from taskgui.cli.context import PROG, UsageError
 from taskgui.core.defaults import DEFAULT_WORKERS
 from taskgui.core.operation import Op
-from taskgui.core.states import TaskState
+from taskgui.core.state_groups import state_words
 
 DEFAULT_HISTORY = 20
 
@@ -174,7 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
         "List tasks.",
         "taskgui list\ntaskgui list --state retrying --json | jq '.[].id'",
     )
-    listing.add_argument("--state", choices=[state.value for state in TaskState])
+    listing.add_argument(
+        "--state",
+        choices=state_words(),
+        help="only tasks in this state, or group of states as the window's filters have them "
+        "(failed: exhausted or missed; done: succeeded)",
+    )
     listing.add_argument("--json", action="store_true", help="print a JSON array")
     listing.set_defaults(handler=handlers.cmd_list)
 

@@ -15,6 +15,7 @@ from datetime import datetime
 from taskgui.cli import dependencies as cli_after
 from taskgui.cli import output as cli_format
 from taskgui.cli.context import note, print_json
+from taskgui.core.state_groups import states_named
 from taskgui.core.states import TaskState
 from taskgui.core.status import TaskSnapshot
 from taskgui.store.protocols import TaskRepository
@@ -27,20 +28,28 @@ def _waiting(
     return cli_format.wait_reasons(snapshots, repository.wait_reasons(), now, scheduled=scheduled)
 
 
+def _listed(repository: TaskRepository, states: frozenset[TaskState] | None) -> list[TaskSnapshot]:
+    """The tasks in ``states`` (None: all), in id order, each state read by its index."""
+    if states is None:
+        return list(repository.list_tasks())
+    found = [task for state in states for task in repository.list_tasks(state)]
+    return sorted(found, key=lambda task: task.spec.id) if len(states) > 1 else found
+
+
 def print_list(
     args: argparse.Namespace, repository: TaskRepository, now: datetime, *, scheduled: bool
 ) -> None:
-    state = TaskState(args.state) if args.state else None
-    snapshots = repository.list_tasks(state)
+    states = states_named(args.state) if args.state else None
+    snapshots = _listed(repository, states)
     waiting = _waiting(repository, snapshots, now, scheduled)
     names = None
-    if state is not None and cli_after.UPSTREAM in waiting.values():
+    if states is not None and cli_after.UPSTREAM in waiting.values():
         names = cli_after.names_of(repository.list_tasks())  # upstreams of any state
     set_aside = [task.task_id for task in repository.quarantined()]
     if args.json:
         print_json([cli_format.task_json(s, waiting.get(s.spec.id)) for s in snapshots])
     elif not snapshots:
-        print(f"no {state.value} tasks" if state else "no tasks")
+        print(f"no {args.state} tasks" if states else "no tasks")
     else:
         print("\n".join(cli_format.task_table(snapshots, waiting, names)))
     if set_aside:

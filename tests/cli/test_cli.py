@@ -502,6 +502,29 @@ def test_history_after_runs(run: Run, db: Path) -> None:
     assert (task["state"], task["attempts"], task["last_outcome"]) == ("retrying", 2, "failed")
 
 
+def test_list_state_takes_the_windows_groups_too(run: Run, db: Path) -> None:
+    """``--state failed`` and ``done``, as the window's filters say them (a trial: the
+    command line refused them, knowing only ``exhausted`` and ``succeeded``)."""
+    failing = add(run, "--max-attempts", "1", "--priority", "10", name="gives up")
+    working = add(run, name="works")
+    waiting = add(run, "--every", "1h", name="recurring")
+    run_once(db, T0, RunOutcome.FAILED, 1)  # the most urgent first: it gives up
+    run_once(db, T0 + timedelta(seconds=5), RunOutcome.SUCCEEDED, 0)  # then "works"
+
+    def listed(word: str) -> list[int]:
+        return [task["id"] for task in run("list", "--state", word, "--json").json()]
+
+    assert listed("failed") == listed("exhausted") == [failing]
+    assert listed("done") == listed("succeeded") == [working]
+    assert waiting in listed("pending") and failing not in listed("pending")
+    assert run("list", "--state", "failed").out.splitlines()[1].split()[:2] == [
+        str(failing),
+        "gives",
+    ]
+    assert run("list", "--state", "missed").out == "no missed tasks\n"
+    assert "failed" in run("list", "--help").out
+
+
 def test_history_output_prints_each_runs_output_safely(run: Run, db: Path) -> None:
     """Text history showed no output at all (a trial): ``--output`` prints it under the
     table, each line indented and with its escapes shown, not obeyed."""

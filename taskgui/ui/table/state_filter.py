@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import Enum
 
+from taskgui.core.state_groups import STATE_GROUPS
 from taskgui.core.states import TaskState
 from taskgui.core.task import TaskId
 
@@ -61,19 +62,11 @@ _LOOKS = {
     StateFilter.CANCELLED: ("Cancelled", "Cancelled for good"),
 }
 
-_STATES = {
-    StateFilter.ALL: frozenset(TaskState),
-    StateFilter.PENDING: frozenset({TaskState.PENDING}),
-    StateFilter.RUNNING: frozenset({TaskState.RUNNING}),
-    StateFilter.RETRYING: frozenset({TaskState.RETRYING}),
-    StateFilter.PAUSED: frozenset({TaskState.PAUSED}),
-    StateFilter.FAILED: frozenset({TaskState.EXHAUSTED, TaskState.MISSED}),
-    StateFilter.DONE: frozenset({TaskState.SUCCEEDED}),
-    StateFilter.CANCELLED: frozenset({TaskState.CANCELLED}),
+# The groups' states are the command line's too (``core.state_groups``).
+_STATES: dict[StateFilter, frozenset[TaskState]] = {
+    group: frozenset(TaskState) if group is StateFilter.ALL else STATE_GROUPS[group.value]
+    for group in StateFilter
 }
-assert set().union(*(_STATES[f] for f in StateFilter if f is not StateFilter.ALL)) == set(
-    TaskState
-), "every state belongs to a group"
 
 
 class SearchCounts:
