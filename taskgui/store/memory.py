@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from taskgui.core.errors import TaskNotFoundError
@@ -30,8 +30,8 @@ from taskgui.core.events import (
 from taskgui.core.states import RunOutcome, SlotKind, TaskState, WaitReason
 from taskgui.core.status import RunId, RunResult, TaskSnapshot, TaskStatus, initial_status
 from taskgui.core.task import TaskId, TaskSpec
-from taskgui.store import codec
 from taskgui.store.doorbell import Bell, Doorbells
+from taskgui.store.memory_requests import RequestBox
 from taskgui.store.protocols import (
     DEFAULT_HISTORY_LIMIT,
     INTERRUPTED_ERROR,
@@ -72,20 +72,12 @@ class MemoryDatabase:
         self.run_ids = itertools.count(1)
         # Tasks set aside (quarantined): kept, left out of loads and lists.
         self.set_aside: dict[TaskId, str] = {}
-        self.requests: dict[int, _StoredRequest] = {}
-        self.request_ids = itertools.count(1)
+        self.requests = RequestBox()
         self.version = 0  # commits so far, by any connection
         # Who runs the schedule (HolderProbe): there is no lock to read, so whoever
         # plays the process that runs it says so here.
         self.holder: ScheduleHolder | None = None
         self.bells = Doorbells()  # what the change feeds' descriptors are woken by
-
-
-@dataclass(slots=True)
-class _StoredRequest:
-    row: RequestRow
-    done_at: int | None = None
-    error: str | None = None
 
 
 class MemoryRepository:
@@ -373,41 +365,19 @@ class MemoryRepository:
     def submit_request(
         self, op: str, task_id: TaskId | None, payload: str | None, now: datetime
     ) -> int:
-        request_id = next(self._data.request_ids)
-        # Kept as SQLite keeps a bound value: a str subclass (an Op) as plain text.
-        text = None if payload is None else str(payload)
-        row = RequestRow(request_id, str(op), task_id, text, codec.to_us(now))
-        self._data.requests[request_id] = _StoredRequest(row)
+        request_id = self._data.requests.submit(op, task_id, payload, now)
         self._commit()
         return request_id
 
     def open_requests(self) -> list[RequestRow]:
-        return [
-            stored.row
-            for _, stored in sorted(self._data.requests.items())
-            if stored.done_at is None
-        ]
+        return self._data.requests.open()
 
     def complete_request(self, request_id: int, error: str | None, now: datetime) -> None:
-        now_us = codec.to_us(now)
-        stored = self._data.requests.get(request_id)
-        if stored is not None:
-            stored.done_at = now_us
-            stored.error = None if error is None else storable_text(error)
-        # As SQLite: answers are read within seconds; a day later they are clutter.
-        for old_id in [
-            key
-            for key, old in self._data.requests.items()
-            if old.done_at is not None and old.done_at < now_us - _ANSWER_KEPT_US
-        ]:
-            del self._data.requests[old_id]
+        self._data.requests.complete(request_id, error, now)
         self._commit()
 
     def request_outcome(self, request_id: int) -> tuple[bool, str | None]:
-        stored = self._data.requests.get(request_id)
-        if stored is None:
-            return True, f"request {request_id} was lost"
-        return stored.done_at is not None, stored.error
+        return self._data.requests.outcome(request_id)
 
     # --------------------------------------------------------- change feed
 
@@ -445,6 +415,3 @@ class MemoryRepository:
     def close(self) -> None:
         if self._bell is not None:
             self._bell.close()
-
-
-_ANSWER_KEPT_US = 86_400_000_000  # a day
