@@ -42,6 +42,18 @@ def upstream_text(spec: TaskSpec, names: Mapping[TaskId, str]) -> str:
     return text + ("; no schedule of its own" if spec.only_after else "")
 
 
+def linked(spec: TaskSpec, tasks: Iterable[TaskSnapshot]) -> list[TaskSnapshot]:
+    """Of ``tasks``, those ``spec`` runs after and those that run after it, in id order:
+    every task a view of that one names (a store's ``linked_tasks`` reads no others)."""
+    upstreams = {edge.task_id for edge in spec.after}
+    found = [
+        task
+        for task in tasks
+        if task.id in upstreams or any(edge.task_id == spec.id for edge in task.spec.after)
+    ]
+    return sorted(found, key=lambda task: task.id)
+
+
 def downstream_index(specs: Iterable[TaskSpec]) -> dict[TaskId, list[TaskId]]:
     """Upstream id -> the ids of the tasks that run after it (ascending)."""
     index: dict[TaskId, list[TaskId]] = {}

@@ -11,6 +11,7 @@ row asked for by id).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ __all__ = [
     "one_snapshot",
     "opt_from_us",
     "opt_to_us",
+    "readable_snapshots",
     "spec_values",
     "status_values",
     "to_us",
@@ -216,3 +218,16 @@ def one_snapshot(row: tuple[Any, ...], repair: str, path: Path | None = None) ->
         raise CodecError(
             f"{error}; it is kept but left out of the schedule: {repair}", path
         ) from None
+
+
+def readable_snapshots(rows: Iterable[tuple[Any, ...]]) -> list[TaskSnapshot]:
+    """The tasks of ``rows`` that decode, in their order, the others left out: a read
+    writes nothing (a load is what sets an unreadable row aside, and says so)."""
+    snapshot = RowDecoder().snapshot
+    tasks: list[TaskSnapshot] = []
+    for row in rows:
+        try:
+            tasks.append(snapshot(row))
+        except CodecError:
+            continue
+    return tasks

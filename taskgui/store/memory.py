@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from taskgui.core.dependency_text import linked
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.events import (
     SKIP_WHY,
@@ -307,12 +308,15 @@ class MemoryRepository:
             snapshot for snapshot in self._schedulable() if state is None or snapshot.state is state
         ]
 
-    def wait_reasons(self) -> dict[TaskId, WaitReason]:
-        return {
-            task_id: self._data.waiting[task_id]
-            for task_id in self._data.tasks
-            if task_id in self._data.waiting
-        }
+    def linked_tasks(self, spec: TaskSpec) -> list[TaskSnapshot]:
+        return linked(spec, self._schedulable())
+
+    def wait_reasons(self, task_ids: Collection[TaskId] | None = None) -> dict[TaskId, WaitReason]:
+        tasks, waiting = self._data.tasks, self._data.waiting
+        wanted = (
+            tasks if task_ids is None else [task_id for task_id in task_ids if task_id in tasks]
+        )
+        return {task_id: waiting[task_id] for task_id in wanted if task_id in waiting}
 
     def last_runs(self) -> dict[TaskId, RunRecord]:
         latest: dict[TaskId, RunRecord] = {}

@@ -111,6 +111,12 @@ class TaskRepository(Protocol):
 
     def list_tasks(self, state: TaskState | None = None) -> list[TaskSnapshot]: ...
 
+    def linked_tasks(self, spec: TaskSpec) -> list[TaskSnapshot]:
+        """The tasks ``spec`` runs after and those that run after it, readable and not
+        set aside (as ``list_tasks`` has them), in id order: what a view of that one
+        task names (``show``), read without reading every task."""
+        ...
+
     def runs(self, task_id: TaskId, limit: int = DEFAULT_HISTORY_LIMIT) -> list[RunRecord]:
         """The task's runs, newest first."""
         ...
@@ -128,9 +134,10 @@ class TaskRepository(Protocol):
         """Each task's most recent finished run (for a view's "last result" column)."""
         ...
 
-    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+    def wait_reasons(self, task_ids: Collection[TaskId] | None = None) -> dict[TaskId, WaitReason]:
         """Why each due task waits, as the process running the schedule last stored it
-        (a snapshot read back carries no wait reason: that is the runner's live state)."""
+        (a snapshot read back carries no wait reason: that is the runner's live state);
+        ``task_ids``: of those tasks only (a view of one task reads no other's)."""
         ...
 
     def interrupt_open_runs(self, now: datetime) -> list[RunRecord]:

@@ -5,15 +5,16 @@ The writes are ``repository``'s; rows and JSON are the SQLite file's (``store/co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
+from taskgui.core.dependency_text import linked
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.states import RunOutcome, TaskState, WaitReason
 from taskgui.core.status import RunId, RunRecord, TaskSnapshot
-from taskgui.core.task import TaskId
+from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
 from taskgui.store.errors import CodecError
 from taskgui.store.postgres.feed import NotifyFeed
@@ -233,18 +234,28 @@ class PostgresReads:
                 f"{SELECT_TASKS} WHERE state = %s AND {NOT_QUARANTINED} ORDER BY id",
                 (state.value,),
             )
-        snapshot = codec.RowDecoder().snapshot
-        tasks: list[TaskSnapshot] = []
-        for row in rows:
-            with suppress(CodecError):
-                tasks.append(snapshot(row))
-        return tasks
+        return codec.readable_snapshots(rows)
 
-    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+    def linked_tasks(self, spec: TaskSpec) -> list[TaskSnapshot]:
+        """Its upstreams by id, and of the tasks with upstreams (their ``rules`` say
+        "after", as the file's partial index has them) those that run after it: the
+        server looks at each row's rules, only those rows come back to be decoded."""
+        upstreams = sorted({edge.task_id for edge in spec.after})
+        rows = self._session.query(
+            f"{SELECT_TASKS} WHERE (id = ANY(%s) OR strpos(rules, %s) > 0) "
+            f"AND {NOT_QUARANTINED} ORDER BY id",
+            (upstreams, '"after":'),
+        )
+        return linked(spec, codec.readable_snapshots(rows))
+
+    def wait_reasons(self, task_ids: Collection[TaskId] | None = None) -> dict[TaskId, WaitReason]:
+        waiting = "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
+        if task_ids is None:
+            rows = self._session.query(waiting)
+        else:
+            rows = self._session.query(f"{waiting} AND id = ANY(%s)", (sorted(set(task_ids)),))
         reasons: dict[TaskId, WaitReason] = {}
-        for task_id, value in self._session.query(
-            "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
-        ):
+        for task_id, value in rows:
             with suppress(ValueError):
                 reasons[task_id] = WaitReason(value)
         return reasons

@@ -14,7 +14,7 @@ lease as a dispatch is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -233,7 +233,8 @@ class AsTheyWait:
         tasks = [as_waiting(s, self._waits.get(s.id)) for s in self._repository.list_tasks()]
         return tasks if state is None else [s for s in tasks if s.state is state]
 
-    def wait_reasons(self) -> dict[TaskId, WaitReason]:
-        reasons: dict[TaskId, WaitReason] = self._repository.wait_reasons()
-        reasons.update({task_id: wait.reason for task_id, wait in self._waits.items()})
+    def wait_reasons(self, task_ids: Collection[TaskId] | None = None) -> dict[TaskId, WaitReason]:
+        reasons: dict[TaskId, WaitReason] = self._repository.wait_reasons(task_ids)
+        wanted = self._waits.keys() if task_ids is None else self._waits.keys() & set(task_ids)
+        reasons.update({task_id: self._waits[task_id].reason for task_id in wanted})
         return reasons

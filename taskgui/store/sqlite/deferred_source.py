@@ -61,7 +61,7 @@ _NOT_QUARANTINED = "id NOT IN (SELECT task_id FROM quarantine)"
 # after whom must be complete before any upstream ends (rules_text writes "after":
 # only for a task with upstreams; few have one).
 # (Each term as its partial index says it, tasks_running and tasks_after: no scan.)
-_AFTER = "instr(rules, '\"after\":') > 0"
+HAS_UPSTREAMS = "instr(rules, '\"after\":') > 0"
 # Read whole at the start too, from the same scan as the deferred ones: a task paused
 # for a while (the engine's resume heap must hold it, or it would never resume) and
 # a row whose raw columns are not exactly as taskgui writes them. A cold task is read
@@ -90,14 +90,14 @@ _START_COLUMN = (
 )
 SELECT_DEFERRED = (
     f"SELECT id, {_START_COLUMN} FROM tasks WHERE state != 'running' "
-    f"AND (rules IS NULL OR NOT {_AFTER}) AND {_NOT_QUARANTINED} ORDER BY id"
+    f"AND (rules IS NULL OR NOT {HAS_UPSTREAMS}) AND {_NOT_QUARANTINED} ORDER BY id"
 )
 SELECT_LOADED_WHOLE = (
     f"{_SELECT_TASKS} WHERE id IN (SELECT id FROM tasks WHERE state = 'running' "
-    f"UNION SELECT id FROM tasks WHERE {_AFTER}) AND {_NOT_QUARANTINED} ORDER BY id"
+    f"UNION SELECT id FROM tasks WHERE {HAS_UPSTREAMS}) AND {_NOT_QUARANTINED} ORDER BY id"
 )
 
-_BATCH = 500  # ids per query: well under SQLite's limit of 32,766 parameters
+BATCH = 500  # ids per query: well under SQLite's limit of 32,766 parameters
 
 
 @lru_cache(maxsize=4)
@@ -138,8 +138,8 @@ class SqliteTaskSource:
         wanted = set(task_ids)
         found: set[TaskId] = set()
         decode = self._decoder.snapshot
-        for start in range(0, len(task_ids), _BATCH):
-            chunk = task_ids[start : start + _BATCH]
+        for start in range(0, len(task_ids), BATCH):
+            chunk = task_ids[start : start + BATCH]
             # By rowid, however far apart the ids are: a range would read every row
             # between them (the due tasks of a backlog are anywhere in the table).
             rows = self._query(_select_ids(len(chunk)), chunk)

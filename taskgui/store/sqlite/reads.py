@@ -11,12 +11,13 @@ from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
+from taskgui.core.dependency_text import linked
 from taskgui.core.engine.cold import ColdTasks
 from taskgui.core.engine.deferred import DeferredTasks
 from taskgui.core.errors import TaskNotFoundError
 from taskgui.core.states import TaskState, WaitReason
 from taskgui.core.status import TaskSnapshot
-from taskgui.core.task import TaskId
+from taskgui.core.task import TaskId, TaskSpec
 from taskgui.store import codec
 from taskgui.store.errors import CodecError
 from taskgui.store.protocols import (
@@ -38,12 +39,16 @@ from taskgui.store.sqlite.base import (
 )
 from taskgui.store.sqlite.connection import translate_errors
 from taskgui.store.sqlite.deferred_source import (
+    BATCH,
+    HAS_UPSTREAMS,
     SELECT_DEFERRED,
     SELECT_LOADED_WHOLE,
     SqliteTaskSource,
 )
 from taskgui.store.sqlite.lock import holder_pid, is_locked, lock_path_for
 from taskgui.system.collector import collector_paused
+
+_NOT_QUARANTINED = "id NOT IN (SELECT task_id FROM quarantine)"
 
 
 class SqliteReads(SqliteBase):
@@ -105,7 +110,7 @@ class SqliteReads(SqliteBase):
         # it is decoded, which keeps the working set small and the load faster.
         with collector_paused(), translate_errors(self.path):
             for row in self._connection.execute(
-                SELECT_TASKS + " WHERE id NOT IN (SELECT task_id FROM quarantine) ORDER BY id"
+                f"{SELECT_TASKS} WHERE {_NOT_QUARANTINED} ORDER BY id"
             ):
                 try:
                     append(snapshot(row))
@@ -180,33 +185,47 @@ class SqliteReads(SqliteBase):
         Those are the rows ``load`` quarantines; a read does not write, so one that
         has not been through a load yet is left out here without being recorded.
         """
-        quarantine = "id NOT IN (SELECT task_id FROM quarantine)"
         if state is None:
-            rows = self._query(f"{SELECT_TASKS} WHERE {quarantine} ORDER BY id")
+            rows = self._query(f"{SELECT_TASKS} WHERE {_NOT_QUARANTINED} ORDER BY id")
         else:
             rows = self._query(
-                f"{SELECT_TASKS} WHERE state = ? AND {quarantine} ORDER BY id", (state.value,)
+                f"{SELECT_TASKS} WHERE state = ? AND {_NOT_QUARANTINED} ORDER BY id",
+                (state.value,),
             )
-        snapshot = codec.RowDecoder().snapshot
-        tasks: list[TaskSnapshot] = []
-        for row in rows:
-            try:
-                tasks.append(snapshot(row))
-            except CodecError:
-                continue
-        return tasks
+        return codec.readable_snapshots(rows)
 
-    def wait_reasons(self) -> dict[TaskId, WaitReason]:
+    def linked_tasks(self, spec: TaskSpec) -> list[TaskSnapshot]:
+        """Its upstreams by id, and of the tasks that have upstreams (the few the
+        partial index ``tasks_after`` finds, as a start loads them whole) those that
+        run after it: no other row is read."""
+        upstreams = sorted({edge.task_id for edge in spec.after})  # MAX_UPSTREAMS at most
+        ids = f"SELECT id FROM tasks WHERE {HAS_UPSTREAMS}"
+        if upstreams:  # (an empty "id IN ()" is planned as a scan)
+            ids += f" UNION SELECT id FROM tasks WHERE id IN ({', '.join('?' * len(upstreams))})"
+        rows = self._query(
+            f"{SELECT_TASKS} WHERE id IN ({ids}) AND {_NOT_QUARANTINED} ORDER BY id", upstreams
+        )
+        return linked(spec, codec.readable_snapshots(rows))
+
+    def wait_reasons(self, task_ids: Collection[TaskId] | None = None) -> dict[TaskId, WaitReason]:
         """Why each due task waits, as the process running the schedule last wrote it.
 
         Snapshots read from the file never carry a wait reason (it is that process's
         live state); a view in another process lays these over them. Values from a
         newer taskgui that this one does not know are left out.
         """
+        waiting = "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
+        if task_ids is None:
+            rows = self._query(waiting)
+        else:  # by rowid, a batch of ids a query
+            ids = sorted(set(task_ids))
+            rows = []
+            for start in range(0, len(ids), BATCH):
+                chunk = ids[start : start + BATCH]
+                marks = ", ".join("?" * len(chunk))
+                rows += self._query(f"{waiting} AND id IN ({marks})", chunk)
         reasons: dict[TaskId, WaitReason] = {}
-        for task_id, value in self._query(
-            "SELECT id, waiting FROM tasks WHERE waiting IS NOT NULL"
-        ):
+        for task_id, value in rows:
             with suppress(ValueError):
                 reasons[task_id] = WaitReason(value)
         return reasons

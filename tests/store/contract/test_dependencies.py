@@ -8,8 +8,10 @@ from datetime import datetime, timedelta
 
 from taskgui.core.dependencies import After, Upstream
 from taskgui.core.engine.engine import Engine
+from taskgui.core.events import TaskChanged, TaskDropped
 from taskgui.core.states import RunOutcome, SlotKind, WaitReason
 from taskgui.core.status import TaskSnapshot, initial_status
+from taskgui.core.task import TaskSpec
 from taskgui.store.protocols import TaskRepository
 from tests.helpers.factories import T0, make_spec
 from tests.helpers.store import Driver
@@ -79,3 +81,44 @@ def test_the_trigger_and_the_marks_survive_a_crash_before_the_downstream_starts(
     assert [t.task_id for t in again.due(later, workers=4)] == [fan_in]
     assert again.snapshot(fan_in).status.after_marks == frozenset()
     assert backend.open("crash").get(fan_in).status.after_marks == frozenset()
+
+
+def test_linked_tasks_are_those_a_task_runs_after_and_those_that_run_after_it(
+    repository: TaskRepository,
+) -> None:
+    """What ``show`` names, read without the other tasks (a trial: every task was)."""
+    a, b, lone = repository.add_tasks([make_spec(0, name=n) for n in ("A", "B", "lone")], T0)
+    [c] = repository.add_tasks([make_spec(0, name="C", after=(Upstream(a.id), Upstream(b.id)))], T0)
+    d, e, dropped = repository.add_tasks(
+        [
+            make_spec(0, name="D", after=(Upstream(c.id, After.FAILED),)),
+            make_spec(0, name="E after B", after=(Upstream(b.id),)),
+            make_spec(0, name="set aside", after=(Upstream(c.id),)),
+        ],
+        T0,
+    )
+    repository.apply([TaskDropped(dropped.id, "its row cannot be read")], T0)
+
+    def linked(spec: TaskSpec) -> list[str]:
+        return [task.spec.name for task in repository.linked_tasks(spec)]
+
+    assert linked(c) == ["A", "B", "D"]  # in id order; what is set aside is left out
+    assert linked(b) == ["C", "E after B"]
+    assert linked(d) == ["C"]
+    assert linked(lone) == []
+    assert repository.linked_tasks(c)[0] == repository.get(a.id)
+    # A task gone: its upstreams' ids still say whom it ran after.
+    assert linked(make_spec(99, after=(Upstream(e.id), Upstream(98)))) == ["E after B"]
+
+
+def test_the_wait_reasons_of_some_tasks_are_those_tasks_only(repository: TaskRepository) -> None:
+    a, b, c = repository.add_tasks([make_spec(0, name=n) for n in "abc"], T0)
+    for spec, reason in ((a, WaitReason.WORKER), (b, WaitReason.CONCURRENCY_KEY)):
+        snapshot = repository.get(spec.id)
+        waits = snapshot._replace(status=snapshot.status._replace(waiting=reason))
+        repository.apply([TaskChanged(waits)], T0)
+
+    assert repository.wait_reasons() == {a.id: WaitReason.WORKER, b.id: WaitReason.CONCURRENCY_KEY}
+    assert repository.wait_reasons([b.id]) == {b.id: WaitReason.CONCURRENCY_KEY}
+    assert repository.wait_reasons([c.id, 404]) == {}
+    assert repository.wait_reasons([]) == {}
