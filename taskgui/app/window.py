@@ -56,7 +56,12 @@ from taskgui.store.errors import (
     ForeignDatabaseError,
     SchedulerAlreadyRunningError,
 )
-from taskgui.store.paths import default_database_path, resolve_database_path, shared_dsn
+from taskgui.store.paths import (
+    default_database_path,
+    refuse_missing_folder,
+    resolve_database_path,
+    shared_dsn,
+)
 from taskgui.store.private_folders import make_config_folder, make_database_folder
 from taskgui.store.sqlite.lock import SchedulerLock, refuse_if_holder_lost_its_file
 from taskgui.store.sqlite.repository import SqliteRepository
@@ -404,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     if not instance.listen() and instance.send(SHOW):  # another start won a race
         return 0
     try:
+        if args.db:  # named by hand: a typo's folder is refused, not made (as the CLI does)
+            refuse_missing_folder(path)
         make_config_folder()
         # In this order: the lock file lives in the folder, which a new account lacks.
         make_database_folder(path)

@@ -39,8 +39,9 @@ def reader(ctx: Context) -> Iterator[TaskRepository]:
     """For commands that only read: a database that does not exist reads as empty.
 
     Nothing is created for them, not the file and not its folders: 'taskgui show 5'
-    on a fresh account (or a mistyped --db) says there is no task 5 and leaves no
-    empty database behind.
+    on a fresh account (or a mistyped --db file name) says there is no task 5 and
+    leaves no empty database behind; a --db folder that does not exist is refused
+    before this (``refuse_missing_folder``).
     """
     if not exists(ctx.database):
         yield MemoryRepository()

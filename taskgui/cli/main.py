@@ -35,7 +35,8 @@ from taskgui.core.clock import Clock, SystemClock
 from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.terminal_text import visible
-from taskgui.store.paths import resolve_database_path, shared_dsn
+from taskgui.store.errors import DatabaseFolderMissingError
+from taskgui.store.paths import refuse_missing_folder, resolve_database_path, shared_dsn
 from taskgui.store.sqlite.opening import open_sqlite
 from taskgui.store.sqlite.repository import SqliteRepository
 
@@ -91,12 +92,14 @@ def _run(
     )
     try:
         dsn = shared_dsn(args.db)
+        if dsn is None and args.db is not None:
+            refuse_missing_folder(ctx.database)  # a typo's folder is never made
         if dsn is not None and not getattr(args, "runs_shared_schedule", False):
             return shared_schedule.run(args, dsn, clock)  # postgresql://: no file, no lock
         if (done := shared_schedule.run_file_command(args, clock)) is not None:
             return done
         return int(args.handler(args, ctx))
-    except (UsageError, InvalidTaskError) as error:
+    except (UsageError, InvalidTaskError, DatabaseFolderMissingError) as error:
         return _error(str(error), EXIT_USAGE)
     except TaskguiError as error:  # not found, invalid state, store errors, refusals
         return _error(str(error), EXIT_FAILED)

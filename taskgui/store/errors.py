@@ -54,6 +54,11 @@ class DatabasePathError(StoreError):
     environment = True
 
 
+class DatabaseFolderMissingError(DatabasePathError):
+    """The folder of a database named by hand (``--db``) does not exist: likely a typo,
+    so it is not made (the default database's folders are, on a new account)."""
+
+
 class ForeignDatabaseError(StoreError):
     """The file is another program's SQLite database: refused before anything is written."""
 

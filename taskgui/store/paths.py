@@ -15,7 +15,7 @@ from pathlib import Path
 
 import platformdirs
 
-from taskgui.store.errors import DatabasePathError
+from taskgui.store.errors import DatabaseFolderMissingError, DatabasePathError
 from taskgui.store.postgres.connection import is_dsn
 from taskgui.store.private_folders import make_database_folder
 
@@ -37,6 +37,27 @@ def resolve_database_path(
     if env_value:
         return Path(env_value).expanduser()
     return default_database_path()
+
+
+def refuse_missing_folder(database: Path) -> None:
+    """DatabaseFolderMissingError, naming the folder, when ``database``'s does not exist.
+
+    For a database named by hand (``--db``): a typo in its folder ("/typo/dir/x.sqlite3")
+    would otherwise be made, folders and all, and a schedule started where nobody looks
+    for it. The default database's folders are made (``private_folders``): a new account
+    has none of them.
+    """
+    folder = database.parent
+    try:
+        folder.lstat()  # a link that leads nowhere is there: opening says what is wrong
+    except FileNotFoundError:
+        raise DatabaseFolderMissingError(
+            f"the folder {folder} does not exist, so the database {database} cannot be made "
+            "there; create the folder first, or correct the path given with --db",
+            database,
+        ) from None
+    except OSError:
+        return  # a file on the way, a folder above it not ours to read: opening says so
 
 
 def shared_dsn(explicit: str | None, environ: Mapping[str, str] | None = None) -> str | None:

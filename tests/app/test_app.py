@@ -67,6 +67,35 @@ def test_the_app_opens_its_window_on_the_database_and_quits_cleanly(
     assert app.main(["--db", str(database)]) == 0
 
 
+def test_a_db_in_a_folder_that_does_not_exist_is_refused_in_a_dialog_not_made(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """As the command line refuses it (a trial: the folders were made, and a schedule)."""
+    folder = tmp_path / "typo" / "dir"
+    seen: list[MainWindow] = []
+    said: list[str] = []
+    returned = False
+
+    def quit_a_window() -> None:  # one opened on it (as before): quit, to fail below
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+        if returned:
+            return  # (not left polling into the next test)
+        if windows and windows[0].isVisible():
+            seen.append(windows[0])
+            windows[0].window_actions["quit"].trigger()
+        else:
+            QTimer.singleShot(20, quit_a_window)
+
+    QTimer.singleShot(0, quit_a_window)
+    _click_when_shown("taskgui", "OK", said)
+    code = app.main(["--db", str(folder / "x.sqlite3")])
+    returned = True
+    assert code == 1
+    assert not seen
+    assert said and f"the folder {folder} does not exist" in said[0]
+    assert not (tmp_path / "typo").exists()
+
+
 def _click_when_shown(title: str, button_text: str, texts: list[str]) -> None:
     """Press a button of the message box titled ``title`` once it is up (it may be
     modal, in a loop of its own); keep its text."""

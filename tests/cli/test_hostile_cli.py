@@ -84,7 +84,8 @@ CASES = [
     Case(("show", "1"), status=1, says="no task with id 1"),
     Case(("history", "1"), status=1, says="no task with id 1"),
     Case(("cancel", "1"), status=1, says="no task with id 1"),
-    Case(("resume", "7"), status=1, says="no task with id 7", db=True),
+    # ... and in a --db folder that does not exist: the folder named, not made (a trial)
+    Case(("resume", "7"), says="sub does not exist", db=True),
     # where to read and write
     Case(("--db", "", "list"), says="--db needs a file path"),
     Case(("--db", "  ", "show", "1"), says="--db needs a file path"),

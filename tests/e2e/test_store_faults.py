@@ -76,6 +76,7 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) ->
 def daemon(tmp_path: Path) -> Iterator[Daemon]:
     home = tmp_path / "home"
     home.mkdir()
+    (tmp_path / "data").mkdir()  # a --db folder must exist (only the default's is made)
     running = Daemon(tmp_path / "data" / "tasks.sqlite3", home)
     yield running
     running.stop()

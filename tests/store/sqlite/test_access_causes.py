@@ -181,18 +181,23 @@ def test_a_new_database_on_a_read_only_mount_names_the_mount(tmp_path: Path) -> 
 
 @pytest.mark.slow
 def test_a_first_daemon_creates_its_private_folder_before_locking(tmp_path: Path) -> None:
-    """It used to lock before anything made the folder, and failed on a first start."""
-    db = tmp_path / "new" / "place" / "tasks.sqlite3"
+    """It used to lock before anything made the folder, and failed on a first start.
+
+    The default database's folder (a --db folder that does not exist is refused)."""
+    data = tmp_path / "new" / "place"
+    db = data / "taskgui" / "taskgui.sqlite3"
     environ = {
         **os.environ,
         "HOME": str(tmp_path),
         "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(data),
         "PYTHONPATH": str(ROOT),
     }
+    environ.pop("TASKGUI_DB", None)
     log = tmp_path / "daemon.log"
     with log.open("wb") as output:
         daemon = subprocess.Popen(
-            [sys.executable, "-m", "taskgui", "--db", str(db), "daemon"],
+            [sys.executable, "-m", "taskgui", "daemon"],
             cwd=ROOT,
             env=environ,
             stderr=output,
@@ -206,6 +211,7 @@ def test_a_first_daemon_creates_its_private_folder_before_locking(tmp_path: Path
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
     assert daemon.returncode == 0, log.read_text()
+    assert db.is_file()
     assert db.parent.stat().st_mode & 0o777 == 0o700
 
 
