@@ -33,7 +33,6 @@ One failure is not retried: the database path no longer naming the file that is 
 the open file holds is kept, and the schedule stops for good with ``store_lost``.
 
 After a sleep, the runs due at once meet the wake-up policies first (``wake_up.py``).
-
 Signals: those of ``ScheduleSignals``, ``wake_asked`` (``wake_up.py``), and
     loaded(): the start's reading is done (soon after ``start``; see hydration.py):
         every task due soon is in memory, and every task once a view asked for them.
@@ -66,7 +65,7 @@ from taskgui.runtime.deadline_timer import DeadlineTimer
 from taskgui.runtime.feed_watch import FeedWatch
 from taskgui.runtime.guard import service_slot
 from taskgui.runtime.hydration import READ_AHEAD, Hydration
-from taskgui.runtime.inbox import RequestInbox
+from taskgui.runtime.inbox import RequestInbox, next_turn
 from taskgui.runtime.live_output import OUTPUT_SAVE_MS, LiveOutput
 from taskgui.runtime.pool import WorkerPool
 from taskgui.runtime.store_health import StoreHealth
@@ -148,6 +147,7 @@ class SchedulerService(WakeUp):
         self._view_start.loaded.connect(self.tasks_loaded)
         self._taken = TakeBack(self._engine, self._pool, self._commit_taken_back)
         self._output = LiveOutput(repository, save_ms=output_save_ms, parent=self)
+        self._inbox_more = next_turn(self, self._on_inbox_more)  # a burst's next slice
         self._inbox = RequestInbox(
             repository,
             clock,
@@ -155,7 +155,7 @@ class SchedulerService(WakeUp):
             perform=lambda request, now: self._perform_request(request, now),  # noqa: PLW0108
             failed=self._health.failed,
             performed=self._dispatch,
-            later=lambda: QTimer.singleShot(0, self._on_inbox_more),
+            later=self._inbox_more.start,
         )
         # Woken by the change feed (or its slow safety poll), not a 250 ms timer.
         self._feed_watch = FeedWatch(repository, self._on_feed_woken, parent=self)
@@ -382,8 +382,8 @@ class SchedulerService(WakeUp):
             self._inbox.check()
 
     @service_slot
-    def _on_inbox_more(self) -> None:  # the rest of a burst of requests (inbox.py)
-        if self._health.file_is_ours(companions=True):
+    def _on_inbox_more(self) -> None:  # not while stopping: the next start answers them
+        if not self._stopping and self._health.file_is_ours(companions=True):
             self._inbox.perform_open()
 
     def _perform_request(self, request: Request, now: datetime) -> str | None:

@@ -17,8 +17,9 @@ from taskgui.core.clock import FakeClock
 from taskgui.core.operation import Op
 from taskgui.runtime.inbox import SLICE_SECONDS, RequestInbox
 from taskgui.runtime.service import SchedulerService
+from taskgui.store.errors import StoreError
 from taskgui.store.memory import MemoryRepository
-from taskgui.store.requests import Request
+from taskgui.store.requests import Request, RequestRow
 from tests.helpers.service import CLOCK, spec
 
 NOW = datetime.fromisoformat("2026-01-01T12:00:00+00:00")
@@ -63,6 +64,76 @@ def test_a_burst_is_answered_a_slice_at_a_time() -> None:
     assert slow.done == list(range(1, 8))
     assert turns.count("later") == 3 and turns[-1] == "performed"
     assert all(sender.request_outcome(i) == (True, None) for i in ids)
+
+
+class Counting(MemoryRepository):
+    """The memory store, counting its reads of the open requests; it can fail a write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+        self.fail_next_write = False
+
+    def open_requests(self) -> list[RequestRow]:
+        self.reads += 1
+        return super().open_requests()
+
+    def complete_request(self, request_id: int, error: str | None, now: datetime) -> None:
+        if self.fail_next_write:
+            self.fail_next_write = False
+            raise StoreError("the disk is full")
+        super().complete_request(request_id, error, now)
+
+
+def _inbox(store: MemoryRepository, clock: FakeClock, turns: list[str]) -> RequestInbox:
+    return RequestInbox(
+        store,
+        clock,
+        perform=Slow(clock, SLICE_SECONDS / 4),
+        failed=lambda error: turns.append(f"failed: {error}"),
+        performed=lambda: None,
+        later=lambda: turns.append("later"),
+    )
+
+
+def test_the_rest_is_read_once_and_news_meanwhile_after_it() -> None:
+    """Each slice read every open request again (0.2 s at 100,000: a review), and each
+    wake during a burst started another chain of slices (they piled up)."""
+    store = Counting()
+    sender = store.connect()
+    for n in range(40):
+        sender.submit_request(Op.PAUSE, n + 1, None, NOW)
+    clock, turns = FakeClock(NOW), list[str]()
+    inbox = _inbox(store, clock, turns)
+    inbox.start()
+    late = None
+    for turn in range(30):
+        if turn == 2:  # another process files one more while the burst goes on
+            late = sender.submit_request(Op.PAUSE, 99, None, NOW)
+            inbox.check()
+        pending, turns[:] = turns.count("later"), []
+        assert pending <= 1  # one chain of slices, whatever woke the inbox
+        if not pending:
+            break
+        inbox.perform_open()
+    assert late is not None and sender.request_outcome(late)[0]
+    assert store.open_requests() == []
+    assert store.reads == 1 + 1 + 1  # the burst, the news after it, and this look
+
+
+def test_a_store_failing_mid_burst_loses_no_request() -> None:
+    store = Counting()
+    sender = store.connect()
+    ids = [sender.submit_request(Op.PAUSE, n + 1, None, NOW) for n in range(12)]
+    clock, turns = FakeClock(NOW), list[str]()
+    inbox = _inbox(store, clock, turns)
+    inbox.perform_open()
+    store.fail_next_write = True
+    inbox.perform_open()
+    assert any(turn.startswith("failed: the disk is full") for turn in turns)
+    for _ in range(20):  # the service retries once the store works again
+        inbox.perform_open()
+    assert all(sender.request_outcome(i)[0] for i in ids)
 
 
 def test_without_later_a_burst_is_answered_whole() -> None:
