@@ -70,10 +70,14 @@ class FormChanges:
 def form_state(form: QWidget, moving: Sequence[QWidget]) -> tuple[object, ...]:
     """What every field of ``form`` shows, but those in ``moving`` (which change by
     themselves just now)."""
+    window = form.window()
     return tuple(
         value
         for widget in form.findChildren(QWidget)
-        if not any(still is widget or still.isAncestorOf(widget) for still in moving)
+        # A popup a field makes when first opened (the "When" calendar, with its own
+        # year field) is a window of its own: no field of the form (a review).
+        if widget.window() is window
+        and not any(still is widget or still.isAncestorOf(widget) for still in moving)
         and (value := _shown_value(widget)) is not None
     )
 

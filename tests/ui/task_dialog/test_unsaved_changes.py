@@ -180,3 +180,21 @@ def test_the_real_question_is_plain_text_and_escape_keeps_editing(qtbot: QtBot) 
 
     QTimer.singleShot(50, answer_discard)
     assert ask_discard(parent, "Discard Changes", "Discard?") is True
+
+
+def test_opening_the_when_calendar_is_no_change(qtbot: QtBot) -> None:
+    """The calendar popup, made at its first opening, brought a year field of its own
+    into the form's reading: an untouched task asked to be discarded (a review)."""
+    spec = TaskSpec(
+        id=7,
+        name="nightly",
+        command=Command(line="true"),
+        first_run_at=NOW + timedelta(hours=1),
+        recurrence=Every(timedelta(hours=1)),
+    )
+    answers = Answers(discard=False)
+    dialog = opened(qtbot, answers, spec=spec, mode=DialogMode.EDIT)
+    dialog.schedule.when.calendarWidget()  # what the first click on its arrow makes
+    with qtbot.waitSignal(dialog.rejected, timeout=1000):
+        escape(qtbot, dialog.name)
+    assert answers.asked == []
