@@ -404,7 +404,10 @@ def history_outputs(runs: Sequence[RunRecord]) -> list[str]:
             heading += f", started {local(run.started_at)}"
         lines += ["", f"--- {heading} ---"]
         if run.output:
-            lines += [f"  {visible(line)}" for line in run.output.splitlines()]
+            # By "\n" only: splitlines() also breaks at a form feed, a lone "\r" (a
+            # progress bar) or U+2028, which must be shown as escapes instead.
+            text = run.output[:-1] if run.output.endswith("\n") else run.output
+            lines += [f"  {visible(line.removesuffix(chr(13)))}" for line in text.split("\n")]
         elif run.finished_at is None:
             lines.append("  (nothing printed yet)")
         else:

@@ -529,7 +529,13 @@ def test_history_output_prints_each_runs_output_safely(run: Run, db: Path) -> No
     """Text history showed no output at all (a trial): ``--output`` prints it under the
     table, each line indented and with its escapes shown, not obeyed."""
     task_id = add(run, "--retry-delay", "10s", "--backoff", "fixed")
-    run_once(db, T0, RunOutcome.FAILED, 3, output="first\n\x1b[2Jcleared?\n--- run 99 ---\n")
+    run_once(
+        db,
+        T0,
+        RunOutcome.FAILED,
+        3,
+        output="first\r\n\x1b[2Jcleared?\n--- run 99 ---\n10%\r50%\x0c\u2028end",
+    )
     run_once(db, T0 + timedelta(seconds=12), RunOutcome.FAILED, 4, output="")
 
     out = run("history", str(task_id), "--output").out
@@ -539,7 +545,12 @@ def test_history_output_prints_each_runs_output_safely(run: Run, db: Path) -> No
     blocks = outputs.split("\n\n")
     assert blocks[0].splitlines()[0].startswith("--- run 2, attempt 2, failed, started ")
     assert blocks[0].splitlines()[1:] == ["  (printed nothing)"]
-    assert blocks[1].splitlines()[1:] == ["  first", "  \\x1b[2Jcleared?", "  --- run 99 ---"]
+    assert blocks[1].rstrip("\n").split("\n")[1:] == [
+        "  first",
+        "  \\x1b[2Jcleared?",
+        "  --- run 99 ---",
+        "  10%\\r50%\\x0c\\u2028end",  # shown, not line breaks (a review)
+    ]
     assert "--- run" not in run("history", str(task_id)).out  # only when asked
 
 
