@@ -43,6 +43,10 @@ class BackToBack:
         """The task's occurrence waits behind a chain that began ``since``."""
         self._waiting[task_id] = since
 
+    def waiting_since(self, task_id: TaskId) -> datetime | None:
+        """When the chain the task waits behind began (None: it waits behind none)."""
+        return self._waiting.get(task_id) if self._waiting else None
+
     def dispatched(self, task_id: TaskId, run_id: RunId, now: datetime) -> None:
         """A run of the task was dispatched ``now`` (and its next slot planned): if it
         had waited, it carries the chain on."""
@@ -60,6 +64,14 @@ class BackToBack:
         carried a chain on (so it is not late before then)."""
         planned = self._planned.get(task_id)
         return planned is not None and planned > moment
+
+    def withdrawn(self, task_id: TaskId, run_id: RunId, dispatched_at: datetime) -> None:
+        """A run taken back as if never dispatched: if it carried a chain on, its task
+        waits behind that chain again, planned when it was dispatched (not late)."""
+        since = self._runs.pop(run_id, None) if self._runs else None
+        if since is not None:
+            self._waiting[task_id] = since
+            self._planned[task_id] = dispatched_at
 
     def ended(self, run_id: RunId) -> None:
         if self._runs:

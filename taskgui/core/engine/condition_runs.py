@@ -200,6 +200,7 @@ class ConditionRuns(EngineBase):
         counted missed, and the schedule goes on from the next one."""
         for task_id in self._queues.conditions.given_up(now.timestamp()):
             entry = self._tasks[task_id]
+            self._back_to_back.left(task_id)  # a wait behind its runs is over too
             if entry.slot_kind is SlotKind.OCCURRENCE:
                 # This occurrence only: later ones that passed meanwhile come due in
                 # their turn and meet the misfire policy like any late occurrence.

@@ -208,7 +208,6 @@ class Dispatching(ConditionRuns, Triggering, Overlapping):
             raise InvalidStateError(f"run {run_id} cannot be taken back")
         ticket = self._runs.pop(run_id)
         self._queued.discard(run_id)
-        self._back_to_back.ended(run_id)
         entry = self._tasks[ticket.task_id]
         entry.end_run(run_id)
         # Out of its queues first: releasing the key may make a task parked on it
@@ -216,6 +215,7 @@ class Dispatching(ConditionRuns, Triggering, Overlapping):
         events: list[Event] = [RunWithdrawn(ticket), *self._unqueue(entry)]
         self._release_key(run_id, events)
         self._withdraw.restore(run_id, entry)
+        self._back_to_back.withdrawn(ticket.task_id, run_id, ticket.dispatched_at)
         if self._should_queue(entry):
             assert entry.slot_at is not None
             self._time.push(entry.spec.id, (entry.slot_at.timestamp(), entry.seq))
@@ -316,8 +316,7 @@ class Dispatching(ConditionRuns, Triggering, Overlapping):
         if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL, SlotKind.TRIGGERED):
             return  # another attempt is already queued
         if entry.slot_kind is SlotKind.OCCURRENCE:
-            events += self._unqueue(entry)
-            entry.deferred_at = entry.slot_scheduled or entry.slot_at
+            self._displace_occurrence(entry, events)
         entry.set_slot(SlotKind.RETRY, now, attempt=ticket.attempt)
         self._queue(entry)
 
@@ -327,9 +326,7 @@ class Dispatching(ConditionRuns, Triggering, Overlapping):
         if entry.slot_kind in (SlotKind.RETRY, SlotKind.MANUAL):
             return  # a parallel run already queued the next attempt
         if entry.slot_kind is SlotKind.OCCURRENCE:
-            events += self._unqueue(entry)
-            # The occurrence, unspread: it gets its spread again when it is queued.
-            entry.deferred_at = entry.slot_scheduled or entry.slot_at
+            self._displace_occurrence(entry, events)
         run_at = now + delay
         attempt = entry.attempt + 1
         # Scheduled for when it is due: history shows whether it ran on time.
@@ -344,6 +341,18 @@ class Dispatching(ConditionRuns, Triggering, Overlapping):
                 delay=delay,
             )
         )
+
+    def _displace_occurrence(self, entry: TaskEntry, events: list[Event]) -> None:
+        """A retry takes the place of the task's next occurrence, which comes back after
+        it (``deferred_at``). One that waited behind the task's runs waits behind the
+        retry's: the retry carries their chain on (it lost it, and the occurrence was
+        then skipped as a misfire; a review)."""
+        since = self._back_to_back.waiting_since(entry.spec.id)
+        events += self._unqueue(entry)
+        # The occurrence, unspread: it gets its spread again when it is queued.
+        entry.deferred_at = entry.slot_scheduled or entry.slot_at
+        if since is not None:
+            self._back_to_back.wait(entry.spec.id, since)
 
     def _misfire(self, entry: TaskEntry, now: datetime, events: list[Event]) -> bool:
         """Apply the misfire policy to a late occurrence; True when it should run now."""

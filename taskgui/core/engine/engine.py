@@ -297,6 +297,7 @@ class Engine(GivingBack):
             or spec.recurrence != old.recurrence
             or spec.only_after != old.only_after
         ) and entry.terminal is not TaskState.CANCELLED
+        behind = self._behind_runs(spec.id)  # before _unqueue forgets it
         unblocked = self._unqueue(entry)
         entry.spec = spec
         self._follow_pause(entry)
@@ -308,7 +309,8 @@ class Engine(GivingBack):
                 self._set_occurrence(entry, policies.first_occurrence_from(spec, now))
             elif entry.slot_kind is SlotKind.OCCURRENCE:
                 entry.clear_slot()  # no schedule of its own any more
-        self._queue(entry)
+        if reschedule or not self._wait_behind_runs_again(entry, behind):
+            self._queue(entry)
         return [TaskChanged(self._snapshot(entry)), *unblocked]
 
     def remove(self, task_id: TaskId) -> list[Event]:

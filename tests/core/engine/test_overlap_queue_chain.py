@@ -11,16 +11,20 @@ one that passed waits, and the ones before it are missed for the overlap.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
+from taskgui.core.conditions import RunConditions, SystemConditions
 from taskgui.core.engine.engine import Engine
 from taskgui.core.events import OccurrencesSkipped, RunDispatched, SkipReason
 from taskgui.core.recurrence import Every
+from taskgui.core.spread import Spread
 from taskgui.core.states import MisfirePolicy, OverlapPolicy, RunOutcome, WaitReason
+from taskgui.core.status import RunTicket
 from tests.core.engine.test_engine_accounting import assert_balanced
-from tests.helpers.factories import at, make_spec
+from tests.helpers.factories import at, fixed_retry, make_spec
 from tests.helpers.schedule_sim import ServiceLoop
 
 
@@ -97,3 +101,96 @@ def test_a_jump_while_an_occurrence_waits_behind_a_run_is_an_overlap() -> None:
     assert sum(s.count for s in skips) >= 175
     loop.drain()
     assert_balanced(loop, [spec])
+
+
+# ------------------------------------- a chain kept through other changes (a review)
+
+
+def _waiting_behind_a_long_run(**rules: object) -> tuple[Engine, RunTicket]:
+    """Every minute, queue; the run of 00:00 goes long and 00:01 waits behind it."""
+    spec = make_spec(
+        1, recurrence=Every(timedelta(minutes=1)), overlap=OverlapPolicy.QUEUE, **rules
+    )
+    engine = Engine()
+    engine.add(spec)
+    [first] = _dispatched(engine.due(at(0), 1))
+    assert _dispatched(engine.due(at(60), 1)) == []
+    assert engine.snapshot(1).status.waiting is WaitReason.PREVIOUS_RUN
+    return engine, first
+
+
+def _reasons(events: list) -> set[SkipReason]:  # type: ignore[type-arg]
+    return {reason for _, _, reason in _skips(events)}
+
+
+def test_a_chained_dispatch_taken_back_waits_again_and_is_no_misfire() -> None:
+    """Taken back (a more urgent task, a shutdown): 00:01 was judged late when it came
+    back, and with misfire=skip skipped as a misfire with 00:02."""
+    engine, first = _waiting_behind_a_long_run(misfire=MisfirePolicy.SKIP)
+    events = engine.finished(first.run_id, RunOutcome.SUCCEEDED, at(181))
+    [second] = _dispatched(events + engine.due(at(181), 0, queue=1))
+    assert second.scheduled_at == at(60)
+    events = engine.withdraw(second.run_id) + engine.due(at(182), 1) + engine.due(at(182), 1)
+    assert SkipReason.MISFIRE not in _reasons(events)
+    assert [run.scheduled_at for run in _dispatched(events)] == [at(60)]
+
+
+def test_a_retry_during_a_chain_carries_it_on() -> None:
+    """The run fails and retries: the occurrence that waited comes back after the retry
+    as an overlap (it was skipped as a misfire, with those after it)."""
+    engine, first = _waiting_behind_a_long_run(retry=fixed_retry(max_attempts=2, delay=5))
+    events = engine.finished(first.run_id, RunOutcome.FAILED, at(181))
+    events += engine.due(at(186), 1) + engine.due(at(186), 1)
+    assert SkipReason.MISFIRE not in _reasons(events)
+    [retry] = _dispatched(events)
+    events = engine.finished(retry.run_id, RunOutcome.SUCCEEDED, at(190))
+    events += engine.due(at(190), 1)
+    assert [run.scheduled_at for run in _dispatched(events)] == [at(180)]  # the latest
+
+
+def test_an_edit_keeps_the_occurrence_waiting_behind_the_run() -> None:
+    """A rename while 00:01 waits: it was put back in the time queue, found late and
+    skipped as a misfire with everything after it; nothing ran when the run ended."""
+    engine, first = _waiting_behind_a_long_run()
+    spec = engine.snapshot(1).spec
+    events = engine.update(replace(spec, name="renamed"), at(200)) + engine.due(at(200), 1)
+    assert _skips(events) == []
+    assert engine.snapshot(1).status.waiting is WaitReason.PREVIOUS_RUN
+    events = engine.finished(first.run_id, RunOutcome.SUCCEEDED, at(210))
+    events += engine.due(at(210), 1)
+    assert [run.scheduled_at for run in _dispatched(events)] == [at(60)]
+
+
+def test_a_spread_stays_as_drawn_through_a_chain() -> None:
+    """Counting on from the spread start added the spread once more at every step."""
+    spec = make_spec(
+        1,
+        recurrence=Every(timedelta(minutes=1)),
+        overlap=OverlapPolicy.QUEUE,
+        spread=Spread(timedelta(seconds=30), fixed=True),
+    )
+    loop = ServiceLoop(Engine(), workers=1, rng=random.Random(3), durations=(150.0,))
+    loop.act(loop.engine.add(spec))
+    loop.let_pass(1800)
+    offsets = {round((ran - at(0)).total_seconds() % 60, 6) for ran in loop.ledger.ran[1]}
+    assert len(offsets) == 1 and 0 < offsets.pop() < 30  # it drifted: 22, 22, 45, 7, 29...
+
+
+def test_giving_up_on_conditions_ends_the_wait_behind_the_runs() -> None:
+    spec = make_spec(
+        1,
+        recurrence=Every(timedelta(minutes=10)),
+        overlap=OverlapPolicy.QUEUE,
+        conditions=RunConditions(ac_power=True, give_up_after=timedelta(minutes=2)),
+    )
+    engine = Engine()
+    engine.conditions_changed(SystemConditions(on_battery=False), at(0))
+    engine.add(spec)
+    [first] = _dispatched(engine.due(at(0), 1))
+    engine.due(at(600), 1)  # 00:10 waits behind the run of 00:00
+    engine.conditions_changed(SystemConditions(on_battery=True), at(650))
+    engine.finished(first.run_id, RunOutcome.SUCCEEDED, at(700))
+    engine.due(at(700), 1)  # then for AC power
+    events = engine.due(at(730), 1)  # and gives up: 00:10 missed for its conditions
+    assert _reasons(events) == {SkipReason.CONDITION}
+    assert engine._back_to_back.waiting_since(1) is None
