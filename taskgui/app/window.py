@@ -409,8 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     if not instance.listen() and instance.send(SHOW):  # another start won a race
         return 0
     try:
-        if args.db:  # named by hand: a typo's folder is refused, not made (as the CLI does)
-            refuse_missing_folder(path)
+        if path != default_database_path():  # --db or TASKGUI_DB: a typo's is not made
+            refuse_missing_folder(path, "--db" if args.db else "$TASKGUI_DB")
         make_config_folder()
         # In this order: the lock file lives in the folder, which a new account lacks.
         make_database_folder(path)

@@ -36,7 +36,12 @@ from taskgui.core.defaults import REQUEST_TIMEOUT
 from taskgui.core.errors import InvalidTaskError, TaskguiError
 from taskgui.core.terminal_text import visible
 from taskgui.store.errors import DatabaseFolderMissingError
-from taskgui.store.paths import refuse_missing_folder, resolve_database_path, shared_dsn
+from taskgui.store.paths import (
+    default_database_path,
+    refuse_missing_folder,
+    resolve_database_path,
+    shared_dsn,
+)
 from taskgui.store.sqlite.opening import open_sqlite
 from taskgui.store.sqlite.repository import SqliteRepository
 
@@ -92,8 +97,9 @@ def _run(
     )
     try:
         dsn = shared_dsn(args.db)
-        if dsn is None and args.db is not None:
-            refuse_missing_folder(ctx.database)  # a typo's folder is never made
+        if dsn is None and ctx.database != default_database_path():
+            # Named by hand: a typo's folder is never made.
+            refuse_missing_folder(ctx.database, "--db" if args.db else "$TASKGUI_DB")
         if dsn is not None and not getattr(args, "runs_shared_schedule", False):
             return shared_schedule.run(args, dsn, clock)  # postgresql://: no file, no lock
         if (done := shared_schedule.run_file_command(args, clock)) is not None:

@@ -39,13 +39,13 @@ def resolve_database_path(
     return default_database_path()
 
 
-def refuse_missing_folder(database: Path) -> None:
+def refuse_missing_folder(database: Path, given: str = "--db") -> None:
     """DatabaseFolderMissingError, naming the folder, when ``database``'s does not exist.
 
-    For a database named by hand (``--db``): a typo in its folder ("/typo/dir/x.sqlite3")
-    would otherwise be made, folders and all, and a schedule started where nobody looks
-    for it. The default database's folders are made (``private_folders``): a new account
-    has none of them.
+    For a database named by hand (``given``: "--db" or "$TASKGUI_DB"): a typo in its
+    folder ("/typo/dir/x.sqlite3") would otherwise be made, folders and all, and a
+    schedule started where nobody looks for it. The default database's folders are
+    made (``private_folders``): a new account has none of them.
     """
     folder = database.parent
     try:
@@ -53,7 +53,7 @@ def refuse_missing_folder(database: Path) -> None:
     except FileNotFoundError:
         raise DatabaseFolderMissingError(
             f"the folder {folder} does not exist, so the database {database} cannot be made "
-            "there; create the folder first, or correct the path given with --db",
+            f"there; create the folder first, or correct the path given with {given}",
             database,
         ) from None
     except OSError:

@@ -31,7 +31,7 @@ def _refused(folder: Path, code: int, err: str) -> None:
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("taskgui: error: "), err
     assert f"the folder {folder} does not exist" in err
-    assert "--db" in err
+    assert "--db" in err or "TASKGUI_DB" in err
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda argv: argv[0])
@@ -62,3 +62,17 @@ def test_a_db_in_a_folder_that_exists_is_made_there(
     code = cli.main(["--db", str(database), "add", "--name", "n", "--command", "true"])
     assert code == 0, capsys.readouterr().err
     assert database.is_file()
+
+
+def test_a_taskgui_db_in_a_folder_that_does_not_exist_is_refused_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$TASKGUI_DB names a database by hand as --db does (a review of the first fix)."""
+    folder = tmp_path / "typo"
+    monkeypatch.setenv("TASKGUI_DB", str(folder / "x.sqlite3"))
+    code = cli.main(["list"], clock=FakeClock(T0))
+    err = capsys.readouterr().err
+
+    _refused(folder, code, err)
+    assert "correct the path given with $TASKGUI_DB" in err
+    assert list(tmp_path.iterdir()) == []
