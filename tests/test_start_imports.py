@@ -74,3 +74,14 @@ def test_the_digest_is_hashlibs_own_blake2b() -> None:
 def test_a_shared_schedule_still_finds_its_driver(tmp_path: Path) -> None:
     """The other side: the window's shared path imports what it needs where it runs."""
     assert "psycopg" in _loaded_after("import taskgui.app.shared_window", tmp_path)
+
+
+def test_the_window_imports_the_task_dialog_only_when_one_opens(tmp_path: Path) -> None:
+    """Its modules cost 50-70 ms of a window's start, before any is asked for (issue 16)."""
+    code = (
+        "import taskgui.app.window, json, sys\n"
+        "print(json.dumps('taskgui.ui.task_dialog.dialog' in sys.modules))"
+    )
+    result = fresh_python(code, env={"HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) is False

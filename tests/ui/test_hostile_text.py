@@ -58,7 +58,8 @@ from taskgui.ui.notify.news import notice_for
 from taskgui.ui.notify.notifier import Notice, NoticeKind, TrayNotifier, notice_for_exhausted
 from taskgui.ui.table.task_filter import TaskFilterProxy
 from taskgui.ui.table.task_model import Column, LastRun, TaskTableModel
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.task_dialog.mode import DialogMode
 from taskgui.ui.transfer.actions import show_error, show_info
 from taskgui.ui.transfer.dialogs import ReportDialog
 from taskgui.ui.window.actions import Verb

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from enum import Enum
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QShowEvent
@@ -43,6 +42,7 @@ from taskgui.ui.task_dialog.fields import (
     one_place,
 )
 from taskgui.ui.task_dialog.folder_check import FolderCheck, Look, folder_warning
+from taskgui.ui.task_dialog.mode import DialogMode
 from taskgui.ui.task_dialog.retry_editor import RetryEditor
 from taskgui.ui.task_dialog.run_after_editor import RunAfterEditor
 from taskgui.ui.task_dialog.run_rules_editor import RunRulesEditor
@@ -57,14 +57,6 @@ VALIDATION_DELAY_MS = 150
 MINIMUM_WIDTH = 820
 _PROBE_COMMAND = Command(line="true")
 _PROBE_TIME = datetime(2000, 1, 1, tzinfo=UTC)
-
-
-class DialogMode(Enum):
-    """What the dialog is for; decides its title, button text and the result's id."""
-
-    CREATE = "create"
-    EDIT = "edit"
-    DUPLICATE = "duplicate"
 
 
 class TaskDialog(QDialog):

@@ -30,7 +30,7 @@ from taskgui.core.task import TaskId
 from taskgui.runtime.guard import never_raises
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.table.task_filter import TaskFilterProxy
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.task_dialog.mode import DialogMode, open_task_dialog
 from taskgui.ui.timeline.runs import RunCache
 from taskgui.ui.timeline.view import TimelineView
 
@@ -165,7 +165,7 @@ class TimelineLink(QObject):
     def _new_task(self, at: datetime) -> None:
         """The New Task dialog with its first run at ``at``; the task is selected."""
         try:
-            dialog = TaskDialog(self._clock, self.window, mode=DialogMode.CREATE)
+            dialog = open_task_dialog(self._clock, self.window, mode=DialogMode.CREATE)
             dialog.schedule.when.setDateTime(QDateTime.fromSecsSinceEpoch(int(at.timestamp())))
             if dialog.exec() and (spec := dialog.result_spec()) is not None:
                 stored = self.window.service.add_task(spec)

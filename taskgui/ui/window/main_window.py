@@ -57,7 +57,7 @@ from taskgui.ui.plain_text import ask_yes_no, warn
 from taskgui.ui.table.countdown import CountdownTicker
 from taskgui.ui.table.state_filter import StateFilter
 from taskgui.ui.table.task_model import Column
-from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.task_dialog.mode import open_task_dialog
 from taskgui.ui.timeline.attach import attach_timeline
 from taskgui.ui.transfer.actions import TransferActions
 from taskgui.ui.window.about import show_about
@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
         location: str = "",
         log_file: str = "",
         schedule_owner: str = LOCAL_OWNER,
-        dialog_factory: DialogFactory = TaskDialog,
+        dialog_factory: DialogFactory = open_task_dialog,
         confirm: Confirm = ask_yes_no,
         parent: QWidget | None = None,
     ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, time, timedelta
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QWidget
 
@@ -19,7 +20,7 @@ from taskgui.core.status import TaskSnapshot
 from taskgui.core.task import TaskId, TaskSpec
 from taskgui.runtime.schedule_client import LiveScheduleClient
 from taskgui.ui.plain_text import isolated
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.task_dialog.mode import DialogMode
 from taskgui.ui.window.actions import Verb, allowed
 from taskgui.ui.window.questions import (
     Confirm,
@@ -29,7 +30,10 @@ from taskgui.ui.window.questions import (
 )
 from taskgui.ui.window.task_list import TaskList
 
-DialogFactory = Callable[..., TaskDialog]
+if TYPE_CHECKING:
+    from taskgui.ui.task_dialog.dialog import TaskDialog
+
+DialogFactory = Callable[..., "TaskDialog"]
 
 
 class TaskCommands:

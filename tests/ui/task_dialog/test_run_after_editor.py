@@ -10,7 +10,8 @@ from taskgui.core.dependencies import After, Upstream
 from taskgui.core.recurrence import Once
 from taskgui.core.status import TaskSnapshot, TaskStatus
 from taskgui.core.task import TaskSpec
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.task_dialog.mode import DialogMode
 from tests.helpers.factories import make_spec
 from tests.ui.task_dialog.test_task_dialog import NOW, accept, click, fill_minimum
 

@@ -13,7 +13,8 @@ from taskgui.core.duration import format_duration
 from taskgui.core.recurrence import Every
 from taskgui.core.spread import Spread
 from taskgui.core.task import Command, TaskSpec
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.task_dialog.mode import DialogMode
 from taskgui.ui.task_dialog.run_rules_editor import RunRulesEditor
 from tests.ui.task_dialog.test_task_dialog import NOW, accept, fill_minimum, retype
 

@@ -34,12 +34,13 @@ from taskgui.core.recurrence import Cron, Every, EveryMode, Once
 from taskgui.core.retry import MAX_ATTEMPTS_LIMIT, Backoff, RetryPolicy
 from taskgui.core.states import MisfirePolicy, OverlapPolicy
 from taskgui.core.task import Command, TaskSpec
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.task_dialog.dialog import TaskDialog
 from taskgui.ui.task_dialog.fields import (
     MessageLabel,
     from_qdatetime,
     parse_env_lines,
 )
+from taskgui.ui.task_dialog.mode import DialogMode
 from taskgui.ui.task_dialog.schedule_editor import QuickChoice
 from taskgui.ui.task_dialog.schedule_preview import run_time_text
 

@@ -18,7 +18,8 @@ from taskgui.core.clock import FakeClock
 from taskgui.core.recurrence import Every
 from taskgui.core.task import Command, TaskSpec
 from taskgui.ui.plain_text import ask_discard
-from taskgui.ui.task_dialog.dialog import DialogMode, TaskDialog
+from taskgui.ui.task_dialog.dialog import TaskDialog
+from taskgui.ui.task_dialog.mode import DialogMode
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)")
 

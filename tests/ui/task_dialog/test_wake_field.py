@@ -8,7 +8,7 @@ from pytestqt.qtbot import QtBot
 
 from taskgui.core.clock import FakeClock
 from taskgui.core.wake import parse_wake_policy
-from taskgui.ui.task_dialog.dialog import DialogMode
+from taskgui.ui.task_dialog.mode import DialogMode
 from tests.ui.task_dialog.test_task_dialog import accept, clock, fill_minimum, open_dialog
 
 __all__ = ["clock"]  # the fixture
