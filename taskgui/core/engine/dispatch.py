@@ -327,6 +327,12 @@ class Dispatching(ConditionRuns, Triggering, Overlapping):
             return  # a parallel run already queued the next attempt
         if entry.slot_kind is SlotKind.OCCURRENCE:
             self._displace_occurrence(entry, events)
+        elif entry.slot_kind is SlotKind.TRIGGERED:
+            # A run its upstream asked for meanwhile coalesces into the retry, as one
+            # asked for after it would. (Its slot stayed queued beside the retry's: the
+            # task in two queues, "already in the heap" at its next dispatch, its run's
+            # result lost; an outsider's trial.)
+            events += self._unqueue(entry)
         run_at = now + delay
         attempt = entry.attempt + 1
         # Scheduled for when it is due: history shows whether it ran on time.
