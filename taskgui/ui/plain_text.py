@@ -247,31 +247,24 @@ def critical(parent: QWidget | None, title: str, text: str) -> None:
     _exec(message_box(parent, QMessageBox.Icon.Critical, title, text))
 
 
+def _question(
+    parent: QWidget | None, title: str, text: str, yes: Button, no: Button
+) -> QMessageBox:
+    """A plain-text question whose default, and Escape, is the careful answer ``no``."""
+    box = message_box(parent, QMessageBox.Icon.Question, title, text, buttons=yes | no, default=no)
+    box.setEscapeButton(no)
+    return box
+
+
 def ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
     """Yes or No (the default, and what Escape or closing the box means)."""
-    box = message_box(
-        parent,
-        QMessageBox.Icon.Question,
-        title,
-        text,
-        buttons=Button.Yes | Button.No,
-        default=Button.No,
-    )
-    return _exec(box) == Button.Yes
+    return _exec(_question(parent, title, text, Button.Yes, Button.No)) == Button.Yes
 
 
 def ask_discard(parent: QWidget | None, title: str, text: str) -> bool:
     """Discard, or Keep Editing (the default, and what Escape means here too)."""
-    box = message_box(
-        parent,
-        QMessageBox.Icon.Question,
-        title,
-        text,
-        buttons=Button.Discard | Button.Cancel,
-        default=Button.Cancel,
-    )
+    box = _question(parent, title, text, Button.Discard, Button.Cancel)
     keep = box.button(Button.Cancel)
     if keep is not None:
         keep.setText("Keep Editing")
-        box.setEscapeButton(keep)
     return _exec(box) == Button.Discard

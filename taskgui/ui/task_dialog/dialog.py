@@ -356,7 +356,7 @@ class TaskDialog(QDialog):
         self.cut_message.show_message(f"{name}: {cut.message()}" if name else cut.message())
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
-        self._changes.first_shown(self._form_state())
+        self._changes.first_shown(self._form_state)
         if not event.spontaneous():
             # Before QDialog centres it, so that it is centred at the size it opens at.
             self.form_scroll.updateGeometry()  # sections opened before show count too
@@ -422,7 +422,7 @@ class TaskDialog(QDialog):
     def _watch_changes(self, ask: unsaved.AskDiscard) -> unsaved.FormChanges:
         editing = self._source.name if self._source and self._mode is DialogMode.EDIT else None
         question = unsaved.discard_question(editing, copy=self._mode is DialogMode.DUPLICATE)
-        return unsaved.FormChanges(ask, question, self._form_state())
+        return unsaved.FormChanges(ask, question)
 
     def _form_state(self) -> tuple[object, ...]:
         moving = [self.schedule.when] if self.schedule.follows_clock else []  # moves alone

@@ -46,21 +46,20 @@ class FormChanges:
     a Qt-owned dialog, and the garbage collector deleted it under Qt: a crash.)
     """
 
-    def __init__(self, ask: AskDiscard, question: str, state: tuple[object, ...]) -> None:
+    def __init__(self, ask: AskDiscard, question: str) -> None:
         self._ask = ask
         self._question = question
-        self._opened = state
-        self._shown = False
+        self._opened: tuple[object, ...] | None = None  # read at the first show
 
-    def first_shown(self, state: tuple[object, ...]) -> None:
+    def first_shown(self, read: Callable[[], tuple[object, ...]]) -> None:
         """At the first show the form as it stands is the one opened: whatever the
-        window filled in before is not a person's change."""
-        if not self._shown:
-            self._shown = True
-            self._opened = state
+        window filled in before is not a person's change. ``read`` is called then only
+        (not at every show, nor when the dialog is built)."""
+        if self._opened is None:
+            self._opened = read()
 
     def changed(self, state: tuple[object, ...]) -> bool:
-        return state != self._opened
+        return self._opened is not None and state != self._opened
 
     def may_discard(self, parent: QWidget, state: tuple[object, ...]) -> bool:
         """Unchanged, or the person said to discard the changes."""
