@@ -26,6 +26,17 @@ pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateS
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
+def hourly(name: str) -> TaskSpec:
+    """A task to edit: hourly, from an hour on."""
+    return TaskSpec(
+        id=7,
+        name=name,
+        command=Command(line="true"),
+        first_run_at=NOW + timedelta(hours=1),
+        recurrence=Every(timedelta(hours=1)),
+    )
+
+
 class Answers:
     def __init__(self, discard: bool) -> None:
         self.discard = discard
@@ -128,13 +139,7 @@ def test_when_moving_with_the_clock_is_not_a_change_but_picking_a_time_is(qtbot:
 
 
 def test_editing_asks_about_the_task_by_name_as_plain_characters(qtbot: QtBot) -> None:
-    spec = TaskSpec(
-        id=7,
-        name="<b>nightly</b>",
-        command=Command(line="true"),
-        first_run_at=NOW + timedelta(hours=1),
-        recurrence=Every(timedelta(hours=1)),
-    )
+    spec = hourly("<b>nightly</b>")
     answers = Answers(discard=False)
     dialog = opened(qtbot, answers, spec=spec, mode=DialogMode.EDIT)
     with qtbot.waitSignal(dialog.rejected, timeout=1000):  # loaded values are no change
@@ -186,13 +191,7 @@ def test_the_real_question_is_plain_text_and_escape_keeps_editing(qtbot: QtBot) 
 def test_opening_the_when_calendar_is_no_change(qtbot: QtBot) -> None:
     """The calendar popup, made at its first opening, brought a year field of its own
     into the form's reading: an untouched task asked to be discarded (a review)."""
-    spec = TaskSpec(
-        id=7,
-        name="nightly",
-        command=Command(line="true"),
-        first_run_at=NOW + timedelta(hours=1),
-        recurrence=Every(timedelta(hours=1)),
-    )
+    spec = hourly("nightly")
     answers = Answers(discard=False)
     dialog = opened(qtbot, answers, spec=spec, mode=DialogMode.EDIT)
     dialog.schedule.when.calendarWidget()  # what the first click on its arrow makes
